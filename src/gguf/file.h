@@ -1,0 +1,112 @@
+// Reading GGUF files: header, metadata and tensor directory, validated against the file
+// size before anything is handed out. Tensor data is never copied: each tensor's `data`
+// points into the mapping (or the caller's buffer for File::parse).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/mapped_file.h"
+#include "base/status.h"
+#include "base/tensor_type.h"
+#include "gguf/value.h"
+
+namespace hearth::gguf {
+
+inline constexpr uint32_t kMagic = 0x46554747;  // "GGUF" little-endian
+inline constexpr uint32_t kDefaultAlignment = 32;
+inline constexpr uint64_t kMaxStringLength = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxArrayCount = uint64_t{1} << 30;
+inline constexpr size_t kMaxTensorNameLength = 63;
+inline constexpr uint32_t kMaxDims = 4;
+
+struct TensorInfo {
+  std::string_view name;
+  TensorType type = TensorType::kF32;
+  uint32_t n_dims = 0;
+  std::array<int64_t, kMaxDims> ne = {1, 1, 1, 1};  // ne[0] fastest varying
+  uint64_t offset = 0;   // relative to the data section of its file
+  uint64_t n_bytes = 0;
+  const uint8_t* data = nullptr;
+  int shard = 0;         // index of the file holding the data (split models)
+
+  int64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+  int64_t n_rows() const { return ne[1] * ne[2] * ne[3]; }
+  std::string shape_string() const;  // "[64, 512]"
+};
+
+class File {
+ public:
+  // Maps `path` and parses it.
+  static Result<File> open(const std::string& path);
+  // Parses bytes owned by the caller, who keeps them alive as long as the File.
+  // This is the entry point for fuzzing: it never reads outside `bytes`.
+  static Result<File> parse(std::span<const uint8_t> bytes, std::string name = "<memory>");
+
+  File(File&&) noexcept = default;
+  File& operator=(File&&) noexcept = default;
+
+  const std::string& name() const { return name_; }
+  uint32_t version() const { return version_; }
+  uint32_t alignment() const { return alignment_; }
+  uint64_t data_offset() const { return data_offset_; }
+  uint64_t file_size() const { return bytes_.size(); }
+
+  const std::vector<KeyValue>& metadata() const { return kvs_; }
+  const Value* find(std::string_view key) const;
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  const TensorInfo* find_tensor(std::string_view name) const;
+
+  // Strictly typed lookups: kNotFound when absent, kCorruptFile when stored with another type.
+  Result<std::string_view> get_string(std::string_view key) const;
+  Result<uint32_t> get_u32(std::string_view key) const;
+  Result<float> get_f32(std::string_view key) const;
+  Result<bool> get_bool(std::string_view key) const;
+  // Array lookups; kCorruptFile on a non-array or wrong element type.
+  Result<const Value*> get_array(std::string_view key, ValueType element_type) const;
+
+ private:
+  File() = default;
+  friend class Parser;
+
+  std::string name_;
+  std::unique_ptr<MappedFile> mapping_;  // null for File::parse
+  std::span<const uint8_t> bytes_;
+  uint32_t version_ = 0;
+  uint32_t alignment_ = kDefaultAlignment;
+  uint64_t data_offset_ = 0;
+  std::vector<KeyValue> kvs_;
+  std::unordered_map<std::string_view, size_t> kv_index_;
+  std::vector<TensorInfo> tensors_;
+  std::unordered_map<std::string_view, size_t> tensor_index_;
+};
+
+// A model stored in one file or split into `<prefix>-00001-of-0000N.gguf` shards.
+// Metadata comes from the first shard; tensors are looked up across all shards.
+class Archive {
+ public:
+  // `path` is the only file or the first shard; the other shards are found by name.
+  static Result<Archive> open(const std::string& path);
+
+  const File& primary() const { return files_.front(); }
+  const std::vector<File>& files() const { return files_; }
+  const TensorInfo* find_tensor(std::string_view name) const;
+  const std::vector<const TensorInfo*>& tensors() const { return all_tensors_; }
+  uint64_t total_tensor_bytes() const;
+
+ private:
+  std::vector<File> files_;
+  std::vector<const TensorInfo*> all_tensors_;
+  std::unordered_map<std::string_view, const TensorInfo*> index_;
+};
+
+// Shard file name for shard `index` (0-based) of `count`: "<prefix>-%05d-of-%05d.gguf".
+std::string split_path(const std::string& prefix, int index, int count);
+
+}  // namespace hearth::gguf
