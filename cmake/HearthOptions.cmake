@@ -9,7 +9,7 @@ endif()
 add_library(hearth_compile_options INTERFACE)
 target_compile_options(hearth_compile_options INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align -Wunused
-  -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough -Wformat=2)
+  -Woverloaded-virtual -Wimplicit-fallthrough -Wformat=2)
 if(HEARTH_FATAL_WARNINGS)
   target_compile_options(hearth_compile_options INTERFACE -Werror)
 endif()

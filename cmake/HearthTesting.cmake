@@ -13,6 +13,8 @@ function(hearth_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE hearth_compile_options ${ARG_DEPS} hearth_test_support
                         GTest::gtest GTest::gtest_main)
+  # Parameterized suites enumerate fixtures while CTest discovers tests, before the test
+  # environment applies, so the defaults are compiled into the test support library.
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()

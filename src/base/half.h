@@ -37,7 +37,8 @@ inline f16_bits f32_to_f16(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7FFFFFFFu;
-  if (abs > 0x7F800000u) return static_cast<f16_bits>(sign | 0x7E00u | ((abs >> 13) & 0x3FFu));
+  // NaN: the canonical quiet NaN, payload dropped (quantization.md §3.0).
+  if (abs > 0x7F800000u) return static_cast<f16_bits>(sign | 0x7E00u);
   if (abs >= 0x477FF000u) return static_cast<f16_bits>(sign | 0x7C00u);  // overflow to inf
   if (abs < 0x38800000u) {
     // Result is subnormal or zero: shift the implicit-one mantissa into place with rounding.
@@ -58,7 +59,9 @@ inline f16_bits f32_to_f16(float f) {
   return static_cast<f16_bits>(sign | r);
 }
 
-inline float bf16_to_f32(bf16_bits h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+inline float bf16_to_f32(bf16_bits h) {
+  return std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+}
 
 inline bf16_bits f32_to_bf16(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);

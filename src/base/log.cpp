@@ -22,16 +22,29 @@ spdlog::logger& logger() {
 
 }  // namespace
 
-void set_log_level(LogLevel level) { g_level.store(level); }
-LogLevel log_level() { return g_level.load(std::memory_order_relaxed); }
+void set_log_level(LogLevel level) {
+  g_level.store(level);
+}
+LogLevel log_level() {
+  return g_level.load(std::memory_order_relaxed);
+}
 
 void log_message(LogLevel level, std::string_view message) {
   switch (level) {
-    case LogLevel::kDebug: logger().debug("{}", message); break;
-    case LogLevel::kInfo: logger().info("{}", message); break;
-    case LogLevel::kWarn: logger().warn("{}", message); break;
-    case LogLevel::kError: logger().error("{}", message); break;
-    case LogLevel::kOff: break;
+    case LogLevel::kDebug:
+      logger().debug("{}", message);
+      break;
+    case LogLevel::kInfo:
+      logger().info("{}", message);
+      break;
+    case LogLevel::kWarn:
+      logger().warn("{}", message);
+      break;
+    case LogLevel::kError:
+      logger().error("{}", message);
+      break;
+    case LogLevel::kOff:
+      break;
   }
 }
 

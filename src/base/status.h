@@ -10,14 +10,14 @@ namespace hearth {
 
 enum class ErrorCode {
   kOk = 0,
-  kInvalidArgument,   // caller passed something malformed or out of range
-  kNotFound,          // a named thing (file, key, tensor) does not exist
-  kCorruptFile,       // a file's content violates its format
-  kUnsupported,       // well-formed but not implemented (e.g. an unknown architecture)
-  kIo,                // the operating system refused (open, mmap, read, write)
-  kOutOfRange,        // a position or size beyond a limit (context full, ...)
-  kResourceExhausted, // a memory or capacity limit was reached
-  kInternal,          // a broken invariant; a bug
+  kInvalidArgument,    // caller passed something malformed or out of range
+  kNotFound,           // a named thing (file, key, tensor) does not exist
+  kCorruptFile,        // a file's content violates its format
+  kUnsupported,        // well-formed but not implemented (e.g. an unknown architecture)
+  kIo,                 // the operating system refused (open, mmap, read, write)
+  kOutOfRange,         // a position or size beyond a limit (context full, ...)
+  kResourceExhausted,  // a memory or capacity limit was reached
+  kInternal,           // a broken invariant; a bug
 };
 
 const char* error_code_name(ErrorCode code);
@@ -41,12 +41,14 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status error(ErrorCode code, std::string message) { return Status(code, std::move(message)); }
+inline Status error(ErrorCode code, std::string message) {
+  return Status(code, std::move(message));
+}
 
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : data_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : data_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool is_ok() const { return std::holds_alternative<T>(data_); }
@@ -73,9 +75,9 @@ class [[nodiscard]] Result {
 #define HEARTH_CONCAT(a, b) HEARTH_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function if `expr` is an error.
-#define HEARTH_RETURN_IF_ERROR(expr)              \
-  do {                                            \
-    ::hearth::Status hearth_status_ = (expr);     \
+#define HEARTH_RETURN_IF_ERROR(expr)                    \
+  do {                                                  \
+    ::hearth::Status hearth_status_ = (expr);           \
     if (!hearth_status_.is_ok()) return hearth_status_; \
   } while (0)
 

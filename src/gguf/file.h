@@ -1,11 +1,17 @@
 // Reading GGUF files: header, metadata and tensor directory, validated against the file
 // size before anything is handed out. Tensor data is never copied: each tensor's `data`
 // points into the mapping (or the caller's buffer for File::parse).
+//
+// A malformed file gives kCorruptFile with a message "<name>: <record>: <problem> (at byte
+// N)", never a crash or a read outside the image. Counts in the file are checked against
+// the bytes that remain before anything is allocated for them, so the memory a File uses is
+// bounded by a small multiple of the file's size.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,15 +32,19 @@ inline constexpr uint64_t kMaxArrayCount = uint64_t{1} << 30;
 inline constexpr size_t kMaxTensorNameLength = 63;
 inline constexpr uint32_t kMaxDims = 4;
 
+// Guaranteed by the parser: n_dims <= 4; every ne[i] >= 0; the product of the dimensions,
+// zeros counted as 1, fits in int64 (so n_elements(), n_rows() and any partial product
+// cannot overflow); ne[0] is a multiple of the type's block size; n_bytes fits in int64;
+// [data, data + n_bytes) lies inside the file; tensors are packed in directory order.
 struct TensorInfo {
   std::string_view name;
   TensorType type = TensorType::kF32;
   uint32_t n_dims = 0;
   std::array<int64_t, kMaxDims> ne = {1, 1, 1, 1};  // ne[0] fastest varying
-  uint64_t offset = 0;   // relative to the data section of its file
+  uint64_t offset = 0;                              // relative to the data section of its file
   uint64_t n_bytes = 0;
   const uint8_t* data = nullptr;
-  int shard = 0;         // index of the file holding the data (split models)
+  int shard = 0;  // index of the file holding the data (split models)
 
   int64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
   int64_t n_rows() const { return ne[1] * ne[2] * ne[3]; }
@@ -57,6 +67,8 @@ class File {
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
   uint64_t file_size() const { return bytes_.size(); }
+  // The whole image (the mapping, or the caller's buffer for File::parse).
+  std::span<const uint8_t> bytes() const { return bytes_; }
 
   const std::vector<KeyValue>& metadata() const { return kvs_; }
   const Value* find(std::string_view key) const;
@@ -74,6 +86,7 @@ class File {
  private:
   File() = default;
   friend class Parser;
+  friend class Archive;  // records which shard holds each tensor
 
   std::string name_;
   std::unique_ptr<MappedFile> mapping_;  // null for File::parse
@@ -108,5 +121,15 @@ class Archive {
 
 // Shard file name for shard `index` (0-based) of `count`: "<prefix>-%05d-of-%05d.gguf".
 std::string split_path(const std::string& prefix, int index, int count);
+
+// The parts of a shard file name; the inverse of split_path.
+struct SplitPath {
+  std::string prefix;
+  int index = 0;  // 0-based
+  int count = 0;
+};
+// Parses "<prefix>-NNNNN-of-MMMMM.gguf" (exactly five digits each, 1 <= NNNNN <= MMMMM);
+// nullopt for any other name.
+std::optional<SplitPath> parse_split_path(std::string_view path);
 
 }  // namespace hearth::gguf

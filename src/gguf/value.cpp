@@ -1,25 +1,39 @@
 #include "gguf/value.h"
 
-#include <bit>
 #include <fmt/format.h>
+#include <bit>
+#include <cmath>
 
 namespace hearth::gguf {
 
 const char* value_type_name(ValueType type) {
   switch (type) {
-    case ValueType::kU8: return "u8";
-    case ValueType::kI8: return "i8";
-    case ValueType::kU16: return "u16";
-    case ValueType::kI16: return "i16";
-    case ValueType::kU32: return "u32";
-    case ValueType::kI32: return "i32";
-    case ValueType::kF32: return "f32";
-    case ValueType::kBool: return "bool";
-    case ValueType::kString: return "string";
-    case ValueType::kArray: return "array";
-    case ValueType::kU64: return "u64";
-    case ValueType::kI64: return "i64";
-    case ValueType::kF64: return "f64";
+    case ValueType::kU8:
+      return "u8";
+    case ValueType::kI8:
+      return "i8";
+    case ValueType::kU16:
+      return "u16";
+    case ValueType::kI16:
+      return "i16";
+    case ValueType::kU32:
+      return "u32";
+    case ValueType::kI32:
+      return "i32";
+    case ValueType::kF32:
+      return "f32";
+    case ValueType::kBool:
+      return "bool";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kArray:
+      return "array";
+    case ValueType::kU64:
+      return "u64";
+    case ValueType::kI64:
+      return "i64";
+    case ValueType::kF64:
+      return "f64";
   }
   return "unknown";
 }
@@ -28,17 +42,22 @@ size_t value_type_size(ValueType type) {
   switch (type) {
     case ValueType::kU8:
     case ValueType::kI8:
-    case ValueType::kBool: return 1;
+    case ValueType::kBool:
+      return 1;
     case ValueType::kU16:
-    case ValueType::kI16: return 2;
+    case ValueType::kI16:
+      return 2;
     case ValueType::kU32:
     case ValueType::kI32:
-    case ValueType::kF32: return 4;
+    case ValueType::kF32:
+      return 4;
     case ValueType::kU64:
     case ValueType::kI64:
-    case ValueType::kF64: return 8;
+    case ValueType::kF64:
+      return 8;
     case ValueType::kString:
-    case ValueType::kArray: return 0;
+    case ValueType::kArray:
+      return 0;
   }
   return 0;
 }
@@ -52,24 +71,31 @@ bool is_integer_type(ValueType type) {
     case ValueType::kU32:
     case ValueType::kI32:
     case ValueType::kU64:
-    case ValueType::kI64: return true;
-    default: return false;
+    case ValueType::kI64:
+      return true;
+    default:
+      return false;
   }
 }
 
 namespace {
 
 bool is_signed(ValueType t) {
-  return t == ValueType::kI8 || t == ValueType::kI16 || t == ValueType::kI32 || t == ValueType::kI64;
+  return t == ValueType::kI8 || t == ValueType::kI16 || t == ValueType::kI32 ||
+         t == ValueType::kI64;
 }
 
 // Sign-extends the raw little-endian bits of an integer element.
 int64_t to_signed(ValueType t, uint64_t bits) {
   switch (t) {
-    case ValueType::kI8: return static_cast<int8_t>(bits);
-    case ValueType::kI16: return static_cast<int16_t>(bits);
-    case ValueType::kI32: return static_cast<int32_t>(bits);
-    default: return static_cast<int64_t>(bits);
+    case ValueType::kI8:
+      return static_cast<int8_t>(bits);
+    case ValueType::kI16:
+      return static_cast<int16_t>(bits);
+    case ValueType::kI32:
+      return static_cast<int32_t>(bits);
+    default:
+      return static_cast<int64_t>(bits);
   }
 }
 
@@ -108,18 +134,39 @@ std::optional<std::string_view> Value::as_string() const {
   return string_;
 }
 
+namespace {
+
+// Float to integer without the undefined behaviour of an out-of-range cast.
+int64_t saturating_to_int(double d) {
+  if (std::isnan(d)) return 0;
+  if (d >= 0x1p63) return INT64_MAX;
+  if (d < -0x1p63) return INT64_MIN;
+  return static_cast<int64_t>(d);
+}
+
+}  // namespace
+
+bool Value::has_numeric_element(uint64_t i) const {
+  return type_ == ValueType::kArray && raw_ != nullptr && i < count_ &&
+         value_type_size(element_type_) != 0;
+}
+
 int64_t Value::int_at(uint64_t i) const {
+  if (!has_numeric_element(i)) return 0;
   const size_t size = value_type_size(element_type_);
   const uint64_t bits = load_bits(raw_ + i * size, size);
   if (element_type_ == ValueType::kBool) return bits != 0;
-  if (element_type_ == ValueType::kF32) return static_cast<int64_t>(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-  if (element_type_ == ValueType::kF64) return static_cast<int64_t>(std::bit_cast<double>(bits));
+  if (element_type_ == ValueType::kF32)
+    return saturating_to_int(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  if (element_type_ == ValueType::kF64) return saturating_to_int(std::bit_cast<double>(bits));
   return to_signed(element_type_, bits);
 }
 
 double Value::float_at(uint64_t i) const {
+  if (!has_numeric_element(i)) return 0.0;
   const size_t size = value_type_size(element_type_);
   const uint64_t bits = load_bits(raw_ + i * size, size);
+  if (element_type_ == ValueType::kBool) return bits != 0 ? 1.0 : 0.0;
   if (element_type_ == ValueType::kF32) return std::bit_cast<float>(static_cast<uint32_t>(bits));
   if (element_type_ == ValueType::kF64) return std::bit_cast<double>(bits);
   if (element_type_ == ValueType::kU64) return static_cast<double>(bits);
@@ -142,10 +189,13 @@ std::string Value::to_display_string(size_t max_elements) const {
     return out + "\"";
   };
   switch (type_) {
-    case ValueType::kString: return quote(string_);
-    case ValueType::kBool: return bits_ ? "true" : "false";
+    case ValueType::kString:
+      return quote(string_);
+    case ValueType::kBool:
+      return bits_ ? "true" : "false";
     case ValueType::kF32:
-    case ValueType::kF64: return fmt::format("{}", float_);
+    case ValueType::kF64:
+      return fmt::format("{}", float_);
     case ValueType::kArray: {
       std::string out = fmt::format("[{} x {}] [", count_, value_type_name(element_type_));
       for (uint64_t i = 0; i < count_ && i < max_elements; ++i) {
@@ -154,6 +204,10 @@ std::string Value::to_display_string(size_t max_elements) const {
           out += quote(strings_[i]);
         } else if (element_type_ == ValueType::kF32 || element_type_ == ValueType::kF64) {
           out += fmt::format("{}", float_at(i));
+        } else if (element_type_ == ValueType::kBool) {
+          out += int_at(i) != 0 ? "true" : "false";
+        } else if (element_type_ == ValueType::kU64) {
+          out += fmt::format("{}", static_cast<uint64_t>(int_at(i)));
         } else {
           out += fmt::format("{}", int_at(i));
         }

@@ -49,12 +49,17 @@ class Value {
   std::optional<bool> as_bool() const;
   std::optional<std::string_view> as_string() const;
 
-  // Arrays. Numeric element i (i < size()) converted to the wider type.
+  // Arrays. Numeric element i converted to the wider type: integers as stored (u64 above
+  // INT64_MAX wraps in int_at), floats truncated toward zero and saturated (NaN gives 0),
+  // bool as 0/1. An index past the end, a non-numeric array or a scalar gives 0.
   int64_t int_at(uint64_t i) const;
   double float_at(uint64_t i) const;
-  std::string_view string_at(uint64_t i) const { return strings_[i]; }
+  // String element i; empty for an index past the end or a non-string array.
+  std::string_view string_at(uint64_t i) const {
+    return i < strings_.size() ? strings_[i] : std::string_view();
+  }
   const std::vector<std::string_view>& strings() const { return strings_; }
-  // Raw packed bytes of a numeric array (count * element size, unaligned).
+  // Raw packed bytes of a numeric array (count * element size, unaligned); null otherwise.
   const uint8_t* raw_data() const { return raw_; }
 
   // A short human-readable rendering for dumps and error messages.
@@ -62,14 +67,16 @@ class Value {
 
  private:
   friend class Parser;
+  bool has_numeric_element(uint64_t i) const;
+
   ValueType type_ = ValueType::kU8;
   ValueType element_type_ = ValueType::kU8;
   uint64_t count_ = 0;
-  uint64_t bits_ = 0;          // scalar integer/bool bits, or float bits widened to double
-  double float_ = 0.0;         // scalar f32/f64 value
-  std::string_view string_;    // scalar string
-  const uint8_t* raw_ = nullptr;             // numeric array payload
-  std::vector<std::string_view> strings_;    // string array elements
+  uint64_t bits_ = 0;             // scalar integer/bool bits, or float bits widened to double
+  double float_ = 0.0;            // scalar f32/f64 value
+  std::string_view string_;       // scalar string
+  const uint8_t* raw_ = nullptr;  // numeric array payload
+  std::vector<std::string_view> strings_;  // string array elements
 };
 
 struct KeyValue {

@@ -1,8 +1,8 @@
 #include "gguf/writer.h"
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <cstring>
-#include <fmt/format.h>
 #include <memory>
 
 namespace hearth::gguf {
@@ -18,6 +18,10 @@ void append(std::vector<uint8_t>& out, T v) {
 void append_string(std::vector<uint8_t>& out, std::string_view s) {
   append<uint64_t>(out, s.size());
   out.insert(out.end(), s.begin(), s.end());
+}
+
+uint64_t pad_to(uint64_t n, uint64_t align) {
+  return (n + align - 1) / align * align;
 }
 
 template <typename T>
@@ -51,13 +55,39 @@ bool Writer::has(std::string_view key) const {
   return false;
 }
 
-void Writer::set_u8(std::string_view key, uint8_t v) { put(key, ValueType::kU8, scalar(v)); }
-void Writer::set_u16(std::string_view key, uint16_t v) { put(key, ValueType::kU16, scalar(v)); }
-void Writer::set_u32(std::string_view key, uint32_t v) { put(key, ValueType::kU32, scalar(v)); }
-void Writer::set_i32(std::string_view key, int32_t v) { put(key, ValueType::kI32, scalar(v)); }
-void Writer::set_u64(std::string_view key, uint64_t v) { put(key, ValueType::kU64, scalar(v)); }
-void Writer::set_f32(std::string_view key, float v) { put(key, ValueType::kF32, scalar(v)); }
-void Writer::set_bool(std::string_view key, bool v) { put(key, ValueType::kBool, scalar<uint8_t>(v ? 1 : 0)); }
+void Writer::set_u8(std::string_view key, uint8_t v) {
+  put(key, ValueType::kU8, scalar(v));
+}
+void Writer::set_i8(std::string_view key, int8_t v) {
+  put(key, ValueType::kI8, scalar(v));
+}
+void Writer::set_u16(std::string_view key, uint16_t v) {
+  put(key, ValueType::kU16, scalar(v));
+}
+void Writer::set_i16(std::string_view key, int16_t v) {
+  put(key, ValueType::kI16, scalar(v));
+}
+void Writer::set_u32(std::string_view key, uint32_t v) {
+  put(key, ValueType::kU32, scalar(v));
+}
+void Writer::set_i32(std::string_view key, int32_t v) {
+  put(key, ValueType::kI32, scalar(v));
+}
+void Writer::set_u64(std::string_view key, uint64_t v) {
+  put(key, ValueType::kU64, scalar(v));
+}
+void Writer::set_i64(std::string_view key, int64_t v) {
+  put(key, ValueType::kI64, scalar(v));
+}
+void Writer::set_f32(std::string_view key, float v) {
+  put(key, ValueType::kF32, scalar(v));
+}
+void Writer::set_f64(std::string_view key, double v) {
+  put(key, ValueType::kF64, scalar(v));
+}
+void Writer::set_bool(std::string_view key, bool v) {
+  put(key, ValueType::kBool, scalar<uint8_t>(v ? 1 : 0));
+}
 
 void Writer::set_string(std::string_view key, std::string_view v) {
   std::vector<uint8_t> p;
@@ -118,21 +148,43 @@ void Writer::set_value(std::string_view key, const Value& v) {
 
 Status Writer::add_tensor(std::string_view name, TensorType type, std::vector<int64_t> ne,
                           std::vector<uint8_t> data) {
-  const auto& t = traits_of(type);
-  if (ne.empty() || ne.size() > 4) return error(ErrorCode::kInvalidArgument, "tensor needs 1 to 4 dimensions");
-  if (ne[0] % t.block_size != 0)
-    return error(ErrorCode::kInvalidArgument, fmt::format("tensor '{}': row length not a multiple of the block size", name));
+  auto invalid = [name](std::string_view what) {
+    return error(ErrorCode::kInvalidArgument, fmt::format("tensor '{}': {}", name, what));
+  };
+  if (name.empty() || name.size() > 63) return invalid("name must be 1 to 63 bytes");
+  for (const auto& t : tensors_) {
+    if (t.name == name) return invalid("added twice");
+  }
+  const auto& traits = traits_of(type);
+  if (ne.empty() || ne.size() > 4) return invalid("needs 1 to 4 dimensions");
   uint64_t n = 1;
-  for (int64_t d : ne) n *= static_cast<uint64_t>(d);
-  const uint64_t bytes = n / t.block_size * t.type_size;
+  for (int64_t d : ne) {
+    if (d < 0) return invalid("negative dimension");
+    if (d != 0 && n > static_cast<uint64_t>(INT64_MAX) / static_cast<uint64_t>(d))
+      return invalid("element count overflows");
+    n *= static_cast<uint64_t>(d);
+  }
+  if (ne[0] % traits.block_size != 0) return invalid("row length not a multiple of the block size");
+  const uint64_t bytes = n / traits.block_size * traits.type_size;
   if (bytes != data.size())
-    return error(ErrorCode::kInvalidArgument,
-                 fmt::format("tensor '{}': {} data bytes given, {} expected", name, data.size(), bytes));
+    return invalid(fmt::format("{} data bytes given, {} expected", data.size(), bytes));
   tensors_.push_back({std::string(name), type, std::move(ne), std::move(data)});
   return Status::ok();
 }
 
-std::vector<uint8_t> Writer::header_bytes() const {
+uint32_t Writer::alignment() const {
+  for (const auto& e : entries_) {
+    if (e.key != "general.alignment") continue;
+    uint32_t a = 0;
+    if (e.type_id != static_cast<uint32_t>(ValueType::kU32) || e.payload.size() != sizeof(a)) break;
+    std::memcpy(&a, e.payload.data(), sizeof(a));
+    if (a != 0 && (a & (a - 1)) == 0) return a;
+    break;
+  }
+  return 32;
+}
+
+std::vector<uint8_t> Writer::header_bytes(uint64_t align) const {
   std::vector<uint8_t> out;
   append<uint32_t>(out, 0x46554747);
   append<uint32_t>(out, 3);
@@ -143,8 +195,6 @@ std::vector<uint8_t> Writer::header_bytes() const {
     append<uint32_t>(out, e.type_id);
     out.insert(out.end(), e.payload.begin(), e.payload.end());
   }
-  const uint64_t align = alignment_;
-  auto pad = [align](uint64_t n) { return (n + align - 1) / align * align; };
   uint64_t offset = 0;
   for (const auto& t : tensors_) {
     append_string(out, t.name);
@@ -152,18 +202,18 @@ std::vector<uint8_t> Writer::header_bytes() const {
     for (int64_t d : t.ne) append<uint64_t>(out, static_cast<uint64_t>(d));
     append<uint32_t>(out, static_cast<uint32_t>(t.type));
     append<uint64_t>(out, offset);
-    offset += pad(t.data.size());
+    offset += pad_to(t.data.size(), align);
   }
-  if (!tensors_.empty()) out.resize(pad(out.size()), 0);
+  if (!tensors_.empty()) out.resize(pad_to(out.size(), align), 0);
   return out;
 }
 
 std::vector<uint8_t> Writer::to_bytes() const {
-  std::vector<uint8_t> out = header_bytes();
-  const uint64_t align = alignment_;
+  const uint64_t align = alignment();
+  std::vector<uint8_t> out = header_bytes(align);
   for (const auto& t : tensors_) {
     out.insert(out.end(), t.data.begin(), t.data.end());
-    out.resize((out.size() + align - 1) / align * align, 0);
+    out.resize(pad_to(out.size(), align), 0);
   }
   return out;
 }
@@ -171,16 +221,18 @@ std::vector<uint8_t> Writer::to_bytes() const {
 Status Writer::write(const std::string& path) const {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!f) return error(ErrorCode::kIo, "cannot create '" + path + "'");
-  const std::vector<uint8_t> header = header_bytes();
+  const uint64_t align = alignment();
+  const std::vector<uint8_t> header = header_bytes(align);
   bool ok = std::fwrite(header.data(), 1, header.size(), f.get()) == header.size();
-  const std::vector<uint8_t> zeros(alignment_, 0);
+  const std::vector<uint8_t> zeros(align, 0);
   for (const auto& t : tensors_) {
     if (!ok) break;
     ok = std::fwrite(t.data.data(), 1, t.data.size(), f.get()) == t.data.size();
-    const size_t padding = (alignment_ - t.data.size() % alignment_) % alignment_;
+    const size_t padding = pad_to(t.data.size(), align) - t.data.size();
     ok = ok && std::fwrite(zeros.data(), 1, padding, f.get()) == padding;
   }
   if (!ok || std::fflush(f.get()) != 0) return error(ErrorCode::kIo, "cannot write '" + path + "'");
+  if (std::fclose(f.release()) != 0) return error(ErrorCode::kIo, "cannot close '" + path + "'");
   return Status::ok();
 }
 
