@@ -1,0 +1,186 @@
+#include "engine/context.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "kernels/quant.h"
+
+namespace hearth::engine {
+
+bool kv_type_supported(TensorType type, int32_t head_dim) {
+  // Types whose rows Hearth can write and read back; each head must be whole blocks so
+  // attention can read one head of a row.
+  const bool known = type == TensorType::kF16 || type == TensorType::kF32 ||
+                     type == TensorType::kBF16 || type == TensorType::kQ8_0;
+  return known && kernels::can_quantize(type) &&
+         head_dim % static_cast<int32_t>(traits_of(type).block_size) == 0;
+}
+
+Context::Context(std::shared_ptr<const Model> model, const ContextParams& params)
+    : model_(std::move(model)), params_(params) {}
+
+Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> model,
+                                                 const ContextParams& params) {
+  if (!model) return error(ErrorCode::kInvalidArgument, "no model");
+  if (params.n_ctx <= 0 || params.n_seq_max <= 0 || params.kv_block_size <= 0)
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("context size {}, sequences {} and KV block size {} must be positive",
+                             params.n_ctx, params.n_seq_max, params.kv_block_size));
+  ContextParams p = params;
+  if (p.n_threads <= 0) p.n_threads = ThreadPool::hardware_threads();
+  if (p.n_threads_batch <= 0) p.n_threads_batch = p.n_threads;
+  const auto& hp = model->hparams();
+  if (!kv_type_supported(p.type_k, hp.head_dim) || !kv_type_supported(p.type_v, hp.head_dim_v))
+    return error(
+        ErrorCode::kInvalidArgument,
+        fmt::format(
+            "KV cache types {} / {} are not supported for heads of {} / {} values (use f16, bf16, "
+            "f32 or q8_0)",
+            tensor_type_name(p.type_k), tensor_type_name(p.type_v), hp.head_dim, hp.head_dim_v));
+  std::unique_ptr<Context> ctx(new Context(std::move(model), p));
+  KvCacheConfig kv;
+  kv.shape = {
+      hp.n_layer,
+      static_cast<int32_t>(row_bytes(traits_of(p.type_k), static_cast<uint64_t>(hp.n_embd_k()))),
+      static_cast<int32_t>(row_bytes(traits_of(p.type_v), static_cast<uint64_t>(hp.n_embd_v())))};
+  kv.block_size = p.kv_block_size;
+  // Each sequence may leave its last block partly filled, hence the extra block per sequence.
+  kv.n_blocks = (p.n_ctx + p.kv_block_size - 1) / p.kv_block_size + p.n_seq_max;
+  kv.max_sequences = p.n_seq_max;
+  ctx->kv_ = std::make_unique<KvCache>(kv);
+  ctx->pool_ = std::make_unique<ThreadPool>(p.n_threads);
+  if (p.n_threads_batch != p.n_threads)
+    ctx->pool_batch_ = std::make_unique<ThreadPool>(p.n_threads_batch);
+  return ctx;
+}
+
+Status Context::validate(const Batch& batch) const {
+  if (batch.empty()) return error(ErrorCode::kInvalidArgument, "empty batch");
+  const int32_t n_vocab = model_->hparams().n_vocab;
+  std::map<SeqId, int32_t> next_pos;
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    const BatchToken& t = batch[i];
+    if (t.token < 0 || t.token >= n_vocab)
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("token id {} is outside the vocabulary [0, {})", t.token, n_vocab));
+    if (t.seq < 0 || t.seq >= params_.n_seq_max)
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("sequence id {} is outside [0, {})", t.seq, params_.n_seq_max));
+    auto [it, inserted] = next_pos.try_emplace(t.seq, kv_->length(t.seq));
+    if (t.pos != it->second)
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("token {} of sequence {} is at position {}, expected {}", i, t.seq,
+                               t.pos, it->second));
+    ++it->second;
+  }
+  return Status::ok();
+}
+
+Status Context::reserve_kv(const Batch& batch) {
+  std::map<SeqId, int32_t> counts;
+  for (const BatchToken& t : batch.tokens()) ++counts[t.seq];
+  std::vector<std::pair<SeqId, int32_t>> grown;
+  for (const auto& [seq, n] : counts) {
+    const int32_t before = kv_->length(seq);
+    Status s = kv_->grow(seq, n);
+    if (!s.is_ok()) {
+      for (const auto& [gseq, glen] : grown) kv_->truncate(gseq, glen);
+      return error(ErrorCode::kResourceExhausted,
+                   fmt::format("the KV cache is full ({} tokens): {}", params_.n_ctx, s.message()));
+    }
+    grown.emplace_back(seq, before);
+  }
+  return Status::ok();
+}
+
+void Context::prepare_scratch(int64_t T) {
+  const auto& hp = model_->hparams();
+  const auto size = [T](int64_t width) { return static_cast<size_t>(T * width); };
+  scratch_.x.resize(size(hp.n_embd));
+  scratch_.cur.resize(size(hp.n_embd));
+  scratch_.out.resize(size(hp.n_embd));
+  scratch_.q.resize(size(hp.n_embd_q()));
+  scratch_.k.resize(size(hp.n_embd_k()));
+  scratch_.v.resize(size(hp.n_embd_v()));
+  scratch_.attn.resize(size(int64_t{hp.n_head} * hp.head_dim_v));
+  scratch_.gate.resize(size(hp.n_ff));
+  scratch_.up.resize(size(hp.n_ff));
+  scratch_.rope_cos.resize(size(hp.n_rot / 2));
+  scratch_.rope_sin.resize(size(hp.n_rot / 2));
+}
+
+void Context::embed(const Batch& batch) {
+  const WeightMatrix& emb = model_->weights().token_embd;
+  const int64_t E = model_->hparams().n_embd;
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    const auto* row = static_cast<const uint8_t*>(emb.data) +
+                      static_cast<size_t>(batch[i].token) * emb.row_stride;
+    kernels::dequantize_row(emb.type, row, scratch_.x.data() + i * E, E);
+  }
+}
+
+void Context::compute_rope(const Batch& batch) {
+  const auto& hp = model_->hparams();
+  const int32_t half = hp.n_rot / 2;
+  const auto& factors = model_->weights().rope_freqs;
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    ops::rope_angles(hp.rope, hp.n_rot, factors.empty() ? nullptr : factors.data(), batch[i].pos,
+                     scratch_.rope_cos.data() + i * half, scratch_.rope_sin.data() + i * half);
+  }
+}
+
+void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
+  const auto& hp = model_->hparams();
+  const auto& w = model_->weights();
+  const int64_t E = hp.n_embd;
+  logits_row_.assign(static_cast<size_t>(batch.size()), -1);
+  std::vector<float> rows;  // normalized final hidden states of the rows that want logits
+  int32_t n_out = 0;
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    if (!batch[i].logits) continue;
+    logits_row_[static_cast<size_t>(i)] = n_out++;
+    rows.resize(static_cast<size_t>(n_out * E));
+    ops::rms_norm(scratch_.x.data() + i * E, w.output_norm.data(), rows.data() + (n_out - 1) * E, E,
+                  hp.rms_eps);
+  }
+  logits_.resize(static_cast<size_t>(n_out) * static_cast<size_t>(hp.n_vocab));
+  if (n_out == 0) return;
+  kernels::matmul(w.output, rows.data(), n_out, logits_.data(), pool, params_.precision);
+  if (!w.output_bias.empty()) {
+    for (int32_t r = 0; r < n_out; ++r)
+      ops::add_inplace(logits_.data() + r * hp.n_vocab, w.output_bias.data(), hp.n_vocab);
+  }
+}
+
+Status Context::decode(const Batch& batch) {
+  HEARTH_RETURN_IF_ERROR(validate(batch));
+  HEARTH_RETURN_IF_ERROR(reserve_kv(batch));
+  ThreadPool& pool = (batch.size() > 1 && pool_batch_) ? *pool_batch_ : *pool_;
+  prepare_scratch(batch.size());
+  embed(batch);
+  compute_rope(batch);
+  ForwardState st{*model_,
+                  *kv_,
+                  params_.type_k,
+                  params_.type_v,
+                  params_.precision,
+                  pool,
+                  std::span<const BatchToken>(batch.tokens()),
+                  scratch_};
+  for (int32_t il = 0; il < model_->hparams().n_layer; ++il) model_->forward_layer(il, st);
+  compute_logits(batch, pool);
+  return Status::ok();
+}
+
+std::span<const float> Context::logits(int32_t i) const {
+  if (i < 0 || static_cast<size_t>(i) >= logits_row_.size() ||
+      logits_row_[static_cast<size_t>(i)] < 0)
+    return {};
+  const size_t n_vocab = static_cast<size_t>(model_->hparams().n_vocab);
+  return {logits_.data() + static_cast<size_t>(logits_row_[static_cast<size_t>(i)]) * n_vocab,
+          n_vocab};
+}
+
+}  // namespace hearth::engine

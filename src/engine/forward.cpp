@@ -1,0 +1,232 @@
+#include "engine/forward.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "base/half.h"
+#include "engine/model.h"
+#include "kernels/matmul.h"
+#include "kernels/quant.h"
+
+namespace hearth::engine {
+
+void norm_rows(ForwardState& st, const float* in, const std::vector<float>& w, float* out,
+               int64_t width) {
+  const float eps = st.model.hparams().rms_eps;
+  for (int64_t t = 0; t < st.n_tokens(); ++t)
+    ops::rms_norm(in + t * width, w.data(), out + t * width, width, eps);
+}
+
+void project(ForwardState& st, const WeightMatrix& w, const std::vector<float>& bias,
+             const float* in, float* out) {
+  kernels::matmul(w, in, st.n_tokens(), out, st.pool, st.precision);
+  if (bias.empty()) return;
+  for (int64_t t = 0; t < st.n_tokens(); ++t)
+    ops::add_inplace(out + t * w.n_rows, bias.data(), w.n_rows);
+}
+
+void swiglu_ffn(ForwardState& st, const LayerWeights& w) {
+  const int64_t n_ff = w.ffn_gate.n_rows;
+  const int64_t T = st.n_tokens();
+  project(st, w.ffn_gate, w.ffn_gate_b, st.s.cur.data(), st.s.gate.data());
+  project(st, w.ffn_up, w.ffn_up_b, st.s.cur.data(), st.s.up.data());
+  ops::swiglu(st.s.gate.data(), st.s.up.data(), st.s.gate.data(), T * n_ff);
+  project(st, w.ffn_down, w.ffn_down_b, st.s.gate.data(), st.s.out.data());
+}
+
+void add_residual(ForwardState& st) {
+  const int64_t E = st.model.hparams().n_embd;
+  ops::add_inplace(st.s.x.data(), st.s.out.data(), st.n_tokens() * E);
+}
+
+namespace {
+
+// Per-head RMSNorm (qwen3, gemma3): each head vector of `dim` values is normalized on its own.
+void norm_heads(ForwardState& st, float* rows, int32_t n_heads, int32_t dim,
+                const std::vector<float>& w) {
+  const float eps = st.model.hparams().rms_eps;
+  const int64_t n = st.n_tokens() * n_heads;
+  for (int64_t i = 0; i < n; ++i) ops::rms_norm(rows + i * dim, w.data(), rows + i * dim, dim, eps);
+}
+
+void apply_rope(ForwardState& st, float* rows, int32_t n_heads, int32_t dim, ops::RopeKind kind) {
+  const int32_t n_rot = st.model.hparams().n_rot;
+  const int32_t half = n_rot / 2;
+  for (int64_t t = 0; t < st.n_tokens(); ++t) {
+    const float* c = st.s.rope_cos.data() + t * half;
+    const float* s = st.s.rope_sin.data() + t * half;
+    for (int32_t h = 0; h < n_heads; ++h)
+      ops::rope_apply(kind, rows + (t * n_heads + h) * dim, c, s, n_rot);
+  }
+}
+
+// Appends this block's K and V rows of every batch token to the cache, converted to the
+// cache's element types.
+void store_kv(ForwardState& st, int32_t il) {
+  const auto& hp = st.model.hparams();
+  const int64_t kw = hp.n_embd_k(), vw = hp.n_embd_v();
+  for (int64_t t = 0; t < st.n_tokens(); ++t) {
+    const BatchToken& bt = st.tokens[static_cast<size_t>(t)];
+    kernels::quantize_row(st.type_k, st.s.k.data() + t * kw, st.kv.k_row(il, bt.seq, bt.pos), kw);
+    kernels::quantize_row(st.type_v, st.s.v.data() + t * vw, st.kv.v_row(il, bt.seq, bt.pos), vw);
+  }
+}
+
+// Scratch of one attention worker, reused across heads and tokens.
+struct AttendScratch {
+  std::vector<uint8_t> q;       // the query in the K cache's activation format
+  std::vector<float> row;       // one dequantized V row (f32 accumulation)
+  std::vector<float> k_row;     // one dequantized K head (MatmulPrecision::kF32)
+  std::vector<float> acc;       // [Dv] f32 accumulator
+  std::vector<f16_bits> acc16;  // [Dv] f16 accumulator (F16 V cache)
+};
+
+// a + b * c with one rounding to f32, as the fused multiply-add of the reference's vector
+// kernels gives: b * c is exact in double, so only the sum rounds (twice, double then f32,
+// which differs from a single rounding only in vanishingly rare halfway cases).
+float fused_mul_add(float b, float c, float a) {
+  return static_cast<float>(static_cast<double>(b) * c + a);
+}
+
+// The weighted sum of V rows with the rounding of the reference's CPU flash attention: for
+// an F16 V cache the accumulator itself is f16 (every rescale and every added row rounds
+// to f16); otherwise it is f32 over dequantized rows.
+class VAccumulator {
+ public:
+  // f16_accumulator: accumulate in f16 as the reference does (F16 V cache, kReference).
+  VAccumulator(TensorType type_v, bool f16_accumulator, int32_t dim, AttendScratch& s)
+      : type_v_(type_v), f16_(f16_accumulator && type_v == TensorType::kF16), dim_(dim), s_(s) {
+    if (f16_) {
+      s_.acc16.assign(static_cast<size_t>(dim_), 0);
+    } else {
+      s_.acc.assign(static_cast<size_t>(dim_), 0.0f);
+      s_.row.resize(static_cast<size_t>(dim_));
+    }
+  }
+  void scale(float m) {
+    if (!f16_) {
+      for (float& a : s_.acc) a *= m;
+      return;
+    }
+    for (f16_bits& a : s_.acc16) a = f32_to_f16(f16_to_f32(a) * m);
+  }
+  // acc += w * v for one cached V row.
+  void add(const uint8_t* v, float w) {
+    if (!f16_) {
+      kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
+      for (int32_t i = 0; i < dim_; ++i) {
+        float& a = s_.acc[static_cast<size_t>(i)];
+        a = fused_mul_add(s_.row[static_cast<size_t>(i)], w, a);
+      }
+      return;
+    }
+    for (int32_t i = 0; i < dim_; ++i) {
+      f16_bits h = 0;
+      std::memcpy(&h, v + 2 * i, 2);
+      f16_bits& a = s_.acc16[static_cast<size_t>(i)];
+      a = f32_to_f16(fused_mul_add(f16_to_f32(h), w, f16_to_f32(a)));
+    }
+  }
+  void finish(float inv_sum, float* out) const {
+    for (int32_t i = 0; i < dim_; ++i) {
+      const auto k = static_cast<size_t>(i);
+      out[i] = (f16_ ? f16_to_f32(s_.acc16[k]) : s_.acc[k]) * inv_sum;
+    }
+  }
+
+ private:
+  TensorType type_v_;
+  bool f16_;
+  int32_t dim_;
+  AttendScratch& s_;
+};
+
+// Attention of one query head of one token over positions [0, pos] of its sequence, with
+// the arithmetic of the reference's CPU flash attention (quantization.md §9.4): q is
+// converted once to the K cache's activation format (f16 for an F16 cache) and scored
+// against each K row by that type's dot product; a running max M and sum S give an online
+// soft-max over the positions in order; the V accumulator is scaled by 1/S at the end.
+void attend_one(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t head,
+                const float* q, float scale, AttendScratch& scratch, float* out) {
+  const auto& hp = st.model.hparams();
+  const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
+  const int32_t kv_head = head / (hp.n_head / hp.n_head_kv);
+  const int32_t bs = st.kv.block_size();
+  const size_t k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
+  const size_t v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
+  const size_t k_head =
+      row_bytes(traits_of(st.type_k), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(D));
+  const size_t v_head =
+      row_bytes(traits_of(st.type_v), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(Dv));
+  const auto table = st.kv.block_table(bt.seq);
+  const bool exact = st.precision == kernels::MatmulPrecision::kF32;
+  if (exact) {
+    scratch.k_row.resize(static_cast<size_t>(D));
+  } else {
+    scratch.q.resize(kernels::converted_row_bytes(st.type_k, D));
+    kernels::convert_for_dot(st.type_k, q, scratch.q.data(), D);
+  }
+  // q . k, in the reference's arithmetic or (exact) in f64 over the dequantized K head.
+  const auto score = [&](const uint8_t* k) {
+    if (!exact) return kernels::dot_converted(st.type_k, k, scratch.q.data(), D);
+    kernels::dequantize_row(st.type_k, k, scratch.k_row.data(), D);
+    double dot = 0.0;
+    for (int32_t i = 0; i < D; ++i)
+      dot += static_cast<double>(q[i]) * scratch.k_row[static_cast<size_t>(i)];
+    return static_cast<float>(dot);
+  };
+  VAccumulator acc(st.type_v, !exact, Dv, scratch);
+  float max_score = -INFINITY;
+  float sum = 0.0f;
+  for (int32_t j = 0; j <= bt.pos; ++j) {
+    const auto block = table[static_cast<size_t>(j / bs)];
+    const size_t cell = static_cast<size_t>(j % bs);
+    const uint8_t* k = st.kv.block_k(block, il) + cell * k_stride + k_head;
+    const float s = score(k) * scale;
+    float ms = 1.0f;  // rescale of what was accumulated so far
+    float vs = 1.0f;  // weight of this position
+    if (s > max_score) {
+      ms = std::exp(max_score - s);
+      max_score = s;
+      acc.scale(ms);
+    } else {
+      vs = std::exp(s - max_score);
+    }
+    acc.add(st.kv.block_v(block, il) + cell * v_stride + v_head, vs);
+    sum = sum * ms + vs;
+  }
+  acc.finish(sum == 0.0f ? 0.0f : 1.0f / sum, out);
+}
+
+}  // namespace
+
+void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
+                    const AttentionOptions& opt) {
+  const auto& hp = st.model.hparams();
+  const int32_t H = hp.n_head, Hkv = hp.n_head_kv, D = hp.head_dim, Dv = hp.head_dim_v;
+  project(st, w.wq, w.bq, st.s.cur.data(), st.s.q.data());
+  project(st, w.wk, w.bk, st.s.cur.data(), st.s.k.data());
+  project(st, w.wv, w.bv, st.s.cur.data(), st.s.v.data());
+  if (!w.q_norm.empty()) norm_heads(st, st.s.q.data(), H, D, w.q_norm);
+  if (!w.k_norm.empty()) norm_heads(st, st.s.k.data(), Hkv, D, w.k_norm);
+  if (opt.apply_rope) {
+    apply_rope(st, st.s.q.data(), H, D, opt.rope);
+    apply_rope(st, st.s.k.data(), Hkv, D, opt.rope);
+  }
+  store_kv(st, il);
+  const float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
+  const int64_t n_items = st.n_tokens() * H;
+  st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
+    AttendScratch scratch;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t t = item / H;
+      const int32_t h = static_cast<int32_t>(item % H);
+      attend_one(st, il, st.tokens[static_cast<size_t>(t)], h, st.s.q.data() + (t * H + h) * D,
+                 scale, scratch, st.s.attn.data() + (t * H + h) * Dv);
+    }
+  });
+  project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());
+}
+
+}  // namespace hearth::engine

@@ -1,0 +1,54 @@
+// Architecture hyper-parameters read from GGUF metadata (`<arch>.*` keys), with the
+// reference's defaults and strict value types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "gguf/file.h"
+
+namespace hearth::engine {
+
+enum class RopeScaling { kNone, kLinear, kYarn, kLongRope };
+
+struct RopeParams {
+  float freq_base = 10000.0f;
+  RopeScaling scaling = RopeScaling::kLinear;
+  float freq_scale = 1.0f;       // 1 / rope.scaling.factor
+  int32_t n_ctx_orig = 0;        // rope.scaling.original_context_length
+  float attn_factor = 1.0f;      // magnitude multiplier on cos/sin
+  float yarn_ext_factor = 0.0f;  // 1 for YaRN, else 0
+  float yarn_beta_fast = 32.0f;
+  float yarn_beta_slow = 1.0f;
+  float yarn_log_multiplier = 0.0f;
+};
+
+struct ModelHparams {
+  std::string arch;         // general.architecture
+  std::string name;         // general.name
+  int32_t n_ctx_train = 0;  // <arch>.context_length
+  int32_t n_embd = 0;       // E
+  int32_t n_layer = 0;      // L
+  int32_t n_ff = 0;         // F
+  int32_t n_head = 0;       // H
+  int32_t n_head_kv = 0;    // Hkv
+  int32_t head_dim = 0;     // D (key_length)
+  int32_t head_dim_v = 0;   // Dv (value_length)
+  int32_t n_rot = 0;        // R, rotated dims per head
+  int32_t n_vocab = 0;      // V
+  float rms_eps = 1e-5f;
+  RopeParams rope;
+
+  int32_t n_embd_q() const { return n_head * head_dim; }
+  int32_t n_embd_k() const { return n_head_kv * head_dim; }
+  int32_t n_embd_v() const { return n_head_kv * head_dim_v; }
+};
+
+// Reads the llama-family keys of `file` for its general.architecture. `n_vocab` comes
+// from <arch>.vocab_size or the token list (0 when neither exists: the model loader then
+// takes it from the embedding matrix). Checks the values for consistency
+// (positive sizes, H divisible by Hkv, R <= D and even, ...).
+Result<ModelHparams> read_hparams(const gguf::File& file);
+
+}  // namespace hearth::engine

@@ -1,0 +1,42 @@
+// A loaded model: hyper-parameters and weights, immutable once loaded and shared by every
+// context that runs it. Architectures (src/models) subclass Model and provide the layer
+// equation; the forward driver (Context) does embedding, layers and output.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/hparams.h"
+#include "engine/weights.h"
+#include "gguf/file.h"
+
+namespace hearth::engine {
+
+struct ForwardState;
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelHparams& hparams() const { return hparams_; }
+  const ModelWeights& weights() const { return weights_; }
+  const gguf::Archive& archive() const { return *archive_; }
+  // The GGUF metadata (tokenizer keys, chat template, ...) of the first shard.
+  const gguf::File& metadata() const { return archive_->primary(); }
+
+  // Runs block `il` over the batch; st.x ([T][E] residual stream) is updated in place.
+  virtual void forward_layer(int32_t il, ForwardState& st) const = 0;
+
+ protected:
+  Model(std::shared_ptr<const gguf::Archive> archive, ModelHparams hparams, ModelWeights weights)
+      : archive_(std::move(archive)), hparams_(std::move(hparams)), weights_(std::move(weights)) {}
+
+ private:
+  std::shared_ptr<const gguf::Archive> archive_;  // keeps the mapped tensor data alive
+  ModelHparams hparams_;
+  ModelWeights weights_;
+};
+
+}  // namespace hearth::engine

@@ -1,0 +1,78 @@
+#include "engine/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace hearth::engine::ops {
+
+void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i] * x[i]);
+  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const float scale = 1.0f / std::sqrt(mean + eps);
+  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] * scale) * w[i];
+}
+
+void add_inplace(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void swiglu(const float* gate, const float* up, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    out[i] = g / (1.0f + std::exp(-g)) * up[i];
+  }
+}
+
+namespace {
+
+// YaRN correction range: the pair indices between which interpolation ramps in.
+void yarn_corr_dims(const RopeParams& r, int32_t n_rot, float& low, float& high) {
+  auto corr = [&](float beta) {
+    return static_cast<float>(n_rot) *
+           std::log(static_cast<float>(r.n_ctx_orig) / (beta * 2.0f * std::numbers::pi_v<float>)) /
+           (2.0f * std::log(r.freq_base));
+  };
+  low = std::max(0.0f, std::floor(corr(r.yarn_beta_fast)));
+  high = std::min(static_cast<float>(n_rot - 1), std::ceil(corr(r.yarn_beta_slow)));
+}
+
+}  // namespace
+
+void rope_angles(const RopeParams& r, int32_t n_rot, const float* freq_factors, int32_t pos,
+                 float* cos_out, float* sin_out) {
+  const float theta_scale = std::pow(r.freq_base, -2.0f / static_cast<float>(n_rot));
+  float low = 0.0f, high = 0.0f;
+  if (r.yarn_ext_factor != 0.0f) yarn_corr_dims(r, n_rot, low, high);
+  float theta = static_cast<float>(pos);  // theta_i, computed iteratively as the reference does
+  for (int32_t i = 0; i < n_rot / 2; ++i) {
+    const float extrap = freq_factors ? theta / freq_factors[i] : theta;
+    const float interp = r.freq_scale * extrap;
+    float angle = interp;
+    float mscale = r.attn_factor;
+    if (r.yarn_ext_factor != 0.0f) {
+      const float y = (static_cast<float>(i) - low) / std::max(0.001f, high - low);
+      const float ramp = 1.0f - std::min(1.0f, std::max(0.0f, y));
+      const float mix = ramp * r.yarn_ext_factor;
+      angle = interp * (1.0f - mix) + extrap * mix;
+      mscale *= 1.0f + 0.1f * std::log(1.0f / r.freq_scale);
+    }
+    cos_out[i] = std::cos(angle) * mscale;
+    sin_out[i] = std::sin(angle) * mscale;
+    theta *= theta_scale;
+  }
+}
+
+void rope_apply(RopeKind kind, float* head, const float* cos_v, const float* sin_v, int32_t n_rot) {
+  const int32_t half = n_rot / 2;
+  for (int32_t i = 0; i < half; ++i) {
+    float* a = kind == RopeKind::kNorm ? &head[2 * i] : &head[i];
+    float* b = kind == RopeKind::kNorm ? &head[2 * i + 1] : &head[i + half];
+    const float x0 = *a, x1 = *b;
+    *a = x0 * cos_v[i] - x1 * sin_v[i];
+    *b = x0 * sin_v[i] + x1 * cos_v[i];
+  }
+}
+
+}  // namespace hearth::engine::ops

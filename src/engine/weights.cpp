@@ -1,0 +1,67 @@
+#include "engine/weights.h"
+
+#include <fmt/format.h>
+
+#include "kernels/quant.h"
+
+namespace hearth::engine {
+
+Result<const gguf::TensorInfo*> TensorLoader::find(const std::string& name, bool optional) {
+  const gguf::TensorInfo* t = archive_.find_tensor(name);
+  if (t == nullptr) {
+    if (optional) return static_cast<const gguf::TensorInfo*>(nullptr);
+    return error(ErrorCode::kCorruptFile, fmt::format("{}: required tensor '{}' is missing",
+                                                      archive_.primary().name(), name));
+  }
+  used_.insert(name);
+  return t;
+}
+
+Result<WeightMatrix> TensorLoader::matrix(const std::string& name, int64_t n_cols, int64_t n_rows,
+                                          bool optional) {
+  HEARTH_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, find(name, optional));
+  if (t == nullptr) return WeightMatrix{};
+  if (t->ne[0] != n_cols || t->ne[1] != n_rows || t->ne[2] != 1 || t->ne[3] != 1)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("{}: tensor '{}' has shape {}, expected [{}, {}]",
+                             archive_.primary().name(), name, t->shape_string(), n_cols, n_rows));
+  if (!kernels::can_matmul(t->type))
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("{}: tensor '{}' has type {}, which Hearth cannot multiply yet",
+                             archive_.primary().name(), name, tensor_type_name(t->type)));
+  WeightMatrix w;
+  w.type = t->type;
+  w.n_cols = n_cols;
+  w.n_rows = n_rows;
+  w.row_stride = row_bytes(traits_of(t->type), static_cast<uint64_t>(n_cols));
+  w.data = t->data;
+  return w;
+}
+
+Result<std::vector<float>> TensorLoader::vector(const std::string& name, int64_t n, bool optional) {
+  HEARTH_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, find(name, optional));
+  if (t == nullptr) return std::vector<float>{};
+  if (t->n_elements() != n || t->ne[0] != n)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("{}: tensor '{}' has shape {}, expected [{}]",
+                             archive_.primary().name(), name, t->shape_string(), n));
+  if (!kernels::can_dequantize(t->type))
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("{}: tensor '{}' has unsupported type {}", archive_.primary().name(),
+                             name, tensor_type_name(t->type)));
+  std::vector<float> out(static_cast<size_t>(n));
+  kernels::dequantize_row(t->type, t->data, out.data(), n);
+  return out;
+}
+
+Status TensorLoader::check_all_used() const {
+  for (const gguf::TensorInfo* t : archive_.tensors()) {
+    if (used_.find(t->name) == used_.end())
+      return error(ErrorCode::kCorruptFile,
+                   fmt::format("{}: unexpected tensor '{}' for this architecture",
+                               archive_.primary().name(), t->name));
+  }
+  return Status::ok();
+}
+
+}  // namespace hearth::engine
