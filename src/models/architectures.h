@@ -1,0 +1,22 @@
+// The loaders of each architecture file, collected by the registry's table.
+#pragma once
+
+#include <memory>
+
+#include "engine/hparams.h"
+#include "models/registry.h"
+
+namespace hearth::models {
+
+using ArchLoader = Result<ModelPtr> (*)(std::shared_ptr<const gguf::Archive>, engine::ModelHparams);
+
+Result<ModelPtr> load_llama(std::shared_ptr<const gguf::Archive> archive,
+                            engine::ModelHparams hparams);
+Result<ModelPtr> load_qwen2(std::shared_ptr<const gguf::Archive> archive,
+                            engine::ModelHparams hparams);
+Result<ModelPtr> load_qwen3(std::shared_ptr<const gguf::Archive> archive,
+                            engine::ModelHparams hparams);
+Result<ModelPtr> load_smollm3(std::shared_ptr<const gguf::Archive> archive,
+                              engine::ModelHparams hparams);
+
+}  // namespace hearth::models

@@ -1,0 +1,50 @@
+#include "models/registry.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "models/architectures.h"
+
+namespace hearth::models {
+namespace {
+
+struct ArchEntry {
+  std::string_view name;  // general.architecture
+  ArchLoader load;
+};
+
+// Every architecture Hearth runs, one file each.
+constexpr std::array<ArchEntry, 4> kArchitectures = {{
+    {"llama", &load_llama},
+    {"qwen2", &load_qwen2},
+    {"qwen3", &load_qwen3},
+    {"smollm3", &load_smollm3},
+}};
+
+}  // namespace
+
+std::vector<std::string_view> supported_architectures() {
+  std::vector<std::string_view> names;
+  for (const auto& a : kArchitectures) names.push_back(a.name);
+  return names;
+}
+
+Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive) {
+  HEARTH_ASSIGN_OR_RETURN(engine::ModelHparams hp, engine::read_hparams(archive->primary()));
+  for (const auto& a : kArchitectures) {
+    if (a.name == hp.arch) return a.load(std::move(archive), std::move(hp));
+  }
+  std::string known;
+  for (const auto& a : kArchitectures) known += (known.empty() ? "" : ", ") + std::string(a.name);
+  return error(ErrorCode::kUnsupported,
+               fmt::format("{}: architecture '{}' is not supported (supported: {})",
+                           archive->primary().name(), hp.arch, known));
+}
+
+Result<ModelPtr> load_model(const std::string& path) {
+  HEARTH_ASSIGN_OR_RETURN(gguf::Archive archive, gguf::Archive::open(path));
+  return load_model(std::make_shared<const gguf::Archive>(std::move(archive)));
+}
+
+}  // namespace hearth::models
