@@ -18,10 +18,18 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 }  // namespace
 
-std::string shared_dir() { return env_or("HEARTH_SHARED_DIR", "../shared"); }
-std::string shared_path(const std::string& relative) { return shared_dir() + "/" + relative; }
-std::string bin_dir() { return env_or("HEARTH_BIN_DIR", "."); }
-std::string cache_dir() { return env_or("HEARTH_TEST_CACHE_DIR", ".cache"); }
+std::string shared_dir() {
+  return env_or("HEARTH_SHARED_DIR", HEARTH_DEFAULT_SHARED_DIR);
+}
+std::string shared_path(const std::string& relative) {
+  return shared_dir() + "/" + relative;
+}
+std::string bin_dir() {
+  return env_or("HEARTH_BIN_DIR", HEARTH_DEFAULT_BIN_DIR);
+}
+std::string cache_dir() {
+  return env_or("HEARTH_TEST_CACHE_DIR", HEARTH_DEFAULT_CACHE_DIR);
+}
 
 std::string make_temp_dir(const std::string& tag) {
   std::random_device rd;
@@ -45,6 +53,8 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
+bool file_exists(const std::string& path) {
+  return std::filesystem::exists(path);
+}
 
 }  // namespace hearth::test

@@ -1,0 +1,61 @@
+// hearth-synth: writes GGUF models for tests and benchmarks.
+//   hearth-synth --vocab VOCAB.gguf [--arch llama] [--n-embd 2048] ... --type q4_0 -o OUT.gguf
+//   hearth-synth --convert IN.gguf --type f16 -o OUT.gguf
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "tools/synth/synth.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"hearth-synth: write a random-weight model, or convert a model's weight type"};
+  hearth::synth::SynthParams p;
+  std::string type_name = "q4_0", output_type_name, out_path, convert_from;
+  app.add_option("-o,--output", out_path, "output GGUF path")->required();
+  app.add_option(
+         "--type", type_name,
+         "2-D weight type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k ... q6_k, iq4_nl")
+      ->capture_default_str();
+  app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
+  app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
+  app.add_option("--arch", p.arch, "llama, qwen2, qwen3 or smollm3")->capture_default_str();
+  app.add_option("--n-embd", p.n_embd)->capture_default_str();
+  app.add_option("--n-layer", p.n_layer)->capture_default_str();
+  app.add_option("--n-head", p.n_head)->capture_default_str();
+  app.add_option("--n-head-kv", p.n_head_kv)->capture_default_str();
+  app.add_option("--head-dim", p.head_dim, "head size (0 = n_embd / n_head)")
+      ->capture_default_str();
+  app.add_option("--n-ff", p.n_ff)->capture_default_str();
+  app.add_option("--ctx", p.n_ctx, "context_length to record")->capture_default_str();
+  app.add_option("--rope-base", p.rope_base)->capture_default_str();
+  app.add_option("--output-type", output_type_name, "type of output.weight (default: --type)");
+  app.add_flag("--tied", p.tied_output, "tie the output matrix to the embeddings");
+  app.add_option("--seed", p.seed, "weights seed")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  auto type = hearth::tensor_type_from_name(type_name);
+  if (!type) {
+    std::fprintf(stderr, "error: unknown type '%s'\n", type_name.c_str());
+    return 2;
+  }
+  hearth::Status status;
+  if (!convert_from.empty()) {
+    status = hearth::synth::convert(convert_from, *type, out_path);
+  } else {
+    p.type = *type;
+    if (!output_type_name.empty()) {
+      auto ot = hearth::tensor_type_from_name(output_type_name);
+      if (!ot) {
+        std::fprintf(stderr, "error: unknown type '%s'\n", output_type_name.c_str());
+        return 2;
+      }
+      p.output_type = *ot;
+    }
+    status = hearth::synth::synthesize(p, out_path);
+  }
+  if (!status.is_ok()) {
+    std::fprintf(stderr, "error: %s\n", status.to_string().c_str());
+    return 1;
+  }
+  return 0;
+}

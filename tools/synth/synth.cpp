@@ -1,0 +1,213 @@
+#include "tools/synth/synth.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "gguf/file.h"
+#include "gguf/writer.h"
+#include "kernels/quant.h"
+
+namespace hearth::synth {
+namespace {
+
+// splitmix64: a small, fast, well-distributed generator; one stream per tensor.
+struct Rng {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  float uniform() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+  // Approximately normal: the sum of four uniforms, scaled to unit variance.
+  float normal() { return (uniform() + uniform() + uniform() + uniform() - 2.0f) * 1.7320508f; }
+};
+
+uint64_t hash_name(std::string_view name, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+std::vector<uint8_t> encode(TensorType type, const std::vector<float>& values, int64_t n_cols) {
+  const auto& t = traits_of(type);
+  const int64_t n_rows = static_cast<int64_t>(values.size()) / n_cols;
+  const uint64_t rb = row_bytes(t, static_cast<uint64_t>(n_cols));
+  std::vector<uint8_t> out(rb * static_cast<uint64_t>(n_rows));
+  for (int64_t r = 0; r < n_rows; ++r)
+    kernels::quantize_row(type, values.data() + r * n_cols,
+                          out.data() + static_cast<uint64_t>(r) * rb, n_cols);
+  return out;
+}
+
+// The type a row of n_cols can be stored in: `wanted`, or F16 when blocks do not fit.
+TensorType fitting_type(TensorType wanted, int64_t n_cols) {
+  return n_cols % traits_of(wanted).block_size == 0 ? wanted : TensorType::kF16;
+}
+
+Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name,
+                  std::vector<int64_t> ne, TensorType type, float scale, float offset) {
+  Rng rng{hash_name(name, p.seed)};
+  int64_t n = 1;
+  for (int64_t d : ne) n *= d;
+  std::vector<float> values(static_cast<size_t>(n));
+  for (float& v : values) v = offset + scale * rng.normal();
+  const TensorType t = ne.size() == 1 ? TensorType::kF32 : fitting_type(type, ne[0]);
+  return w.add_tensor(name, t, ne, encode(t, values, ne[0]));
+}
+
+Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab) {
+  HEARTH_ASSIGN_OR_RETURN(gguf::File vocab, gguf::File::open(vocab_path));
+  for (const auto& kv : vocab.metadata()) {
+    if (kv.key.starts_with("tokenizer.")) w.set_value(kv.key, kv.value);
+  }
+  HEARTH_ASSIGN_OR_RETURN(const gguf::Value* tokens,
+                          vocab.get_array("tokenizer.ggml.tokens", gguf::ValueType::kString));
+  n_vocab = static_cast<int32_t>(tokens->size());
+  return Status::ok();
+}
+
+void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
+  const std::string a = p.arch;
+  w.set_string("general.architecture", a);
+  w.set_string("general.name", fmt::format("hearth-synth {} {}x{}", a, p.n_layer, p.n_embd));
+  w.set_u32(a + ".context_length", static_cast<uint32_t>(p.n_ctx));
+  w.set_u32(a + ".embedding_length", static_cast<uint32_t>(p.n_embd));
+  w.set_u32(a + ".block_count", static_cast<uint32_t>(p.n_layer));
+  w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(p.n_ff));
+  w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(p.n_head));
+  w.set_u32(a + ".attention.head_count_kv", static_cast<uint32_t>(p.n_head_kv));
+  w.set_u32(a + ".attention.key_length", static_cast<uint32_t>(head_dim));
+  w.set_u32(a + ".attention.value_length", static_cast<uint32_t>(head_dim));
+  w.set_u32(a + ".rope.dimension_count", static_cast<uint32_t>(head_dim));
+  w.set_f32(a + ".rope.freq_base", p.rope_base);
+  w.set_f32(a + ".attention.layer_norm_rms_epsilon", p.rms_eps);
+  w.set_u32("general.quantization_version", 2);
+}
+
+Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head_dim) {
+  const std::string b = fmt::format("blk.{}.", il);
+  const int64_t E = p.n_embd, Eq = int64_t{p.n_head} * head_dim,
+                Ekv = int64_t{p.n_head_kv} * head_dim, F = p.n_ff;
+  // Scales keep activations of a deep random network in a sane range.
+  const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
+  const float s_ff = 1.0f / std::sqrt(static_cast<float>(F));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, b + "attn_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_q.weight", {E, Eq}, p.type, s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_k.weight", {E, Ekv}, p.type, s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_v.weight", {E, Ekv}, p.type, s_in, 0.0f));
+  if (p.arch == "qwen2") {
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_q.bias", {Eq}, TensorType::kF32, 0.02f, 0.0f));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_k.bias", {Ekv}, TensorType::kF32, 0.02f, 0.0f));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_v.bias", {Ekv}, TensorType::kF32, 0.02f, 0.0f));
+  }
+  if (p.arch == "qwen3") {
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_q_norm.weight", {head_dim}, TensorType::kF32, 0.05f, 1.0f));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_k_norm.weight", {head_dim}, TensorType::kF32, 0.05f, 1.0f));
+  }
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_output.weight", {Eq, E}, p.type, s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, b + "ffn_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate.weight", {E, F}, p.type, s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, F}, p.type, s_in, 0.0f));
+  return add_random(w, p, b + "ffn_down.weight", {F, E}, p.type, s_ff, 0.0f);
+}
+
+// general.file_type ("mostly X"), informative only.
+void set_file_type(gguf::Writer& w, TensorType type) {
+  struct Entry {
+    TensorType type;
+    uint32_t file_type;
+  };
+  constexpr Entry kFileTypes[] = {
+      {TensorType::kF32, 0},     {TensorType::kF16, 1},   {TensorType::kQ4_0, 2},
+      {TensorType::kQ4_1, 3},    {TensorType::kQ8_0, 7},  {TensorType::kQ5_0, 8},
+      {TensorType::kQ5_1, 9},    {TensorType::kQ2_K, 10}, {TensorType::kQ3_K, 12},
+      {TensorType::kQ4_K, 15},   {TensorType::kQ5_K, 17}, {TensorType::kQ6_K, 18},
+      {TensorType::kIQ4_NL, 25}, {TensorType::kBF16, 32},
+  };
+  for (const auto& e : kFileTypes) {
+    if (e.type == type) w.set_u32("general.file_type", e.file_type);
+  }
+}
+
+Status check_params(const SynthParams& p) {
+  if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3")
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("unknown architecture '{}' (llama, qwen2, qwen3, smollm3)", p.arch));
+  if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
+      p.n_ctx <= 0)
+    return error(ErrorCode::kInvalidArgument, "every size must be positive");
+  if (p.n_head % p.n_head_kv != 0)
+    return error(ErrorCode::kInvalidArgument, "n_head must be a multiple of n_head_kv");
+  if (p.head_dim == 0 && p.n_embd % p.n_head != 0)
+    return error(ErrorCode::kInvalidArgument,
+                 "n_embd must be a multiple of n_head (or give head_dim)");
+  if (!kernels::can_quantize(p.type))
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("cannot write weights of type {}", tensor_type_name(p.type)));
+  if (p.vocab_path.empty())
+    return error(ErrorCode::kInvalidArgument, "a vocabulary GGUF is required");
+  return Status::ok();
+}
+
+}  // namespace
+
+Status synthesize(const SynthParams& p, const std::string& out_path) {
+  HEARTH_RETURN_IF_ERROR(check_params(p));
+  const int32_t head_dim = p.head_dim > 0 ? p.head_dim : p.n_embd / p.n_head;
+  gguf::Writer w;
+  write_hparams(w, p, head_dim);
+  set_file_type(w, p.type);
+  int32_t n_vocab = 0;
+  HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab));
+  const int64_t E = p.n_embd;
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, "token_embd.weight", {E, n_vocab}, p.type, 1.0f, 0.0f));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, "output_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
+  if (!p.tied_output) {
+    const TensorType out_type = p.output_type.value_or(p.type);
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, "output.weight", {E, n_vocab}, out_type,
+                                      1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
+  }
+  for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_layer(w, p, il, head_dim));
+  return w.write(out_path);
+}
+
+Status convert(const std::string& in_path, TensorType type, const std::string& out_path) {
+  if (!kernels::can_quantize(type))
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("cannot write weights of type {}", tensor_type_name(type)));
+  HEARTH_ASSIGN_OR_RETURN(gguf::File in, gguf::File::open(in_path));
+  gguf::Writer w;
+  for (const auto& kv : in.metadata()) w.set_value(kv.key, kv.value);
+  for (const auto& t : in.tensors()) {
+    if (!kernels::can_dequantize(t.type))
+      return error(ErrorCode::kUnsupported,
+                   fmt::format("tensor '{}' has type {} which cannot be converted", t.name,
+                               tensor_type_name(t.type)));
+    std::vector<float> values(static_cast<size_t>(t.n_elements()));
+    const uint64_t rb = row_bytes(traits_of(t.type), static_cast<uint64_t>(t.ne[0]));
+    for (int64_t r = 0; r < t.n_rows(); ++r)
+      kernels::dequantize_row(t.type, t.data + static_cast<uint64_t>(r) * rb,
+                              values.data() + r * t.ne[0], t.ne[0]);
+    const TensorType out = t.n_dims >= 2 ? fitting_type(type, t.ne[0]) : TensorType::kF32;
+    std::vector<int64_t> ne(t.ne.begin(), t.ne.begin() + std::max<uint32_t>(1, t.n_dims));
+    HEARTH_RETURN_IF_ERROR(w.add_tensor(t.name, out, ne, encode(out, values, t.ne[0])));
+  }
+  set_file_type(w, type);
+  return w.write(out_path);
+}
+
+}  // namespace hearth::synth

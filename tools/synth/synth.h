@@ -1,0 +1,41 @@
+// Writing model files for tests and benchmarks: random-weight models of a given
+// architecture and shape (borrowing a real tokenizer), and type conversion of an
+// existing model.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "base/tensor_type.h"
+
+namespace hearth::synth {
+
+struct SynthParams {
+  std::string arch = "llama";  // llama | qwen2 | qwen3 | smollm3
+  int32_t n_embd = 2048;
+  int32_t n_layer = 16;
+  int32_t n_head = 32;
+  int32_t n_head_kv = 8;
+  int32_t head_dim = 0;  // 0 = n_embd / n_head
+  int32_t n_ff = 8192;
+  int32_t n_ctx = 4096;  // context_length written to the file
+  float rope_base = 10000.0f;
+  float rms_eps = 1e-5f;
+  bool tied_output = false;               // omit output.weight
+  TensorType type = TensorType::kQ4_0;    // 2-D weights
+  std::optional<TensorType> output_type;  // output.weight; default: `type`
+  uint64_t seed = 1;
+  std::string vocab_path;  // a GGUF whose tokenizer.* keys are copied
+};
+
+// Writes a GGUF with seeded random weights (the same params and seed give the same file).
+Status synthesize(const SynthParams& params, const std::string& out_path);
+
+// Rewrites `in_path` with every 2-D weight converted to `type` (dequantize, then the
+// reference quantizer). Rows whose length is not a multiple of the type's block size
+// keep a type that fits (F16). Metadata and 1-D tensors are copied.
+Status convert(const std::string& in_path, TensorType type, const std::string& out_path);
+
+}  // namespace hearth::synth
