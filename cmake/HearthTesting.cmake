@@ -13,13 +13,12 @@ function(hearth_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE hearth_compile_options ${ARG_DEPS} hearth_test_support
                         GTest::gtest GTest::gtest_main)
-  # Parameterized suites enumerate fixtures while CTest discovers tests, before the test
-  # environment applies, so the defaults are compiled into the test support library.
+  # Fixture paths are compiled into hearth_test_support (tests/CMakeLists.txt), so test
+  # discovery and test runs agree; HEARTH_SHARED_DIR etc. in the environment override them.
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
   gtest_discover_tests(${name}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}"
-    ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR};HEARTH_TEST_CACHE_DIR=${HEARTH_TEST_CACHE_DIR};HEARTH_BIN_DIR=${PROJECT_BINARY_DIR}/bin")
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
 endfunction()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: set up, check formatting, build with warnings as
+# errors and run every test, then again under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+JOBS=${JOBS:-$(nproc)}
+export HEARTH_TEST_CACHE_DIR=${HEARTH_TEST_CACHE_DIR:-$PWD/.cache}
+
+./scripts/setup.sh
+./scripts/fetch-test-data.sh || echo "warning: test data fetch failed; tests that need it will say so"
+./scripts/check-format.sh
+
+run_suite() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DHEARTH_FATAL_WARNINGS=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS"
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" --timeout 900)
+}
+
+echo "== build and test (RelWithDebInfo, -Werror)"
+run_suite build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+echo "== build and test (AddressSanitizer + UndefinedBehaviorSanitizer)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_suite build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEARTH_SANITIZE=ON
+
+echo "== all tests passed"
