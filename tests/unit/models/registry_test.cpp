@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 
@@ -149,6 +150,47 @@ TEST_F(RegistryTest, InconsistentHeadsAreRefused) {
   TinySpec s;
   s.edit = [](gguf::Writer& w) { w.set_u32("llama.attention.head_count_kv", 3); };
   EXPECT_EQ(load(s).code(), ErrorCode::kCorruptFile);
+}
+
+TEST_F(RegistryTest, RopeScalingKeysAreRead) {
+  TinySpec linear;
+  linear.edit = [](gguf::Writer& w) {
+    w.set_string("llama.rope.scaling.type", "linear");
+    w.set_f32("llama.rope.scaling.factor", 8.0f);
+    w.set_f32("llama.rope.freq_base", 500000.0f);
+  };
+  auto m = load_model(write_tiny(linear, dir_));
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  EXPECT_FLOAT_EQ((*m)->hparams().rope.freq_scale, 0.125f);
+  EXPECT_FLOAT_EQ((*m)->hparams().rope.freq_base, 500000.0f);
+  EXPECT_EQ((*m)->hparams().rope.yarn_ext_factor, 0.0f);
+
+  TinySpec yarn;
+  yarn.edit = [](gguf::Writer& w) {
+    w.set_string("llama.rope.scaling.type", "yarn");
+    w.set_f32("llama.rope.scaling.factor", 4.0f);
+    w.set_u32("llama.rope.scaling.original_context_length", 32);
+  };
+  m = load_model(write_tiny(yarn, dir_));
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  const auto& r = (*m)->hparams().rope;
+  EXPECT_FLOAT_EQ(r.freq_scale, 0.25f);
+  EXPECT_EQ(r.yarn_ext_factor, 1.0f);
+  EXPECT_EQ(r.n_ctx_orig, 32);
+  // The kernel multiplies by (1 + 0.1 ln s) itself, so the stored factor cancels it.
+  EXPECT_NEAR(r.attn_factor * (1.0f + 0.1f * std::log(4.0f)), 1.0f + 0.1f * std::log(4.0f), 1e-6);
+
+  TinySpec bad;
+  bad.edit = [](gguf::Writer& w) { w.set_string("llama.rope.scaling.type", "spiral"); };
+  EXPECT_EQ(load(bad).code(), ErrorCode::kUnsupported);
+}
+
+TEST_F(RegistryTest, RopeFreqsTensorIsUsedWhenPresent) {
+  TinySpec s;
+  s.extra = {{"rope_freqs.weight", {kD / 2}}};
+  auto m = load_model(write_tiny(s, dir_));
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  EXPECT_EQ((*m)->weights().rope_freqs.size(), static_cast<size_t>(kD / 2));
 }
 
 TEST_F(RegistryTest, MissingFileIsNotFound) {
