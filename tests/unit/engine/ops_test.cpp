@@ -53,7 +53,8 @@ TEST(RopeAngles, LinearScalingDividesTheAngle) {
   const int n_rot = 8;
   std::vector<float> c(4), s(4);
   rope_angles(r, n_rot, nullptr, 40, c.data(), s.data());
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(c[static_cast<size_t>(i)], std::cos(plain_theta(40, i, 10000.0, n_rot) / 4), 1e-5);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(c[static_cast<size_t>(i)], std::cos(plain_theta(40, i, 10000.0, n_rot) / 4), 1e-5);
 }
 
 TEST(RopeAngles, FrequencyFactorsDivideEachPair) {
@@ -63,7 +64,9 @@ TEST(RopeAngles, FrequencyFactorsDivideEachPair) {
   std::vector<float> c(4), s(4);
   rope_angles(r, n_rot, factors.data(), 9, c.data(), s.data());
   for (int i = 0; i < 4; ++i)
-    EXPECT_NEAR(s[static_cast<size_t>(i)], std::sin(plain_theta(9, i, 10000.0, n_rot) / factors[static_cast<size_t>(i)]), 1e-5);
+    EXPECT_NEAR(s[static_cast<size_t>(i)],
+                std::sin(plain_theta(9, i, 10000.0, n_rot) / factors[static_cast<size_t>(i)]),
+                1e-5);
 }
 
 TEST(RopeAngles, YarnRampsBetweenInterpolationAndExtrapolation) {
@@ -80,7 +83,8 @@ TEST(RopeAngles, YarnRampsBetweenInterpolationAndExtrapolation) {
   const auto corr = [&](double beta) {
     return n_rot * std::log(4096.0 / (beta * 2 * std::numbers::pi)) / (2 * std::log(10000.0));
   };
-  const double lo = std::max(0.0, std::floor(corr(32.0))), hi = std::min(n_rot - 1.0, std::ceil(corr(1.0)));
+  const double lo = std::max(0.0, std::floor(corr(32.0))),
+               hi = std::min(n_rot - 1.0, std::ceil(corr(1.0)));
   const double mscale = 1.0 + 0.1 * std::log(8.0);
   for (int i = 0; i < n_rot / 2; ++i) {
     const double extrap = plain_theta(pos, i, 10000.0, n_rot), interp = extrap / 8.0;
@@ -94,7 +98,8 @@ TEST(RopeAngles, YarnRampsBetweenInterpolationAndExtrapolation) {
 }
 
 TEST(RopeApply, NormRotatesAdjacentPairsNeoxRotatesHalves) {
-  const std::vector<float> c = {0.0f, 1.0f}, s = {1.0f, 0.0f};  // pair 0 by 90 degrees, pair 1 not at all
+  const std::vector<float> c = {0.0f, 1.0f},
+                           s = {1.0f, 0.0f};  // pair 0 by 90 degrees, pair 1 not at all
   std::vector<float> norm = {1, 2, 3, 4, 5}, neox = {1, 2, 3, 4, 5};
   rope_apply(RopeKind::kNorm, norm.data(), c.data(), s.data(), 4);
   rope_apply(RopeKind::kNeox, neox.data(), c.data(), s.data(), 4);
