@@ -129,6 +129,11 @@ Status check_shapes(const gguf::File& f, const ModelHparams& hp) {
   return Status::ok();
 }
 
+// A count narrowed to int32, saturating; check_shapes rejects implausible sizes.
+int32_t narrow(int64_t v) {
+  return static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+}
+
 }  // namespace
 
 Result<ModelHparams> read_hparams(const gguf::File& f) {
@@ -140,24 +145,24 @@ Result<ModelHparams> read_hparams(const gguf::File& f) {
   const std::string a = hp.arch;
   int64_t v = 0;
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".context_length", 0, true));
-  hp.n_ctx_train = static_cast<int32_t>(v);
+  hp.n_ctx_train = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".embedding_length", 0, true));
-  hp.n_embd = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.n_embd = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".block_count", 0, true));
-  hp.n_layer = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.n_layer = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".feed_forward_length", 0, true));
-  hp.n_ff = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.n_ff = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.head_count", 0, true));
-  hp.n_head = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.n_head = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.head_count_kv", hp.n_head, false));
-  hp.n_head_kv = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.n_head_kv = narrow(v);
   const int64_t default_dim = hp.n_head > 0 ? hp.n_embd / hp.n_head : 0;
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.key_length", default_dim, false));
-  hp.head_dim = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.head_dim = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.value_length", default_dim, false));
-  hp.head_dim_v = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.head_dim_v = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".rope.dimension_count", hp.head_dim, false));
-  hp.n_rot = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  hp.n_rot = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(hp.rms_eps, read_float(f, a + ".attention.layer_norm_rms_epsilon", 0.0f));
   if (!f.find(a + ".attention.layer_norm_rms_epsilon"))
     return corrupt(f,

@@ -9,23 +9,6 @@
 namespace hearth::cli {
 namespace {
 
-// Bytes at the end of `s` that start a UTF-8 sequence not yet complete.
-size_t incomplete_utf8_tail(std::string_view s) {
-  for (size_t back = 1; back <= std::min<size_t>(4, s.size()); ++back) {
-    const auto c = static_cast<unsigned char>(s[s.size() - back]);
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte: keep looking for the lead byte
-    size_t need = 1;
-    if ((c & 0xE0) == 0xC0)
-      need = 2;
-    else if ((c & 0xF0) == 0xE0)
-      need = 3;
-    else if ((c & 0xF8) == 0xF0)
-      need = 4;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
-
 // Earliest occurrence of any stop string in `text` at or after `from`.
 bool find_stop(std::string_view text, size_t from, const std::vector<std::string>& stop,
                size_t& pos, std::string& word) {
@@ -120,7 +103,9 @@ Result<GenerationResult> generate(engine::Context& ctx, const tokenizer::Tokeniz
     }
     if (on_text) {
       size_t ready = text.size();
-      if (!stop) ready -= std::max(stop_prefix_overlap(text, req.stop), incomplete_utf8_tail(text));
+      if (!stop)
+        ready = std::min(ready - stop_prefix_overlap(text, req.stop),
+                         tokenizer::complete_utf8_prefix(text));
       if (ready > emitted) on_text(std::string_view(text).substr(emitted, ready - emitted));
       emitted = std::max(emitted, ready);
     }
