@@ -1,9 +1,13 @@
-// Logging to stderr. Messages are formatted with fmt; the sink is spdlog.
+// Logging to stderr, and optionally to a file as well. Messages are formatted with fmt;
+// the sinks are spdlog's.
 #pragma once
 
 #include <fmt/format.h>
 
+#include <string>
 #include <string_view>
+
+#include "base/status.h"
 
 namespace hearth {
 
@@ -12,6 +16,11 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3, kOff = 4 };
 void set_log_level(LogLevel level);
 LogLevel log_level();
 void log_message(LogLevel level, std::string_view message);
+
+// Also writes every log line to `path`, truncating it (console output continues); a second
+// call replaces the previous file. A kIo error when the file cannot be opened. Call it at
+// startup, before other threads log: the logger's sink list is not locked.
+Status set_log_file(const std::string& path);
 
 template <typename... Args>
 void log_debug(fmt::format_string<Args...> f, Args&&... args) {
