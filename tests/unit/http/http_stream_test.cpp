@@ -1,0 +1,157 @@
+// HttpServer with streamed (chunked SSE) responses.
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "unit/http/server_fixture.h"
+
+namespace hearth::server::http::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Response sse(std::shared_ptr<StreamBody> body, std::chrono::seconds ping = {}) {
+  Response response;
+  response.content_type = "text/event-stream";
+  response.headers = {{"X-Accel-Buffering", "no"}};
+  response.stream = std::move(body);
+  response.ping_interval = ping;
+  return response;
+}
+
+TEST_F(HttpServerTest, StreamsChunksInOrderThenKeepsConnection) {
+  start([this](const Request& request) {
+    if (request.path != "/stream") return text("plain");
+    auto body = std::make_shared<StreamBody>();
+    spawn([body] {
+      for (int i = 0; i < 5; ++i) {
+        body->push("data: " + std::to_string(i) + "\n\n");
+        std::this_thread::sleep_for(std::chrono::milliseconds(i == 2 ? 50 : 0));
+      }
+      body->push("");  // dropped: an empty chunk would end the body
+      body->close();
+    });
+    return sse(body);
+  });
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("POST", "/stream", "{}"));
+  auto head = client.read_head();
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->header("Content-Type"), "text/event-stream");
+  EXPECT_EQ(head->header("Transfer-Encoding"), "chunked");
+  EXPECT_EQ(head->header("X-Accel-Buffering"), "no");
+  EXPECT_EQ(head->header("Server"), "llama.cpp");
+  EXPECT_EQ(head->header("Content-Length"), std::nullopt);
+  std::string joined;
+  for (;;) {
+    auto chunk = client.read_chunk();
+    ASSERT_TRUE(chunk);
+    if (chunk->empty()) break;
+    joined += *chunk;
+  }
+  EXPECT_EQ(joined, "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n");
+  // The connection stays usable after the last chunk.
+  ASSERT_TRUE(client.send_request("GET", "/after"));
+  auto next = client.read_response();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->body, "plain");
+}
+
+TEST_F(HttpServerTest, EachPushArrivesAsItsOwnChunkWithoutWaitingForClose) {
+  auto body = std::make_shared<StreamBody>();
+  start([body](const Request&) { return sse(body); });
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("GET", "/s"));
+  ASSERT_TRUE(client.read_head());
+  body->push("first");
+  EXPECT_EQ(client.read_chunk(2s), "first");
+  body->push("second");
+  EXPECT_EQ(client.read_chunk(2s), "second");
+  body->close();
+  EXPECT_EQ(client.read_chunk(2s), "");
+}
+
+TEST_F(HttpServerTest, SendsPingChunkWhenIdle) {
+  start([this](const Request&) {
+    auto body = std::make_shared<StreamBody>();
+    spawn([body] {
+      body->push("a");
+      std::this_thread::sleep_for(1400ms);
+      body->push("b");
+      body->close();
+    });
+    return sse(body, std::chrono::seconds(1));
+  });
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("GET", "/ping"));
+  auto response = client.read_response(5s);
+  ASSERT_TRUE(response);
+  std::vector<std::string> expected = {"a", ":\n\n", "b"};
+  EXPECT_EQ(response->chunks, expected);
+}
+
+TEST_F(HttpServerTest, ClientDisconnectMidStreamAbandons) {
+  for (bool reset : {false, true}) {
+    auto body = std::make_shared<StreamBody>();
+    std::promise<void> called;
+    std::atomic<int> calls{0};
+    body->set_on_abandon([&] {
+      if (calls++ == 0) called.set_value();
+    });
+    start([this, body](const Request&) {
+      spawn([body] {
+        // A producer that keeps generating until it learns nobody listens.
+        while (!body->abandoned()) {
+          body->push("data: token\n\n");
+          std::this_thread::sleep_for(10ms);
+        }
+      });
+      return sse(body);
+    });
+    RawClient client(port());
+    ASSERT_TRUE(client.send_request("POST", "/completion", "{}"));
+    ASSERT_TRUE(client.read_head());
+    ASSERT_TRUE(client.read_chunk());
+    client.close(reset);
+    auto closed_at = Clock::now();
+    EXPECT_EQ(called.get_future().wait_for(1s), std::future_status::ready) << "reset=" << reset;
+    EXPECT_LT(Clock::now() - closed_at, 1s);
+    while (!body->abandoned() && Clock::now() - closed_at < 2s) {
+      std::this_thread::sleep_for(5ms);
+    }
+    EXPECT_TRUE(body->abandoned());
+    TearDown();
+    server_.reset();
+    helpers_.clear();
+    EXPECT_EQ(calls.load(), 1);
+  }
+}
+
+TEST_F(HttpServerTest, SilentStreamNoticesDisconnectWithoutPings) {
+  auto body = std::make_shared<StreamBody>();
+  std::promise<void> called;
+  body->set_on_abandon([&] { called.set_value(); });
+  start([body](const Request&) { return sse(body); });  // no pings, nothing pushed
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("GET", "/quiet"));
+  ASSERT_TRUE(client.read_head());
+  client.close();
+  EXPECT_EQ(called.get_future().wait_for(1s), std::future_status::ready);
+}
+
+TEST_F(HttpServerTest, StopEndsAStreamWhoseProducerNeverCloses) {
+  auto body = std::make_shared<StreamBody>();
+  start([body](const Request&) { return sse(body); });
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("GET", "/forever"));
+  ASSERT_TRUE(client.read_head());
+  auto begin = Clock::now();
+  server_->stop(std::chrono::milliseconds(200));
+  EXPECT_LT(Clock::now() - begin, 1500ms);
+  EXPECT_TRUE(body->abandoned());
+  EXPECT_TRUE(client.wait_closed(1s));
+}
+
+}  // namespace
+}  // namespace hearth::server::http::testing
