@@ -1,0 +1,75 @@
+// Shared texts of the option table: why an option is refused, what a no-effect option
+// ignores, and the messages of the options removed upstream.
+#pragma once
+
+#include <string_view>
+
+namespace hearth::server::options::reasons {
+
+// Not applicable: the reason printed in the refusal.
+inline constexpr std::string_view kReasonSpeculative = "speculative decoding is not implemented";
+inline constexpr std::string_view kReasonMultimodal = "multimodal input is not implemented";
+inline constexpr std::string_view kReasonWebUi =
+    "it has no web UI, static file serving, agent tools or MCP proxy";
+inline constexpr std::string_view kReasonRouter = "router (multi-model) mode is not implemented";
+inline constexpr std::string_view kReasonDownloads =
+    "model downloads are not implemented; pass a local GGUF file with -m";
+inline constexpr std::string_view kReasonOverrideKv = "GGUF metadata overrides are not implemented";
+inline constexpr std::string_view kReasonLora = "LoRA adapters are not implemented";
+inline constexpr std::string_view kReasonControlVector = "control vectors are not implemented";
+inline constexpr std::string_view kReasonEmbeddings =
+    "embeddings, reranking and pooling are not implemented";
+inline constexpr std::string_view kReasonTls =
+    "it is built without TLS; terminate HTTPS in a reverse proxy";
+inline constexpr std::string_view kReasonContextShift =
+    "context shifting is not implemented yet (generation stops when the slot context is full)";
+inline constexpr std::string_view kReasonSleep = "unloading the model when idle is not implemented";
+inline constexpr std::string_view kReasonPromptLog =
+    "writing prompts to a directory is not implemented";
+inline constexpr std::string_view kReasonPreset =
+    "presets download models from Hugging Face, which is not implemented";
+inline constexpr std::string_view kReasonRope =
+    "RoPE and YaRN overrides are not implemented; the model's own values are used";
+inline constexpr std::string_view kReasonCacheReuse =
+    "reusing KV chunks by shifting their positions is not implemented (only 0 is accepted)";
+
+// Accepted with no effect: the note in the warning.
+inline constexpr std::string_view kNoteCpuOnly =
+    "hearth-server is a CPU-only build without accelerator devices";
+inline constexpr std::string_view kNoteGgml = "it tunes GGML internals that Hearth does not have";
+inline constexpr std::string_view kNoteAffinity =
+    "Hearth's thread pool does not pin threads or change their priority or polling";
+inline constexpr std::string_view kNoteTimings = "Hearth always collects timings";
+inline constexpr std::string_view kNoteNuma = "Hearth has no NUMA placement strategies";
+inline constexpr std::string_view kNoteDownloads =
+    "the token is only used for downloads, which Hearth does not perform";
+inline constexpr std::string_view kNoteCheckpoints =
+    "Hearth's architectures (no SWA or recurrent layers) need no context checkpoints";
+inline constexpr std::string_view kNoteDeprecated = "the option is deprecated and has no effect";
+inline constexpr std::string_view kNoteFlashAttn =
+    "Hearth has a single attention path; the value is only validated";
+inline constexpr std::string_view kNoteLoadMode =
+    "Hearth always memory-maps the model file read-only (no locking, no direct I/O)";
+inline constexpr std::string_view kNoteWarmup = "Hearth runs no warm-up pass";
+inline constexpr std::string_view kNoteReusePort =
+    "Hearth's HTTP server does not set SO_REUSEPORT (SO_REUSEADDR is always set)";
+inline constexpr std::string_view kNoteThreadsHttp =
+    "Hearth's HTTP server runs one thread per connection";
+inline constexpr std::string_view kNoteLogFormat =
+    "Hearth's log format is fixed (level letter and time, no colours)";
+inline constexpr std::string_view kNoteSwaFull =
+    "Hearth's architectures have no sliding-window attention layers";
+
+// Removed upstream: the error text (the reference's wording).
+inline constexpr std::string_view kRemovedDraftMax =
+    "the argument has been removed. use --spec-draft-n-max or --spec-ngram-mod-n-max";
+inline constexpr std::string_view kRemovedDraftMin =
+    "the argument has been removed. use --spec-draft-n-min or --spec-ngram-mod-n-min";
+inline constexpr std::string_view kRemovedNgramN =
+    "the argument has been removed. use --spec-ngram-*-size-n";
+inline constexpr std::string_view kRemovedNgramM =
+    "the argument has been removed. use --spec-ngram-*-size-m";
+inline constexpr std::string_view kRemovedNgramHits =
+    "the argument has been removed. use --spec-ngram-*-min-hits";
+
+}  // namespace hearth::server::options::reasons

@@ -1,0 +1,104 @@
+// Everything hearth-server takes from its command line and environment, with
+// llama-server b10621's defaults. Plain data: parse_args() fills it, the server reads it.
+// Options that are refused or accepted without effect mostly have no field here, so
+// nothing can read them by mistake.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hearth::server::options {
+
+enum class TriState { kAuto, kOn, kOff };
+
+inline constexpr uint32_t kDefaultSeed = 0xFFFFFFFFu;  // -1: a random seed per request
+inline constexpr int32_t kAutoSlots = 4;               // what -np -1 resolves to
+
+struct ServerArgs {
+  // Model.
+  std::string model_path;            // -m; empty: no model given
+  std::vector<std::string> aliases;  // -a, trimmed, empty items dropped
+  bool offline = false;              // --offline (Hearth never downloads anyway)
+
+  // Threads: nullopt = not given (auto: physical cores; -tb copies -t). An explicit
+  // value <= 0 means all logical CPUs.
+  std::optional<int32_t> n_threads;        // -t
+  std::optional<int32_t> n_threads_batch;  // -tb
+
+  // Context, batching, slots.
+  int32_t n_ctx = 0;           // -c; 0: the model's training context
+  int32_t n_predict = -1;      // -n; request default n_predict
+  int32_t n_batch = 2048;      // -b
+  int32_t n_ubatch = 512;      // -ub
+  int32_t n_keep = 0;          // --keep; request default n_keep
+  int32_t n_parallel = -1;     // -np; -1: auto (see resolved_n_slots)
+  bool cont_batching = true;   // -cb / -nocb
+  bool kv_unified = false;     // -kvu; forced on when -np is auto
+  bool context_shift = false;  // --context-shift (enabling it is refused for now)
+
+  // KV cache and loading.
+  std::string cache_type_k = "f16";       // -ctk: f32, f16, bf16 or q8_0
+  std::string cache_type_v = "f16";       // -ctv
+  TriState flash_attn = TriState::kAuto;  // -fa (validated; no effect)
+
+  // Prompt caching and slot reuse.
+  bool cache_prompt = true;      // request default cache_prompt
+  int32_t n_cache_reuse = 0;     // request default; always 0 (--cache-reuse N > 0 is refused)
+  int32_t cache_ram_mib = 8192;  // -cram; -1 unlimited, 0 off
+  bool cache_idle_slots = true;  // --cache-idle-slots
+  float slot_prompt_similarity = 0.10f;  // -sps
+  int32_t n_ctx_checkpoints = 32;        // -ctxcp (no effect for Hearth's architectures)
+  int32_t checkpoint_min_step = 8192;    // -cms
+
+  // Generation defaults for requests.
+  std::vector<std::string> reverse_prompts;           // -r, escapes processed unless --no-escape
+  bool escape = true;                                 // -e / --no-escape
+  bool special = false;                               // -sp
+  bool spm_infill = false;                            // --spm-infill
+  uint32_t seed = kDefaultSeed;                       // -s
+  float temperature = 0.80f;                          // --temp
+  int32_t top_k = 40;                                 // --top-k
+  float top_p = 0.95f;                                // --top-p
+  float min_p = 0.05f;                                // --min-p
+  std::vector<std::pair<int32_t, float>> logit_bias;  // -l, in order given
+
+  // Network and HTTP.
+  std::string host = "127.0.0.1";    // a value ending in ".sock" is a Unix socket path
+  int32_t port = 8080;               // 0: any free port
+  std::string api_prefix;            // --api-prefix
+  int32_t timeout_s = 3600;          // -to: socket read/write timeout
+  int32_t sse_ping_interval_s = 30;  // -1: no pings
+  std::string cors_origins = "*";
+  bool cors_origins_set = false;  // --cors-origins given explicitly
+  std::string cors_methods = "GET, POST, DELETE, OPTIONS";
+  std::string cors_headers = "*";
+  bool cors_credentials = true;
+
+  // Authentication: keys from --api-key, LLAMA_API_KEY and --api-key-file, all kept.
+  std::vector<std::string> api_keys;
+
+  // Endpoint switches.
+  bool endpoint_metrics = false;  // --metrics
+  bool endpoint_props = false;    // --props (POST /props)
+  bool endpoint_slots = true;     // --slots / --no-slots
+  std::string slot_save_path;     // existing directory with a trailing '/'; empty: disabled
+
+  // Logging.
+  int32_t verbosity = 3;  // -lv; -v sets it to INT32_MAX
+  bool log_disable = false;
+  std::string log_file;  // --log-file: also log to this file (base/log.h set_log_file)
+};
+
+// -np -1 (auto) serves 4 slots.
+inline int32_t resolved_n_slots(const ServerArgs& args) {
+  return args.n_parallel < 0 ? kAutoSlots : args.n_parallel;
+}
+// -np auto forces a unified KV cache; an explicit -np keeps -kvu as given.
+inline bool resolved_kv_unified(const ServerArgs& args) {
+  return args.n_parallel < 0 || args.kv_unified;
+}
+
+}  // namespace hearth::server::options

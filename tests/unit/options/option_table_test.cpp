@@ -1,0 +1,246 @@
+// The option table against cli.md section 9, and data-driven checks of every entry:
+// supported options parse under every spelling, refused options are refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "server/options/option_handlers.h"
+#include "server/options/option_table.h"
+#include "support/test_paths.h"
+#include "unit/options/options_test_util.h"
+
+namespace hearth::server::options {
+namespace {
+
+using test::parse;
+
+TEST(OptionTableTest, Has249EntriesInFourSections) {
+  std::map<OptionSection, int> counts;
+  OptionSection previous = OptionSection::kCommon;
+  for (const OptionSpec& spec : option_table()) {
+    ++counts[spec.section];
+    EXPECT_GE(static_cast<int>(spec.section), static_cast<int>(previous)) << spec.spellings;
+    previous = spec.section;
+  }
+  EXPECT_EQ(option_table().size(), 249u);
+  EXPECT_EQ(counts[OptionSection::kCommon], 82);
+  EXPECT_EQ(counts[OptionSection::kSampling], 34);
+  EXPECT_EQ(counts[OptionSection::kSpeculative], 41);
+  EXPECT_EQ(counts[OptionSection::kExample], 92);
+}
+
+TEST(OptionTableTest, SpellingsAndEnvNamesAreUnique) {
+  std::set<std::string_view> spellings;
+  std::set<std::string_view> long_spellings;
+  std::set<std::string_view> envs;
+  size_t n_spellings = 0;
+  for (const OptionSpec& spec : option_table()) {
+    for (std::string_view s : all_spellings(spec)) {
+      ++n_spellings;
+      spellings.insert(s);
+      if (s.starts_with("--")) long_spellings.insert(s);
+      EXPECT_EQ(find_option(s), &spec) << s;
+    }
+    if (!spec.env.empty()) {
+      EXPECT_TRUE(envs.insert(spec.env).second) << spec.env;
+    }
+    EXPECT_EQ(spec.neg_spellings.empty(), spec.kind != OptionKind::kBoolPair) << spec.spellings;
+    EXPECT_FALSE(spec.help.empty()) << spec.spellings;
+  }
+  EXPECT_EQ(spellings.size(), n_spellings);
+  EXPECT_EQ(long_spellings.size(), 323u);  // cli.md section 1
+  EXPECT_EQ(envs.size(), 136u);
+}
+
+TEST(OptionTableTest, StatesCarryTheirDetails) {
+  for (const OptionSpec& spec : option_table()) {
+    SCOPED_TRACE(std::string(option_name(spec)));
+    if (spec.state == OptionState::kDeferred) {
+      EXPECT_TRUE(spec.issue == 5 || spec.issue == 6);
+    } else {
+      EXPECT_EQ(spec.issue, 0);
+    }
+    bool needs_reason = spec.state == OptionState::kNotApplicable ||
+                        spec.state == OptionState::kAcceptedNoEffect ||
+                        spec.state == OptionState::kRemoved;
+    EXPECT_EQ(!spec.reason.empty(), needs_reason);
+    if (!is_refused_state(spec.state)) {
+      EXPECT_TRUE(spec.accepted.empty());
+    }
+  }
+}
+
+TEST(OptionTableTest, EverySupportedOptionHasHandler) {
+  std::set<std::string_view> names;
+  for (const OptionSpec& spec : option_table()) {
+    names.insert(option_name(spec));
+    bool needs_handler = spec.state == OptionState::kSupported ||
+                         (spec.state == OptionState::kAcceptedNoEffect &&
+                          (spec.kind == OptionKind::kValue || spec.kind == OptionKind::kTwoValues));
+    if (needs_handler) {
+      EXPECT_NE(find_handler(option_name(spec)), nullptr) << option_name(spec);
+    }
+  }
+  for (std::string_view name : handler_names()) {
+    const OptionSpec* spec = find_option(name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_TRUE(spec->state == OptionState::kSupported ||
+                spec->state == OptionState::kAcceptedNoEffect)
+        << name;
+  }
+}
+
+// A valid value for every value-taking supported (or no-effect) option.
+std::map<std::string_view, std::string> sample_values(const std::string& dir) {
+  return {
+      {"--threads", "4"},
+      {"--threads-batch", "4"},
+      {"--ctx-size", "1024"},
+      {"--predict", "16"},
+      {"--batch-size", "256"},
+      {"--ubatch-size", "128"},
+      {"--keep", "4"},
+      {"--cache-type-k", "q8_0"},
+      {"--cache-type-v", "bf16"},
+      {"--load-mode", "mmap"},
+      {"--model", "model.gguf"},
+      {"--log-file", dir + "/log.txt"},
+      {"--log-colors", "on"},
+      {"--verbosity", "4"},
+      {"--seed", "42"},
+      {"--temp", "0.5"},
+      {"--top-k", "10"},
+      {"--top-p", "0.9"},
+      {"--min-p", "0.1"},
+      {"--logit-bias", "15043+1"},
+      {"--cache-ram", "1024"},
+      {"--reverse-prompt", "User:"},
+      {"--parallel", "2"},
+      {"--alias", "a,b"},
+      {"--host", "0.0.0.0"},
+      {"--port", "9000"},
+      {"--cors-origins", "localhost"},
+      {"--cors-methods", "GET"},
+      {"--cors-headers", "X-A"},
+      {"--api-prefix", "/api"},
+      {"--api-key", "k1"},
+      {"--api-key-file", dir + "/keys.txt"},
+      {"--timeout", "60"},
+      {"--sse-ping-interval", "10"},
+      {"--threads-http", "8"},
+      {"--slot-save-path", dir},
+      {"--slot-prompt-similarity", "0.5"},
+      {"--cpu-mask", "ff"},
+      {"--cpu-range", "0-3"},
+      {"--cpu-strict", "1"},
+      {"--prio", "2"},
+      {"--poll", "10"},
+      {"--cpu-mask-batch", "0xf"},
+      {"--cpu-range-batch", "0-1"},
+      {"--cpu-strict-batch", "0"},
+      {"--prio-batch", "1"},
+      {"--poll-batch", "0"},
+      {"--flash-attn", "on"},
+      {"--defrag-thold", "0.1"},
+      {"--rpc", "host:50052"},
+      {"--numa", "distribute"},
+      {"--device", "none"},
+      {"--override-tensor", "blk\\..*=CPU"},
+      {"--n-cpu-moe", "2"},
+      {"--gpu-layers", "99"},
+      {"--split-mode", "layer"},
+      {"--tensor-split", "3,1"},
+      {"--main-gpu", "0"},
+      {"--fit", "off"},
+      {"--fit-target", "512"},
+      {"--fit-ctx", "2048"},
+      {"--hf-token", "token"},
+      {"--ctx-checkpoints", "8"},
+      {"--checkpoint-min-step", "0"},
+  };
+}
+
+TEST(OptionTableTest, EverySupportedOptionParses) {
+  std::string dir = hearth::test::make_temp_dir("options_table");
+  std::ofstream(dir + "/keys.txt") << "key-a\n";
+  auto samples = sample_values(dir);
+  for (const OptionSpec& spec : option_table()) {
+    if (spec.state != OptionState::kSupported && spec.state != OptionState::kAcceptedNoEffect) {
+      continue;
+    }
+    std::string name(option_name(spec));
+    bool takes_value = spec.kind == OptionKind::kValue;
+    ASSERT_TRUE(!takes_value || samples.count(name)) << "no sample value for " << name;
+    for (std::string_view spelling : all_spellings(spec)) {
+      std::vector<std::string> args{std::string(spelling)};
+      if (takes_value) args.push_back(samples[name]);
+      ParseOutcome out = parse(args);
+      bool prints = name == "--help" || name == "--version" || name == "--list-devices" ||
+                    name == "--completion-bash";
+      EXPECT_EQ(out.action, prints ? ParseAction::kPrintAndExit : ParseAction::kRun)
+          << spelling << ": " << out.text;
+      if (spec.state == OptionState::kAcceptedNoEffect && !prints) {
+        EXPECT_TRUE(test::has_warning(out, "has no effect")) << spelling;
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A refused option given a non-default value fails, naming the spelling used.
+TEST(OptionTableTest, EveryRefusedOptionIsRefused) {
+  for (const OptionSpec& spec : option_table()) {
+    if (!is_refused_state(spec.state)) continue;
+    std::string accepted(spec.accepted);
+    for (std::string_view spelling : all_spellings(spec)) {
+      std::vector<std::string> args{std::string(spelling)};
+      if (spec.kind == OptionKind::kValue) args.push_back("7");
+      if (spec.kind == OptionKind::kTwoValues) args.insert(args.end(), {"1", "2"});
+      if (spec.kind == OptionKind::kFlag || spec.kind == OptionKind::kBoolPair) {
+        std::string form = is_negative_spelling(spec, spelling) ? "off" : "on";
+        if (accepted.find(form) != std::string::npos) continue;
+      }
+      ParseOutcome out = parse(args);
+      ASSERT_EQ(out.action, ParseAction::kError) << spelling;
+      EXPECT_EQ(out.exit_code, 1);
+      std::string expected =
+          "error: option '" + std::string(spelling) + "' is not supported by hearth-server";
+      EXPECT_EQ(out.text.rfind(expected, 0), 0u) << out.text;
+      if (spec.state == OptionState::kDeferred) {
+        EXPECT_NE(out.text.find("deferred to issue " + std::to_string(spec.issue)),
+                  std::string::npos)
+            << out.text;
+      } else {
+        EXPECT_NE(out.text.find(spec.reason), std::string::npos) << out.text;
+      }
+    }
+  }
+}
+
+// Given the value that equals Hearth's default, a refused option is accepted.
+TEST(OptionTableTest, EveryRefusedOptionAcceptsItsDefault) {
+  int n_checked = 0;
+  for (const OptionSpec& spec : option_table()) {
+    if (!is_refused_state(spec.state) || spec.accepted.empty()) continue;
+    for (std::string_view spelling : all_spellings(spec)) {
+      std::vector<std::string> args{std::string(spelling)};
+      if (spec.kind == OptionKind::kValue) {
+        args.emplace_back(spec.accepted.substr(0, spec.accepted.find('|')));
+      } else {
+        std::string form = is_negative_spelling(spec, spelling) ? "off" : "on";
+        if (std::string(spec.accepted).find(form) == std::string::npos) continue;
+      }
+      ParseOutcome out = parse(args);
+      EXPECT_EQ(out.action, ParseAction::kRun) << spelling << ": " << out.text;
+      ++n_checked;
+    }
+  }
+  EXPECT_GT(n_checked, 40);
+}
+
+}  // namespace
+}  // namespace hearth::server::options

@@ -1,0 +1,403 @@
+// Core serving options: defaults, values, help, version and the refusals.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "server/options/option_table.h"
+#include "support/test_paths.h"
+#include "unit/options/options_test_util.h"
+
+namespace hearth::server::options {
+namespace {
+
+using test::has_warning;
+using test::parse;
+using test::parse_ok;
+
+TEST(ParseArgsTest, DefaultsMatchReference) {
+  ServerArgs a = parse_ok({});
+  EXPECT_EQ(a.model_path, "");
+  EXPECT_TRUE(a.aliases.empty());
+  EXPECT_EQ(a.host, "127.0.0.1");
+  EXPECT_EQ(a.port, 8080);
+  EXPECT_EQ(a.n_ctx, 0);
+  EXPECT_EQ(a.n_parallel, -1);
+  EXPECT_EQ(resolved_n_slots(a), 4);
+  EXPECT_TRUE(resolved_kv_unified(a));
+  EXPECT_FALSE(a.kv_unified);
+  EXPECT_EQ(a.n_batch, 2048);
+  EXPECT_EQ(a.n_ubatch, 512);
+  EXPECT_FALSE(a.n_threads.has_value());
+  EXPECT_FALSE(a.n_threads_batch.has_value());
+  EXPECT_EQ(a.n_predict, -1);
+  EXPECT_EQ(a.n_keep, 0);
+  EXPECT_TRUE(a.api_keys.empty());
+  EXPECT_EQ(a.timeout_s, 3600);
+  EXPECT_FALSE(a.endpoint_metrics);
+  EXPECT_TRUE(a.endpoint_slots);
+  EXPECT_FALSE(a.endpoint_props);
+  EXPECT_EQ(a.slot_save_path, "");
+  EXPECT_EQ(a.n_cache_reuse, 0);
+  EXPECT_TRUE(a.cache_prompt);
+  EXPECT_EQ(a.cache_ram_mib, 8192);
+  EXPECT_TRUE(a.cache_idle_slots);
+  EXPECT_FLOAT_EQ(a.slot_prompt_similarity, 0.10f);
+  EXPECT_TRUE(a.cont_batching);
+  EXPECT_EQ(a.cache_type_k, "f16");
+  EXPECT_EQ(a.cache_type_v, "f16");
+  EXPECT_FALSE(a.context_shift);
+  EXPECT_EQ(a.flash_attn, TriState::kAuto);
+  EXPECT_EQ(a.seed, kDefaultSeed);
+  EXPECT_FLOAT_EQ(a.temperature, 0.8f);
+  EXPECT_EQ(a.top_k, 40);
+  EXPECT_FLOAT_EQ(a.top_p, 0.95f);
+  EXPECT_FLOAT_EQ(a.min_p, 0.05f);
+  EXPECT_TRUE(a.reverse_prompts.empty());
+  EXPECT_FALSE(a.special);
+  EXPECT_EQ(a.api_prefix, "");
+  EXPECT_EQ(a.cors_origins, "*");
+  EXPECT_EQ(a.sse_ping_interval_s, 30);
+  EXPECT_EQ(a.verbosity, 3);
+  EXPECT_EQ(a.log_file, "");
+}
+
+TEST(ParseArgsTest, ModelAndAlias) {
+  ServerArgs a = parse_ok({"-m", "models/x.gguf", "-a", " one , ,two "});
+  EXPECT_EQ(a.model_path, "models/x.gguf");
+  EXPECT_EQ(a.aliases, (std::vector<std::string>{"one", "two"}));
+  EXPECT_EQ(parse_ok({"--model", "y.gguf", "--alias", "z"}).aliases,
+            (std::vector<std::string>{"z"}));
+}
+
+TEST(ParseArgsTest, NetworkOptions) {
+  ServerArgs a = parse_ok({"--host", "0.0.0.0", "--port", "0", "-to", "30", "--api-prefix", "/llm",
+                           "--sse-ping-interval", "-1"});
+  EXPECT_EQ(a.host, "0.0.0.0");
+  EXPECT_EQ(a.port, 0);
+  EXPECT_EQ(a.timeout_s, 30);
+  EXPECT_EQ(a.api_prefix, "/llm");
+  EXPECT_EQ(a.sse_ping_interval_s, -1);
+  ServerArgs c = parse_ok({"--cors-origins", "localhost", "--cors-methods", "GET", "--cors-headers",
+                           "X-A", "--no-cors-credentials"});
+  EXPECT_EQ(c.cors_origins, "localhost");
+  EXPECT_TRUE(c.cors_origins_set);
+  EXPECT_EQ(c.cors_methods, "GET");
+  EXPECT_EQ(c.cors_headers, "X-A");
+  EXPECT_FALSE(c.cors_credentials);
+}
+
+TEST(ParseArgsTest, ContextAndSlots) {
+  ServerArgs a = parse_ok({"-c", "8192", "-np", "2", "-n", "128", "--keep", "-1"});
+  EXPECT_EQ(a.n_ctx, 8192);
+  EXPECT_EQ(a.n_parallel, 2);
+  EXPECT_EQ(resolved_n_slots(a), 2);
+  EXPECT_FALSE(resolved_kv_unified(a));
+  EXPECT_EQ(a.n_predict, 128);
+  EXPECT_EQ(a.n_keep, -1);
+  EXPECT_TRUE(resolved_kv_unified(parse_ok({"-np", "3", "-kvu"})));
+  EXPECT_FALSE(parse_ok({"-kvu", "-no-kvu"}).kv_unified);
+  EXPECT_TRUE(parse_ok({"--kv-unified"}).kv_unified);
+  ParseOutcome zero = parse({"-np", "0"});
+  EXPECT_EQ(zero.action, ParseAction::kError);
+  EXPECT_NE(zero.text.find("invalid value for n_parallel"), std::string::npos);
+}
+
+TEST(ParseArgsTest, BatchingAndThreads) {
+  ServerArgs a = parse_ok({"-b", "512", "-ub", "64", "-t", "3", "-tb", "-1", "-nocb"});
+  EXPECT_EQ(a.n_batch, 512);
+  EXPECT_EQ(a.n_ubatch, 64);
+  EXPECT_EQ(a.n_threads, 3);
+  EXPECT_EQ(a.n_threads_batch, -1);  // explicit: all logical CPUs
+  EXPECT_FALSE(a.cont_batching);
+  EXPECT_TRUE(parse_ok({"--no-cont-batching", "-cb"}).cont_batching);
+  EXPECT_EQ(parse_ok({"--threads", "-1"}).n_threads, -1);
+}
+
+TEST(ParseArgsTest, KvCacheTypes) {
+  for (const char* type : {"f32", "f16", "bf16", "q8_0"}) {
+    ServerArgs a = parse_ok({"-ctk", type, "-ctv", type});
+    EXPECT_EQ(a.cache_type_k, type);
+    EXPECT_EQ(a.cache_type_v, type);
+  }
+  ParseOutcome q4 = parse({"-ctk", "q4_0"});
+  ASSERT_EQ(q4.action, ParseAction::kError);
+  EXPECT_NE(q4.text.find("f32, f16, bf16, q8_0"), std::string::npos) << q4.text;
+  ParseOutcome bogus = parse({"--cache-type-v", "q3_k"});
+  ASSERT_EQ(bogus.action, ParseAction::kError);
+  EXPECT_NE(bogus.text.find("Unsupported cache type: q3_k"), std::string::npos) << bogus.text;
+}
+
+TEST(ParseArgsTest, FlashAttentionValidatedWithoutEffect) {
+  ParseOutcome on = parse({"-fa", "on"});
+  ASSERT_EQ(on.action, ParseAction::kRun);
+  EXPECT_EQ(on.args.flash_attn, TriState::kOn);
+  EXPECT_TRUE(has_warning(on, "has no effect"));
+  EXPECT_EQ(parse_ok({"--flash-attn", "disabled"}).flash_attn, TriState::kOff);
+  EXPECT_EQ(parse_ok({"-fa", "-1"}).flash_attn, TriState::kAuto);
+  EXPECT_EQ(parse({"-fa", "maybe"}).action, ParseAction::kError);
+}
+
+// Hearth always maps the model file read-only: every load option is validated, then
+// ignored with a warning that names it.
+TEST(ParseArgsTest, LoadModesHaveNoEffect) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--mlock"},
+           {"--mmap"},
+           {"--no-mmap"},
+           {"-dio"},
+           {"--no-direct-io"},
+           {"-lm", "mmap+mlock"},
+           {"--load-mode", "none"},
+       }) {
+    ParseOutcome out = parse(args);
+    ASSERT_EQ(out.action, ParseAction::kRun) << args[0] << ": " << out.text;
+    EXPECT_TRUE(has_warning(out, "option '" + args[0] +
+                                     "' has no effect in hearth-server: Hearth always "
+                                     "memory-maps the model file read-only"))
+        << args[0];
+  }
+  ParseOutcome bad = parse({"-lm", "fast"});
+  ASSERT_EQ(bad.action, ParseAction::kError);
+  EXPECT_NE(bad.text.find("unknown load mode 'fast'"), std::string::npos) << bad.text;
+}
+
+// Options whose subject Hearth does not have are accepted with a warning naming them.
+TEST(ParseArgsTest, NoEffectOptionsWarn) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string note;
+  };
+  const Case cases[] = {
+      {{"--warmup"}, "Hearth runs no warm-up pass"},
+      {{"--no-warmup"}, "Hearth runs no warm-up pass"},
+      {{"--reuse-port"}, "does not set SO_REUSEPORT"},
+      {{"--threads-http", "6"}, "one thread per connection"},
+      {{"--log-colors", "on"}, "log format is fixed"},
+      {{"--no-log-prefix"}, "log format is fixed"},
+      {{"--log-timestamps"}, "log format is fixed"},
+      {{"--swa-full"}, "no sliding-window attention layers"},
+  };
+  for (const Case& c : cases) {
+    ParseOutcome out = parse(c.args);
+    ASSERT_EQ(out.action, ParseAction::kRun) << c.args[0] << ": " << out.text;
+    EXPECT_TRUE(has_warning(out, "option '" + c.args[0] + "' has no effect in hearth-server: "))
+        << c.args[0];
+    EXPECT_TRUE(has_warning(out, c.note)) << c.args[0];
+  }
+  // Values are still validated as the reference validates them.
+  EXPECT_EQ(parse({"--threads-http", "many"}).action, ParseAction::kError);
+  EXPECT_EQ(parse({"--log-colors", "sometimes"}).action, ParseAction::kError);
+}
+
+TEST(ParseArgsTest, PromptCacheOptions) {
+  ServerArgs a = parse_ok({"--no-cache-prompt", "--cache-reuse", "0", "-cram", "-1",
+                           "--no-cache-idle-slots", "-sps", "0.5"});
+  EXPECT_FALSE(a.cache_prompt);
+  EXPECT_EQ(a.n_cache_reuse, 0);
+  EXPECT_EQ(a.cache_ram_mib, -1);
+  EXPECT_FALSE(a.cache_idle_slots);
+  EXPECT_FLOAT_EQ(a.slot_prompt_similarity, 0.5f);
+}
+
+TEST(ParseArgsTest, EndpointSwitches) {
+  std::string dir = hearth::test::make_temp_dir("options_slots");
+  ServerArgs a = parse_ok({"--metrics", "--props", "--no-slots", "--slot-save-path", dir});
+  EXPECT_TRUE(a.endpoint_metrics);
+  EXPECT_TRUE(a.endpoint_props);
+  EXPECT_FALSE(a.endpoint_slots);
+  EXPECT_EQ(a.slot_save_path, dir + "/");
+  ParseOutcome missing = parse({"--slot-save-path", dir + "/does-not-exist"});
+  EXPECT_EQ(missing.action, ParseAction::kError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ParseArgsTest, SamplingDefaults) {
+  ServerArgs a = parse_ok({"-s", "42", "--temp", "0.2", "--top-k", "5", "--top-p", "0.5", "--min-p",
+                           "0.01", "-l", "15043+1.5", "-l", "7-inf"});
+  EXPECT_EQ(a.seed, 42u);
+  EXPECT_FLOAT_EQ(a.temperature, 0.2f);
+  EXPECT_EQ(a.top_k, 5);
+  EXPECT_FLOAT_EQ(a.top_p, 0.5f);
+  EXPECT_FLOAT_EQ(a.min_p, 0.01f);
+  ASSERT_EQ(a.logit_bias.size(), 2u);
+  EXPECT_EQ(a.logit_bias[0].first, 15043);
+  EXPECT_FLOAT_EQ(a.logit_bias[0].second, 1.5f);
+  EXPECT_EQ(a.logit_bias[1].first, 7);
+  EXPECT_TRUE(std::isinf(a.logit_bias[1].second) && a.logit_bias[1].second < 0);
+  EXPECT_FLOAT_EQ(parse_ok({"--temperature", "-3"}).temperature, 0.0f);
+  EXPECT_EQ(parse_ok({"--seed", "-1"}).seed, kDefaultSeed);
+  EXPECT_EQ(parse({"-l", "15043*2"}).action, ParseAction::kError);
+}
+
+TEST(ParseArgsTest, ReversePromptsAndEscapes) {
+  ServerArgs a = parse_ok({"-r", "User:\\n", "--reverse-prompt", "\\x41\\t"});
+  EXPECT_EQ(a.reverse_prompts, (std::vector<std::string>{"User:\n", "A\t"}));
+  ServerArgs raw = parse_ok({"-r", "a\\nb", "--no-escape"});
+  EXPECT_EQ(raw.reverse_prompts, (std::vector<std::string>{"a\\nb"}));
+  EXPECT_TRUE(parse_ok({"-sp"}).special);
+  EXPECT_TRUE(parse_ok({"--special"}).special);
+}
+
+TEST(ParseArgsTest, LoggingOptions) {
+  ParseOutcome out = parse({"-lv", "5", "--log-file", "out.log", "--log-colors", "off",
+                            "--no-log-prefix", "--no-log-timestamps", "--log-disable"});
+  ASSERT_EQ(out.action, ParseAction::kRun) << out.text;
+  const ServerArgs& a = out.args;
+  EXPECT_EQ(a.verbosity, 5);
+  EXPECT_EQ(a.log_file, "out.log");
+  EXPECT_TRUE(a.log_disable);
+  EXPECT_FALSE(has_warning(out, "'--log-file' has no effect"));
+  EXPECT_TRUE(has_warning(out, "'--log-colors' has no effect"));
+  EXPECT_TRUE(has_warning(out, "'--no-log-prefix' has no effect"));
+  EXPECT_TRUE(has_warning(out, "'--no-log-timestamps' has no effect"));
+  EXPECT_EQ(parse_ok({"-v"}).verbosity, INT32_MAX);
+  EXPECT_EQ(parse_ok({"--log-verbose"}).verbosity, INT32_MAX);
+}
+
+TEST(ParseArgsTest, ApiKeys) {
+  std::string dir = hearth::test::make_temp_dir("options_keys");
+  std::ofstream(dir + "/keys") << "# comment\n\nfile-key \n";
+  ServerArgs a = parse_ok({"--api-key", "a,\"b,c\",,", "--api-key-file", dir + "/keys"});
+  EXPECT_EQ(a.api_keys, (std::vector<std::string>{"a", "b,c", "file-key "}));
+  ParseOutcome missing = parse({"--api-key-file", dir + "/none"});
+  ASSERT_EQ(missing.action, ParseAction::kError);
+  EXPECT_EQ(missing.text, "error: failed to open file '" + dir + "/none'");
+  std::filesystem::remove_all(dir);
+}
+
+// The engine always uses the model's RoPE/YaRN values: an override is refused by name,
+// a value meaning "the model's" is accepted.
+TEST(ParseArgsTest, RopeOverridesAreRefused) {
+  const std::string reason =
+      "RoPE and YaRN overrides are not implemented; the model's own values are used";
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--rope-scaling", "yarn"},
+           {"--rope-scaling", "none"},
+           {"--rope-scale", "4"},
+           {"--rope-freq-base", "500000"},
+           {"--rope-freq-scale", "0.25"},
+           {"--yarn-orig-ctx", "8192"},
+           {"--yarn-ext-factor", "1"},
+           {"--yarn-attn-factor", "1"},
+           {"--yarn-beta-slow", "1"},
+           {"--yarn-beta-fast", "16"},
+       }) {
+    ParseOutcome out = parse(args);
+    ASSERT_EQ(out.action, ParseAction::kError) << args[0];
+    EXPECT_EQ(out.exit_code, 1);
+    EXPECT_EQ(out.text,
+              "error: option '" + args[0] + "' is not supported by hearth-server: " + reason);
+  }
+  ParseOutcome env = parse({}, {{"LLAMA_ARG_ROPE_FREQ_BASE", "1e6"}});
+  ASSERT_EQ(env.action, ParseAction::kError);
+  EXPECT_EQ(env.text.rfind("error: option '--rope-freq-base' (from environment variable "
+                           "LLAMA_ARG_ROPE_FREQ_BASE) is not supported by hearth-server",
+                           0),
+            0u)
+      << env.text;
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--rope-freq-base", "0"},
+           {"--rope-freq-scale", "0"},
+           {"--yarn-orig-ctx", "0"},
+           {"--yarn-ext-factor", "-1"},
+           {"--yarn-attn-factor", "-1.00"},
+           {"--yarn-beta-slow", "-1"},
+           {"--yarn-beta-fast", "-1.0"},
+       }) {
+    ParseOutcome out = parse(args);
+    EXPECT_EQ(out.action, ParseAction::kRun) << args[0] << ": " << out.text;
+    EXPECT_TRUE(out.warnings.empty()) << args[0];
+  }
+}
+
+// Reusing non-prefix KV chunks needs position shifting, which Hearth lacks: only 0 (off,
+// the default) is accepted.
+TEST(ParseArgsTest, CacheReuseOnlyOff) {
+  EXPECT_EQ(parse_ok({"--cache-reuse", "0"}).n_cache_reuse, 0);
+  ParseOutcome out = parse({"--cache-reuse", "256"});
+  ASSERT_EQ(out.action, ParseAction::kError);
+  EXPECT_EQ(out.text.rfind("error: option '--cache-reuse' is not supported by hearth-server: "
+                           "reusing KV chunks by shifting their positions is not implemented",
+                           0),
+            0u)
+      << out.text;
+  EXPECT_EQ(parse({}, {{"LLAMA_ARG_CACHE_REUSE", "0"}}).action, ParseAction::kRun);
+  EXPECT_EQ(parse({}, {{"LLAMA_ARG_CACHE_REUSE", "64"}}).action, ParseAction::kError);
+}
+
+TEST(ParseArgsTest, DeviceOptionsHaveNoEffect) {
+  ParseOutcome out = parse({"-ngl", "99", "-sm", "row", "-ts", "1/1", "-mg", "0", "-dev", "none"});
+  ASSERT_EQ(out.action, ParseAction::kRun) << out.text;
+  EXPECT_TRUE(has_warning(out, "option '-ngl' has no effect"));
+  EXPECT_TRUE(has_warning(out, "option '-dev' has no effect"));
+  ParseOutcome gpu = parse({"-dev", "CUDA0"});
+  ASSERT_EQ(gpu.action, ParseAction::kError);
+  EXPECT_NE(gpu.text.find("invalid device: CUDA0"), std::string::npos);
+  EXPECT_EQ(parse({"-sm", "diagonal"}).action, ParseAction::kError);
+  EXPECT_EQ(parse({"-ngl", "all"}).action, ParseAction::kRun);
+  EXPECT_EQ(parse({"-ot", "x=CUDA0"}).action, ParseAction::kError);
+}
+
+TEST(ParseArgsTest, ListDevicesPrintsNone) {
+  ParseOutcome out = parse({"--list-devices", "--bogus"});
+  EXPECT_EQ(out.action, ParseAction::kPrintAndExit);
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_EQ(out.text, "Available devices:\n  (none)");
+}
+
+TEST(ParseArgsTest, VersionPrintsImmediately) {
+  ParseOutcome out = parse({"--version", "--bogus"});
+  ASSERT_EQ(out.action, ParseAction::kPrintAndExit);
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_EQ(out.text.rfind("version: ", 0), 0u);
+  EXPECT_NE(out.text.find("hearth"), std::string::npos);
+  // Options before --version are still parsed first.
+  EXPECT_EQ(parse({"--bogus", "--version"}).action, ParseAction::kError);
+}
+
+TEST(ParseArgsTest, HelpGroupsFourSections) {
+  ParseOutcome out = parse({"--port", "9000", "-h"});
+  ASSERT_EQ(out.action, ParseAction::kPrintAndExit);
+  EXPECT_EQ(out.exit_code, 0);
+  const std::string& help = out.text;
+  size_t common = help.find("----- common params -----");
+  size_t sampling = help.find("\n\n\n----- sampling params -----");
+  size_t speculative = help.find("\n\n\n----- speculative params -----");
+  size_t example = help.find("\n\n\n----- example-specific params -----");
+  EXPECT_EQ(common, 0u);
+  EXPECT_LT(common, sampling);
+  EXPECT_LT(sampling, speculative);
+  EXPECT_LT(speculative, example);
+  EXPECT_NE(example, std::string::npos);
+  // One entry per table row: entry heads start at column 0 with '-'.
+  int n_entries = 0;
+  int n_env = 0;
+  size_t pos = 0;
+  while (pos < help.size()) {
+    size_t end = help.find('\n', pos);
+    std::string line = help.substr(pos, end - pos);
+    if (line.starts_with("-") && !line.starts_with("----- ")) ++n_entries;
+    if (line.find("(env: ") != std::string::npos) ++n_env;
+    pos = end == std::string::npos ? help.size() : end + 1;
+  }
+  EXPECT_EQ(n_entries, 249);
+  EXPECT_EQ(n_env, 136);
+  EXPECT_NE(help.find("-c,    --ctx-size N"), std::string::npos);
+  EXPECT_NE(help.find("(env: LLAMA_ARG_CTX_SIZE)"), std::string::npos);
+  EXPECT_EQ(parse({"--usage"}).text, help);
+  EXPECT_EQ(parse({"--help"}).text, help);
+}
+
+TEST(ParseArgsTest, CompletionBash) {
+  ParseOutcome out = parse({"--completion-bash"});
+  ASSERT_EQ(out.action, ParseAction::kPrintAndExit);
+  EXPECT_NE(out.text.find("--ctx-size"), std::string::npos);
+  EXPECT_NE(out.text.find("complete -F"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hearth::server::options
