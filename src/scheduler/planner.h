@@ -1,0 +1,76 @@
+// The scheduling decision of one engine step as a pure function over plain data: which
+// queued tasks start on which slots (llama-server's slot selection), how much of each
+// prompt the slot cache already holds, and how many prompt tokens each slot evaluates in
+// this step under the -b budget. The Scheduler applies the plan; tests drive it directly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace hearth::scheduler {
+
+struct PlanSlot {
+  int32_t id = 0;
+  bool busy = false;                // runs a task (or waits for its parent's prompt)
+  bool generating = false;          // decodes its last sampled token in this step
+  int32_t prompt_left = 0;          // prompt tokens still to evaluate
+  int64_t started = 0;              // order in which the busy slots started their prompts
+  int64_t t_last_used = -1;         // when the slot was last released; -1 never
+  std::span<const int32_t> cached;  // tokens held in the slot's KV cache
+};
+
+struct PlanTask {
+  std::span<const int32_t> prompt;
+  int32_t id_slot = -1;  // >= 0: pinned to id_slot % n_slots; < -1: least recently used only
+  int32_t n_cmpl = 1;
+  bool cache_prompt = true;
+};
+
+struct PlanInput {
+  std::vector<PlanSlot> slots;  // in slot-id order
+  std::vector<PlanTask> queue;  // FIFO order
+  int32_t n_batch = 2048;
+  bool cont_batching = true;
+  float similarity = 0.10f;  // -sps; 0 turns the similarity choice off
+};
+
+struct Admission {
+  size_t task = 0;                   // index into PlanInput::queue
+  int32_t slot = 0;                  // the parent's slot
+  std::vector<int32_t> child_slots;  // copies 1..n_cmpl-1
+  int32_t n_past = 0;                // prompt tokens reused from the slot's cache
+  // The reference would consult the host prompt cache for this slot: it was picked as the
+  // least recently used one, or by similarity while keeping under half of its cache. Pinned
+  // slots never are.
+  bool update_cache = false;
+};
+
+struct StepPlan {
+  std::vector<Admission> admitted;
+  std::vector<int32_t> prompt_tokens;  // per slot: prompt tokens evaluated in this step
+  std::vector<bool> decode;            // per slot: decodes one generated token
+  int32_t n_tokens = 0;                // total tokens of the step
+};
+
+// Length of the common prefix of two token lists.
+size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b);
+
+// Slot for a task among the free slots (not busy, not in `taken`): the pinned one (-1 when
+// it is busy), else the free slot whose cache shares the largest fraction of the prompt above
+// `similarity` (the first such slot on ties), else the least recently used one (the last
+// such slot on ties, as llama-server's `<=` scan). -1 when none is free.
+int32_t select_slot(const PlanInput& in, const PlanTask& task, const std::vector<bool>& taken);
+
+// Prompt tokens the slot's cache can keep for `task`: the common prefix, leaving at least
+// one prompt token to evaluate so the step yields logits; 0 without cache_prompt.
+int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task);
+
+// Admits queued tasks in FIFO order (a task that cannot start waits without blocking the
+// ones behind it, like the reference's deferred queue), then fills the step: one token per
+// generating slot, then prompt chunks in the order the prompts started, up to n_batch. With
+// cont_batching off, prompts are evaluated only in steps without generated tokens.
+StepPlan plan_step(const PlanInput& in);
+
+}  // namespace hearth::scheduler

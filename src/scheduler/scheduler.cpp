@@ -1,0 +1,223 @@
+#include "scheduler/scheduler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/timer.h"
+#include "scheduler/scheduler_impl.h"
+
+namespace hearth::scheduler {
+namespace detail {
+
+void SchedulerImpl::start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (thread_.joinable() || stopped_) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void SchedulerImpl::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  shutdown_tasks();
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+}
+
+Status SchedulerImpl::submit(TaskRequest request) {
+  if (!request.sink) return error(ErrorCode::kInvalidArgument, "task without a sink");
+  if (request.n_cmpl < 1 || request.n_cmpl > config_.n_slots)
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("n_cmpl {} is outside [1, {}]", request.n_cmpl, config_.n_slots));
+  Pending p;
+  p.prompt = std::make_shared<const std::vector<int32_t>>(std::move(request.prompt));
+  p.req = std::move(request);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ || stopped_) return error(ErrorCode::kResourceExhausted, "scheduler stopped");
+    if (static_cast<int32_t>(queue_.size()) >= config_.max_queued)
+      return error(ErrorCode::kResourceExhausted,
+                   fmt::format("{} tasks are already waiting for a slot", queue_.size()));
+    queue_.push_back(std::move(p));
+    metrics_.requests_deferred = static_cast<int32_t>(queue_.size());
+  }
+  cv_.notify_all();
+  return Status::ok();
+}
+
+std::vector<SlotInfo> SchedulerImpl::slots() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return snapshot_;
+}
+
+bool SchedulerImpl::has_idle_slot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::any_of(snapshot_.begin(), snapshot_.end(),
+                     [](const SlotInfo& s) { return !s.is_processing; });
+}
+
+MetricsSnapshot SchedulerImpl::metrics(bool reset_window) {
+  std::lock_guard<std::mutex> lock(mu_);
+  MetricsSnapshot out = metrics_;
+  if (reset_window) {
+    metrics_.window_prompt_tokens = 0;
+    metrics_.window_prompt_seconds = 0.0;
+    metrics_.window_predicted_tokens = 0;
+    metrics_.window_predicted_seconds = 0.0;
+  }
+  return out;
+}
+
+int32_t SchedulerImpl::busy_slots() const {
+  return static_cast<int32_t>(
+      std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.task != nullptr; }));
+}
+
+void SchedulerImpl::run() {
+  for (;;) {
+    run_slot_actions();
+    StepPlan plan;
+    std::vector<Pending> admitted;
+    if (!take_work(plan, admitted)) break;
+    for (size_t i = 0; i < plan.admitted.size(); ++i)
+      launch(plan.admitted[i], std::move(admitted[i]));
+    execute(plan);
+    publish();
+  }
+}
+
+// Under the lock: drops cancelled work, fails tasks that cannot run, waits while there is
+// nothing to do, and plans the next step. False once stop() was called.
+bool SchedulerImpl::take_work(StepPlan& plan, std::vector<Pending>& admitted) {
+  drop_cancelled();
+  std::vector<std::pair<Pending, TaskError>> rejected;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      if (stopping_) return false;
+      screen_queue(rejected);
+      if (!queue_.empty() || busy_slots() > 0 || !rejected.empty() || action_runnable()) break;
+      metrics_.requests_deferred = 0;
+      cv_.wait(lock);
+    }
+    // A slot action that can run now goes first: run() comes back to it before planning.
+    if (!action_runnable()) plan = plan_step(plan_input(queue_));
+    // Admissions come in queue order; take them out back to front so indices stay valid.
+    admitted.resize(plan.admitted.size());
+    for (size_t i = plan.admitted.size(); i-- > 0;) {
+      const auto at = queue_.begin() + static_cast<std::ptrdiff_t>(plan.admitted[i].task);
+      admitted[i] = std::move(*at);
+      queue_.erase(at);
+    }
+    metrics_.requests_deferred = static_cast<int32_t>(queue_.size());
+    if (plan.admitted.empty() && plan.n_tokens == 0 && busy_slots() == 0 && rejected.empty() &&
+        !action_runnable()) {
+      // Nothing can start (should not happen: n_cmpl <= n_slots); avoid spinning.
+      cv_.wait_for(lock, std::chrono::milliseconds(10));
+    }
+  }
+  // Outside the lock, so a sink may call back into the scheduler.
+  for (auto& [p, err] : rejected) {
+    for (int32_t j = 0; j < p.req.n_cmpl; ++j) p.req.sink->on_error(p.req.index + j, err);
+  }
+  return true;
+}
+
+// Drops cancelled queued tasks and takes out the ones that cannot run (checked once each).
+void SchedulerImpl::screen_queue(std::vector<std::pair<Pending, TaskError>>& rejected) {
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (it->req.sink->cancelled()) {
+      it = queue_.erase(it);
+      continue;
+    }
+    if (!it->checked) {
+      it->checked = true;
+      if (std::optional<TaskError> err = check_task(*it)) {
+        rejected.emplace_back(std::move(*it), std::move(*err));
+        it = queue_.erase(it);
+        continue;
+      }
+    }
+    ++it;
+  }
+}
+
+std::optional<TaskError> SchedulerImpl::check_task(const Pending& p) const {
+  const int32_t n_vocab = model_->hparams().n_vocab;
+  for (int32_t t : *p.prompt) {
+    if (t < 0 || t >= n_vocab)
+      return TaskError{TaskError::Kind::kInvalidRequest, "Prompt contains invalid tokens", 0, 0};
+  }
+  const auto n = static_cast<int32_t>(p.prompt->size());
+  if (n >= config_.n_ctx_slot) {
+    return TaskError{TaskError::Kind::kExceedContext,
+                     fmt::format("request ({} tokens) exceeds the available context size ({} "
+                                 "tokens), try increasing it",
+                                 n, config_.n_ctx_slot),
+                     n, config_.n_ctx_slot};
+  }
+  return std::nullopt;
+}
+
+PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
+  PlanInput in;
+  in.n_batch = config_.n_batch;
+  in.cont_batching = config_.cont_batching;
+  in.similarity = config_.slot_prompt_similarity;
+  for (const Slot& s : slots_) {
+    PlanSlot ps;
+    ps.id = s.id;
+    // A slot with a pending action takes no new task until the action ran.
+    ps.busy = s.task != nullptr || action_pending(s.id);
+    ps.generating = s.task && s.task->prompt_done && s.task->has_next_token;
+    if (s.task && !s.task->is_child && !s.task->prompt_done)
+      ps.prompt_left = s.task->n_prompt() - static_cast<int32_t>(s.cached.size());
+    ps.started = s.started;
+    ps.t_last_used = s.t_last_used;
+    ps.cached = s.cached;
+    in.slots.push_back(ps);
+  }
+  for (const Pending& p : queue) {
+    in.queue.push_back({*p.prompt, p.req.id_slot, p.req.n_cmpl, p.req.params.cache_prompt});
+  }
+  return in;
+}
+
+}  // namespace detail
+
+Result<std::unique_ptr<Scheduler>> Scheduler::create(
+    std::shared_ptr<const engine::Model> model, std::shared_ptr<const tokenizer::Tokenizer> tok,
+    const SchedulerConfig& config) {
+  if (!model || !tok)
+    return error(ErrorCode::kInvalidArgument, "scheduler needs a model and a tokenizer");
+  if (config.n_slots < 1 || config.n_ctx_slot < 2 || config.n_batch < 1 || config.n_ubatch < 1)
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("invalid scheduler config: {} slots of {} tokens, batch {}, ubatch {}",
+                             config.n_slots, config.n_ctx_slot, config.n_batch, config.n_ubatch));
+  const engine::ModelHparams& hp = model->hparams();
+  if (!engine::kv_type_supported(config.type_k, hp.head_dim))
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("KV cache type {} (-ctk) is not supported for heads of {} values",
+                             tensor_type_name(config.type_k), hp.head_dim));
+  if (!engine::kv_type_supported(config.type_v, hp.head_dim_v))
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("KV cache type {} (-ctv) is not supported for heads of {} values",
+                             tensor_type_name(config.type_v), hp.head_dim_v));
+  engine::ContextParams cp;
+  cp.n_ctx = config.n_slots * config.n_ctx_slot;
+  cp.n_seq_max = config.n_slots;
+  cp.n_threads = config.n_threads;
+  cp.n_threads_batch = config.n_threads_batch;
+  cp.type_k = config.type_k;
+  cp.type_v = config.type_v;
+  HEARTH_ASSIGN_OR_RETURN(auto ctx, engine::Context::create(model, cp));
+  return std::unique_ptr<Scheduler>(
+      new detail::SchedulerImpl(std::move(model), std::move(tok), config, std::move(ctx)));
+}
+
+}  // namespace hearth::scheduler

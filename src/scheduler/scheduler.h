@@ -1,0 +1,114 @@
+// Continuous batching over llama-server's slots: one engine step carries the next token of
+// every generating slot plus prompt chunks of starting slots, under the -b/-ub budget.
+// Owns the engine Context; the server talks only to this class.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor_type.h"
+#include "engine/model.h"
+#include "scheduler/task.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::scheduler {
+
+struct SchedulerConfig {
+  int32_t n_slots = 4;                   // -np
+  int32_t n_ctx_slot = 512;              // context of each slot
+  int32_t n_batch = 2048;                // -b: tokens per engine step
+  int32_t n_ubatch = 512;                // -ub: tokens per forward call
+  bool cont_batching = true;             // -cb / --no-cont-batching
+  float slot_prompt_similarity = 0.10f;  // -sps
+  int64_t cache_ram_mib = 8192;          // --cache-ram: host prompt cache; 0 off, -1 unlimited
+  bool cache_idle_slots = true;          // --cache-idle-slots
+  int32_t n_threads = 0;                 // -t (0: hardware)
+  int32_t n_threads_batch = 0;           // -tb (0: as -t)
+  int32_t max_queued = 1024;             // tasks waiting for a slot before submit() refuses
+  bool special = false;                  // --special: render special tokens in content
+  bool kv_unified = false;               // -kvu (or -np auto): slots share one KV pool
+  TensorType type_k = TensorType::kF16;  // -ctk
+  TensorType type_v = TensorType::kF16;  // -ctv
+};
+
+// Outcome of a slot save or restore (POST /slots/:id?action=save|restore).
+struct SlotFileResult {
+  int32_t n_tokens = 0;  // tokens saved or restored
+  uint64_t n_bytes = 0;  // bytes written or read
+  double ms = 0.0;       // time taken
+};
+
+// State of one slot for GET /slots.
+struct SlotInfo {
+  int32_t id = 0;
+  int32_t n_ctx = 0;
+  bool is_processing = false;
+  bool has_task = false;  // has run a task since start
+  int32_t id_task = -1;
+  int32_t n_prompt_tokens = 0;  // tokens held in the slot's cache
+  int32_t n_prompt_tokens_processed = 0;
+  int32_t n_prompt_tokens_cache = 0;
+  std::shared_ptr<const void> echo;  // TaskRequest::echo of the current/last task
+  bool has_next_token = false;
+  bool has_new_line = false;
+  int32_t n_remain = -1;
+  int32_t n_decoded = 0;
+};
+
+// Counters for GET /metrics (llama-server's llamacpp:* set).
+struct MetricsSnapshot {
+  uint64_t prompt_tokens_total = 0;
+  uint64_t prompt_tokens_cached_total = 0;
+  double prompt_seconds_total = 0.0;
+  uint64_t tokens_predicted_total = 0;
+  double tokens_predicted_seconds_total = 0.0;
+  uint64_t n_decode_total = 0;
+  uint64_t n_tokens_max = 0;
+  uint64_t n_busy_slots_total = 0;  // summed over decode calls
+  // Windows since the previous scrape (reset by metrics(true)).
+  uint64_t window_prompt_tokens = 0;
+  double window_prompt_seconds = 0.0;
+  uint64_t window_predicted_tokens = 0;
+  double window_predicted_seconds = 0.0;
+  int32_t requests_processing = 0;
+  int32_t requests_deferred = 0;
+};
+
+class Scheduler {
+ public:
+  static Result<std::unique_ptr<Scheduler>> create(std::shared_ptr<const engine::Model> model,
+                                                   std::shared_ptr<const tokenizer::Tokenizer> tok,
+                                                   const SchedulerConfig& config);
+  virtual ~Scheduler() = default;
+
+  // Starts and stops the engine thread. stop() cancels queued and running tasks (their
+  // sinks get an error) and joins.
+  virtual void start() = 0;
+  virtual void stop() = 0;
+
+  // Queues a task (FIFO). kResourceExhausted when the queue is full, kInvalidArgument for a
+  // request the scheduler cannot run (n_cmpl out of range, ...).
+  virtual Status submit(TaskRequest request) = 0;
+
+  virtual std::vector<SlotInfo> slots() const = 0;
+  virtual bool has_idle_slot() const = 0;
+  virtual MetricsSnapshot metrics(bool reset_window) = 0;
+
+  // Slot actions; each waits until the slot is idle and runs between engine steps. `id` is
+  // already reduced modulo n_slots. Errors: kIo for a file that cannot be written or read;
+  // kInvalidArgument for a file that cannot be restored, with the reference's reasons
+  // ("No available space in KV cache or invalid slot save file", "Restored prompt does not
+  // fit in the slot context", "Invalid tokens in slot save file"); the slot is then empty.
+  virtual Result<SlotFileResult> save_slot(int32_t id, const std::string& path) = 0;
+  virtual Result<SlotFileResult> restore_slot(int32_t id, const std::string& path) = 0;
+  // Drops the slot's cached tokens; returns how many there were.
+  virtual Result<int32_t> erase_slot(int32_t id) = 0;
+
+  virtual const SchedulerConfig& config() const = 0;
+  virtual const tokenizer::Tokenizer& tokenizer() const = 0;
+};
+
+}  // namespace hearth::scheduler

@@ -1,0 +1,147 @@
+// The Scheduler's implementation, shared by scheduler.cpp (queue, planning, public entry
+// points) and step.cpp (launching tasks and running engine steps). Internal to the library.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/context.h"
+#include "scheduler/planner.h"
+#include "scheduler/prompt_cache.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/slot.h"
+#include "scheduler/slot_file.h"
+
+namespace hearth::scheduler::detail {
+
+struct Pending {
+  TaskRequest req;
+  std::shared_ptr<const std::vector<int32_t>> prompt;
+  bool checked = false;  // check_task() ran
+};
+
+struct Slot {
+  int32_t id = 0;
+  std::vector<int32_t> cached;  // mirrors the KV sequence `id`
+  int64_t t_last_used = -1;
+  int64_t started = 0;
+  bool has_task = false;
+  int32_t last_id_task = -1;
+  std::shared_ptr<const void> echo;
+  std::unique_ptr<RunningTask> task;
+  bool waiting() const { return task && task->is_child && !task->prompt_done; }
+};
+
+// A slot action (save, restore, erase) waiting for its slot to be idle; the HTTP thread that
+// queued it waits on `done`.
+struct SlotAction {
+  enum class Kind { kSave, kRestore, kErase };
+  Kind kind = Kind::kErase;
+  int32_t slot = 0;
+  std::string path;
+  std::promise<Result<SlotFileResult>> done;
+};
+
+// One token of an engine step and where it came from.
+struct StepToken {
+  int32_t slot = 0;
+  int32_t token = 0;
+  bool logits = false;
+  bool prompt = false;
+};
+
+class SchedulerImpl final : public Scheduler {
+ public:
+  SchedulerImpl(std::shared_ptr<const engine::Model> model,
+                std::shared_ptr<const tokenizer::Tokenizer> tok, const SchedulerConfig& config,
+                std::unique_ptr<engine::Context> ctx)
+      : model_(std::move(model)), tok_(std::move(tok)), config_(config), ctx_(std::move(ctx)) {
+    slots_.resize(static_cast<size_t>(config_.n_slots));
+    for (int32_t i = 0; i < config_.n_slots; ++i) slots_[static_cast<size_t>(i)].id = i;
+    if (config_.cache_ram_mib != 0) {
+      prompt_cache_ = std::make_unique<PromptCache>(
+          PromptCache::limit_from_mib(config_.cache_ram_mib),
+          static_cast<size_t>(config_.n_slots) * static_cast<size_t>(config_.n_ctx_slot));
+    }
+    publish();
+  }
+  ~SchedulerImpl() override { stop(); }
+
+  void start() override;
+  void stop() override;
+  Status submit(TaskRequest request) override;
+  std::vector<SlotInfo> slots() const override;
+  bool has_idle_slot() const override;
+  MetricsSnapshot metrics(bool reset_window) override;
+  Result<SlotFileResult> save_slot(int32_t id, const std::string& path) override;
+  Result<SlotFileResult> restore_slot(int32_t id, const std::string& path) override;
+  Result<int32_t> erase_slot(int32_t id) override;
+  const SchedulerConfig& config() const override { return config_; }
+  const tokenizer::Tokenizer& tokenizer() const override { return *tok_; }
+
+ private:
+  void run();
+  // Slot actions (slot_actions.cpp).
+  Result<SlotFileResult> queue_action(SlotAction::Kind kind, int32_t id, std::string path);
+  bool action_pending(int32_t slot) const;  // under mu_
+  bool action_runnable() const;             // under mu_: an action whose slot is idle
+  void run_slot_actions();
+  Result<SlotFileResult> run_action(const SlotAction& action);
+  Result<SlotFileResult> save_to_file(Slot& slot, const std::string& path);
+  Result<SlotFileResult> restore_from_file(Slot& slot, const std::string& path);
+  void clear_slot(Slot& slot);
+  // Host prompt cache (slot_cache.cpp).
+  int32_t use_prompt_cache(Slot& slot, const Pending& p);
+  bool store_in_cache(const Slot& slot);
+  void cache_idle_slots();
+  void fail_actions();
+  SlotFileShape file_shape() const;
+  bool take_work(StepPlan& plan, std::vector<Pending>& admitted);
+  void screen_queue(std::vector<std::pair<Pending, TaskError>>& rejected);
+  std::optional<TaskError> check_task(const Pending& p) const;
+  PlanInput plan_input(const std::deque<Pending>& queue) const;
+  void launch(const Admission& adm, Pending&& p);
+  std::unique_ptr<RunningTask> make_task(const Pending& p, int32_t copy, int32_t parent_slot);
+  void execute(const StepPlan& plan);
+  void collect(const StepPlan& plan, std::vector<StepToken>& tokens);
+  bool forward(std::span<const StepToken> chunk);
+  void after_forward(std::span<const StepToken> chunk);
+  void prompt_finished(Slot& slot, std::span<const float> logits);
+  void sample_into(Slot& slot, std::span<const float> logits);
+  void finish(Slot& slot);
+  void fail(Slot& slot, const TaskError& error);
+  void release(Slot& slot);
+  void drop_cancelled();
+  void shutdown_tasks();
+  void publish();
+  int32_t busy_slots() const;
+
+  std::shared_ptr<const engine::Model> model_;
+  std::shared_ptr<const tokenizer::Tokenizer> tok_;
+  SchedulerConfig config_;
+  std::unique_ptr<engine::Context> ctx_;
+  std::vector<Slot> slots_;                    // scheduler thread only
+  std::unique_ptr<PromptCache> prompt_cache_;  // scheduler thread only; null with --cache-ram 0
+  int64_t next_start_ = 1;
+  int32_t next_task_id_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> queue_;
+  std::deque<std::unique_ptr<SlotAction>> actions_;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  std::thread thread_;
+  std::vector<SlotInfo> snapshot_;
+  MetricsSnapshot metrics_;
+};
+
+}  // namespace hearth::scheduler::detail

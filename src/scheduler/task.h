@@ -1,0 +1,148 @@
+// What the server hands the scheduler (a tokenized prompt plus generation settings) and
+// what comes back (progress, per-token partial results, one final result or an error),
+// in llama-server's terms. Everything here is plain data: the server turns it into JSON.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hearth::scheduler {
+
+inline constexpr uint32_t kRandomSeed = 0xFFFFFFFFu;
+
+// The sampling settings the scheduler honours today (the rest of llama-server's chain is
+// refused by the server until the sampling issue lands).
+struct SamplingSettings {
+  float temperature = 0.8f;  // <= 0: greedy
+  int32_t top_k = 40;        // <= 0: off
+  float top_p = 0.95f;       // >= 1: off
+  float min_p = 0.05f;       // <= 0: off
+  int32_t min_keep = 0;
+  uint32_t seed = kRandomSeed;  // kRandomSeed: a fresh random seed per task
+  // Additive logit biases (token id, bias); -infinity bans the token. Applied before the
+  // chain, as llama-server's logit-bias sampler.
+  std::vector<std::pair<int32_t, float>> logit_bias;
+};
+
+// Per-task generation settings (llama-server's request fields after defaults).
+struct TaskParams {
+  int32_t n_predict = -1;  // -1: no budget; 0 behaves as 1 (the reference generates one token)
+  std::vector<std::string> stop;  // stop strings, searched in the generated text only
+  int32_t n_indent = 0;           // 0: off
+  int64_t t_max_predict_ms = -1;  // <= 0: off
+  bool cache_prompt = true;       // reuse the common prefix of the slot's cache
+  int32_t n_probs = 0;            // > 0: top-N probabilities per generated token
+  bool post_sampling_probs = false;
+  bool stream = false;           // deliver on_partial() per token
+  bool return_progress = false;  // deliver on_progress() per prompt batch (stream only)
+  SamplingSettings sampling;
+};
+
+enum class StopType { kNone, kEos, kLimit, kWord };
+const char* stop_type_name(StopType type);  // "none", "eos", "limit", "word"
+
+// Raw per-slot timing counters; the server derives the per-token and per-second values.
+struct Timings {
+  int32_t cache_n = 0;   // prompt tokens reused from the cache
+  int32_t prompt_n = 0;  // prompt tokens decoded
+  double prompt_ms = 0.0;
+  int32_t predicted_n = 0;
+  double predicted_ms = 0.0;
+};
+
+struct TokenCandidate {
+  int32_t id = 0;
+  float p = 0.0f;  // probability in [0, 1] (pre-sampling: softmax of the raw logits)
+};
+
+// One completion_probabilities entry.
+struct TokenProbs {
+  int32_t id = 0;    // the sampled token
+  float p = 0.0f;    // its probability in the same distribution as `top`
+  std::string text;  // text emitted at this step (after stop-string hold-back), raw bytes
+  std::vector<TokenCandidate> top;  // pre: exactly min(n_probs, n_vocab) by logit; post: <= n_probs
+};
+
+struct ProgressInfo {
+  int32_t total = 0;      // prompt tokens of the task
+  int32_t cache = 0;      // reused from the cache
+  int32_t processed = 0;  // now in the slot's cache
+  int64_t time_ms = 0;    // since the slot started this prompt
+};
+
+struct PartialResult {
+  int32_t index = 0;
+  std::string content;  // text released at this step (raw bytes; "" when withheld)
+  int32_t token = 0;    // the token generated at this step
+  int32_t n_predicted = 0;
+  int32_t n_evaluated = 0;
+  Timings timings;                  // running values
+  bool after_stop = false;          // emitted after the task already stopped
+  std::optional<TokenProbs> probs;  // when n_probs > 0
+};
+
+struct FinalResult {
+  int32_t index = 0;
+  int32_t id_slot = -1;
+  int32_t id_task = 0;
+  std::string content;             // raw bytes, stop string and what follows removed
+  std::vector<int32_t> generated;  // every generated token id (EOG included)
+  std::vector<int32_t> prompt;     // the prompt tokens as evaluated
+  int32_t n_predicted = 0;         // tokens_predicted
+  int32_t n_evaluated = 0;         // tokens_evaluated
+  int32_t n_cached = 0;            // tokens_cached (slot occupancy after the task)
+  bool has_new_line = false;
+  bool truncated = false;
+  StopType stop_type = StopType::kNone;
+  std::string stopping_word;
+  Timings timings;
+  uint32_t seed = kRandomSeed;    // the seed this copy echoes (s + j for n_cmpl children)
+  std::vector<TokenProbs> probs;  // when n_probs > 0 (trimmed after a stop string)
+};
+
+// Errors a task can end with; the server maps `kind` to HTTP status and envelope.
+struct TaskError {
+  enum class Kind { kInvalidRequest, kExceedContext, kServer, kUnavailable };
+  Kind kind = Kind::kServer;
+  std::string message;
+  int32_t n_prompt_tokens = 0;  // kExceedContext only
+  int32_t n_ctx = 0;            // kExceedContext only
+};
+
+// Receives the events of one request (all its prompts and n_cmpl copies). Called on the
+// scheduler thread: implementations must only queue the event and return quickly.
+class TaskSink {
+ public:
+  virtual ~TaskSink() = default;
+  // The slot started processing the prompt of result `index` (the stream's begin marker).
+  virtual void on_start(int32_t /*index*/) {}
+  virtual void on_progress(int32_t /*index*/, const ProgressInfo& /*progress*/) {}
+  virtual void on_partial(PartialResult&& /*partial*/) {}
+  virtual void on_final(FinalResult&& result) = 0;
+  virtual void on_error(int32_t index, const TaskError& error) = 0;
+  // True once the client went away: the scheduler drops the task within one step.
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  void cancel() { cancelled_.store(true, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// One prompt of a request, generated n_cmpl times (the copies share the prompt pass).
+struct TaskRequest {
+  std::vector<int32_t> prompt;
+  TaskParams params;
+  int32_t id_slot = -1;  // >= 0: pin the parent to slot id_slot % n_slots; < -1: LRU only
+  int32_t n_cmpl = 1;    // 1 <= n_cmpl <= n_slots (checked by the server)
+  int32_t index = 0;     // result index of the parent; copy j reports index + j
+  std::shared_ptr<TaskSink> sink;
+  // Opaque settings echo kept with the slot for GET /slots (the server's own type).
+  std::shared_ptr<const void> echo;
+};
+
+}  // namespace hearth::scheduler
