@@ -1,0 +1,93 @@
+// hearth-loadbench: concurrent streaming clients against a llama-server compatible server.
+// Each client is one thread with a blocking Boost.Beast connection; it sends
+// POST <prefix>/completion with "stream": true, decodes the SSE frames as they arrive and
+// records when each token frame came, so the summary can give time to first token,
+// inter-token latency and aggregate throughput.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hearth::loadbench {
+
+// http://host[:port][/prefix]; only plain HTTP.
+struct Url {
+  std::string host;
+  std::string port = "80";
+  std::string prefix;  // "" or "/something" (no trailing slash)
+};
+
+// Parses a base URL; nullopt with `error` set when it is not http://host[:port][/prefix].
+std::optional<Url> parse_url(std::string_view text, std::string& error);
+
+// Incremental server-sent-events decoder: bytes in, the data payload of every complete
+// event out (multi-line data joined with '\n'). Comment lines (":" pings) and other fields
+// are dropped; events may be split anywhere across feed() calls.
+class SseDecoder {
+ public:
+  void feed(std::string_view bytes, std::vector<std::string>& payloads);
+
+ private:
+  std::string pending_;  // bytes of the event still being received
+};
+
+struct RequestSpec {
+  std::string prompt;
+  int n_predict = 64;
+  std::optional<double> temperature;  // unset: the server's default
+  bool ignore_eos = false;
+};
+
+struct ClientConfig {
+  Url url;
+  std::string api_key;                   // sent as "Authorization: Bearer <key>" when set
+  std::chrono::milliseconds timeout{0};  // whole-request deadline; 0 = none
+};
+
+// What one request measured. Times are from the moment the request started (before the
+// connection was opened).
+struct RequestResult {
+  bool ok = false;
+  std::string error;  // why it failed, when !ok
+  int status = 0;     // HTTP status, 0 when none came
+  int64_t tokens_predicted = 0;
+  int64_t tokens_evaluated = 0;
+  std::optional<double> ttft_ms;  // first token frame
+  std::vector<double> gaps_ms;    // between consecutive token frames
+  double total_ms = 0;
+};
+
+// The JSON body sent for one request.
+std::string request_body(const RequestSpec& spec);
+
+// Runs one streaming completion to the end on a fresh connection. Never throws.
+RequestResult run_request(const ClientConfig& config, const RequestSpec& spec);
+
+// Applies one decoded SSE payload to a result in progress; returns true once the stream's
+// final frame (or an error frame) has been seen.
+bool apply_frame(std::string_view payload, double at_ms, std::optional<double>& last_token_ms,
+                 RequestResult& result);
+
+struct Summary {
+  int64_t requests_ok = 0;
+  int64_t requests_failed = 0;
+  int64_t tokens_predicted = 0;  // over every request that reached its final frame
+  int64_t tokens_evaluated = 0;
+  double wall_s = 0;
+  double tokens_per_s = 0;  // tokens_predicted / wall_s
+  double requests_per_s = 0;
+  double ttft_p50_ms = 0, ttft_p99_ms = 0, ttft_mean_ms = 0;
+  double itl_p50_ms = 0, itl_p99_ms = 0;
+  std::vector<std::string> errors;  // distinct failure messages, first few
+};
+
+Summary summarize(const std::vector<RequestResult>& results, double wall_s);
+
+// Nearest-rank percentile (p in [0, 100]) of `values`; 0 when empty.
+double percentile(std::vector<double> values, double p);
+
+}  // namespace hearth::loadbench
