@@ -1,0 +1,20 @@
+#include "server/json_util.h"
+
+#include <cmath>
+
+namespace hearth::server {
+
+std::string dump_json(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json float_json(float value) {
+  if (!std::isfinite(value)) return nullptr;
+  return static_cast<double>(value);
+}
+
+std::string json_type_name(const nlohmann::json& value) {
+  return value.type_name();
+}
+
+}  // namespace hearth::server

@@ -1,0 +1,20 @@
+// JSON conventions of llama-server's responses: keys keep insertion order, invalid UTF-8
+// becomes U+FFFD when serialized, single-precision values are echoed widened to double
+// (0.8 -> 0.800000011920929), non-finite numbers become null.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hearth::server {
+
+using Json = nlohmann::ordered_json;
+
+std::string dump_json(const Json& value);
+// A float echoed as the reference does; NaN and infinities become null.
+Json float_json(float value);
+// nlohmann's name of a value's type as the reference's messages spell it ("number", ...).
+std::string json_type_name(const nlohmann::json& value);
+
+}  // namespace hearth::server

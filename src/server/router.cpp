@@ -1,0 +1,181 @@
+// The route table and llama-server's request pipeline (README.md §2.2): CORS header,
+// OPTIONS preflight, loading gate, API key, dispatch, exceptions mapped to the envelope.
+#include <algorithm>
+#include <stdexcept>
+
+#include "server/api_error.h"
+#include "server/server_state.h"
+
+namespace hearth::server {
+
+namespace {
+
+http::Response embeddings_disabled(ServerState&, const http::Request&) {
+  return handle_not_supported(
+      "This server does not support embeddings. Start it with `--embeddings`");
+}
+http::Response reranking_disabled(ServerState&, const http::Request&) {
+  return handle_not_supported(
+      "This server does not support reranking. Start it with `--reranking`");
+}
+http::Response audio_disabled(ServerState&, const http::Request&) {
+  return handle_not_supported("This server does not support audio transcription");
+}
+http::Response feature_disabled(ServerState&, const http::Request&) {
+  Json inner = Json::object();
+  inner["message"] = "this feature is disabled";
+  inner["type"] = "feature_disabled";
+  Json body = Json::object();
+  body["error"] = std::move(inner);
+  return json_response(body, 403);
+}
+
+std::vector<Route> build_routes() {
+  return {
+      {"GET", "/health", handle_health},
+      {"GET", "/v1/health", handle_health},
+      {"GET", "/props", handle_props},
+      {"POST", "/props", handle_props_post},
+      {"GET", "/models", handle_models},
+      {"GET", "/v1/models", handle_models},
+      {"GET", "/metrics", handle_metrics},
+      {"GET", "/slots", handle_slots},
+      {"POST", "/slots/:id_slot", handle_slot_action},
+      {"GET", "/lora-adapters", handle_lora_list},
+      {"POST", "/lora-adapters", handle_lora_set},
+      {"POST", "/completion", handle_completion},
+      {"POST", "/completions", handle_completion},
+      {"POST", "/infill", handle_infill},
+      {"POST", "/tokenize", handle_tokenize},
+      {"POST", "/detokenize", handle_detokenize},
+      // Refused as the reference refuses them when their feature is off.
+      {"POST", "/embedding", embeddings_disabled},
+      {"POST", "/embeddings", embeddings_disabled},
+      {"POST", "/v1/embeddings", embeddings_disabled},
+      {"POST", "/rerank", reranking_disabled},
+      {"POST", "/reranking", reranking_disabled},
+      {"POST", "/v1/rerank", reranking_disabled},
+      {"POST", "/v1/reranking", reranking_disabled},
+      {"POST", "/v1/audio/transcriptions", audio_disabled},
+      {"POST", "/audio/transcriptions", audio_disabled},
+      {"GET", "/tools", feature_disabled},
+      {"POST", "/tools", feature_disabled},
+      {"GET", "/cors-proxy", feature_disabled},
+      {"POST", "/cors-proxy", feature_disabled},
+  };
+}
+
+bool path_matches(std::string_view pattern, std::string_view path) {
+  while (!pattern.empty() && !path.empty()) {
+    const size_t ps = pattern.find('/', 1), qs = path.find('/', 1);
+    std::string_view pseg = pattern.substr(0, ps), qseg = path.substr(0, qs);
+    if (!(pseg.size() > 1 && pseg[1] == ':' && qseg.size() > 1) && pseg != qseg) return false;
+    pattern = ps == std::string_view::npos ? std::string_view() : pattern.substr(ps);
+    path = qs == std::string_view::npos ? std::string_view() : path.substr(qs);
+  }
+  return pattern.empty() && path.empty();
+}
+
+bool is_public(const std::string& path) {
+  return path == "/health" || path == "/v1/health" || path == "/";
+}
+
+bool key_accepted(const ServerConfig& config, const http::Request& request) {
+  std::string key;
+  if (auto auth = request.header("Authorization"); auth && !auth->empty()) {
+    key = *auth;
+    if (key.rfind("Bearer ", 0) == 0) key = key.substr(7);
+  } else if (auto x = request.header("X-Api-Key")) {
+    key = *x;
+  } else {
+    return false;
+  }
+  return std::find(config.api_keys.begin(), config.api_keys.end(), key) != config.api_keys.end();
+}
+
+bool is_local_origin(const std::string& origin) {
+  const size_t scheme = origin.find("://");
+  std::string host = scheme == std::string::npos ? origin : origin.substr(scheme + 3);
+  if (host.rfind("[::1]", 0) == 0) return true;
+  host = host.substr(0, host.find_first_of(":/"));
+  return host == "localhost" || host == "127.0.0.1";
+}
+
+void add_cors(const ServerConfig& config, const http::Request& request, http::Response& response) {
+  const std::string origin = request.header("Origin").value_or("");
+  if (config.cors_credentials && config.cors_origins == "*") {
+    response.headers.emplace_back("Access-Control-Allow-Origin", origin);
+  } else if (config.cors_origins == "localhost") {
+    if (is_local_origin(origin))
+      response.headers.emplace_back("Access-Control-Allow-Origin", origin);
+  } else {
+    response.headers.emplace_back("Access-Control-Allow-Origin", config.cors_origins);
+  }
+}
+
+http::Response preflight(const ServerConfig& config) {
+  http::Response response;
+  response.content_type = "text/html";
+  response.headers.emplace_back("Access-Control-Allow-Credentials",
+                                config.cors_credentials ? "true" : "false");
+  response.headers.emplace_back("Access-Control-Allow-Methods", config.cors_methods);
+  response.headers.emplace_back("Access-Control-Allow-Headers", config.cors_headers);
+  return response;
+}
+
+http::Response run_handler(const Handler& handler, ServerState& state,
+                           const http::Request& request) {
+  try {
+    return handler(state, request);
+  } catch (const std::invalid_argument& e) {
+    return error_response(invalid_request(e.what()));
+  } catch (const std::exception& e) {
+    return error_response(server_error(e.what()));
+  }
+}
+
+http::Response route(ServerState& state, const http::Request& request) {
+  if (request.method == "OPTIONS") return preflight(state.config);
+  if (!state.ready.load()) return loading_response();
+  if (!state.config.api_keys.empty() && !is_public(request.path) &&
+      !key_accepted(state.config, request)) {
+    return invalid_api_key_response();
+  }
+  const std::string& prefix = state.config.api_prefix;
+  if (request.path.compare(0, prefix.size(), prefix) != 0) return not_found_response();
+  const std::string path = request.path.substr(prefix.size());
+  for (const Route& r : route_table()) {
+    if (request.method == r.method && path_matches(r.path, path)) {
+      http::Response response = run_handler(r.handler, state, request);
+      // The reference's HTTP layer rewrites every 404 body to its generic one.
+      return response.status == 404 ? not_found_response() : response;
+    }
+  }
+  return not_found_response();
+}
+
+}  // namespace
+
+const std::vector<Route>& route_table() {
+  static const std::vector<Route> routes = build_routes();
+  return routes;
+}
+
+http::Response json_response(const Json& body, int status) {
+  http::Response response;
+  response.status = status;
+  response.body = dump_json(body);
+  return response;
+}
+
+http::Response handle_not_supported(const char* message) {
+  return error_response({ErrorType::kNotSupported, message});
+}
+
+http::Response dispatch_request(ServerState& state, const http::Request& request) {
+  http::Response response = route(state, request);
+  add_cors(state.config, request, response);
+  return response;
+}
+
+}  // namespace hearth::server

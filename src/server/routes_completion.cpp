@@ -1,0 +1,100 @@
+// POST /completion, /completions and /infill (native-completion.md §2, §4, §11-§13).
+#include <memory>
+#include <stdexcept>
+
+#include "server/api_error.h"
+#include "server/completion_sink.h"
+#include "server/prompt_forms.h"
+#include "server/server_state.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::server {
+
+namespace {
+
+std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
+                                     const std::vector<std::vector<int32_t>>& prompts) {
+  for (const auto& prompt : prompts) {
+    for (int32_t id : prompt) {
+      if (id < 0 || id >= tok.n_vocab()) return invalid_request("Prompt contains invalid tokens");
+    }
+  }
+  return std::nullopt;
+}
+
+// Submits every prompt (each n_cmpl times) and answers, streaming or not.
+http::Response run_completion(ServerState& s, const http::Request& r,
+                              std::vector<std::vector<int32_t>> prompts,
+                              std::shared_ptr<CompletionSettings> settings) {
+  const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  if (auto err = check_tokens(tok, prompts)) return error_response(*err);
+  ResultContext ctx{&tok, s.config.model_name(), s.config.special};
+  const int32_t n_cmpl = settings->n_cmpl;
+  const auto n_results = static_cast<int32_t>(prompts.size()) * n_cmpl;
+  auto sink = std::make_shared<CompletionSink>(settings, ctx, n_results, n_cmpl);
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    scheduler::TaskRequest task;
+    task.prompt = std::move(prompts[i]);
+    task.params = settings->task;
+    task.id_slot = settings->id_slot;
+    task.n_cmpl = n_cmpl;
+    task.index = static_cast<int32_t>(i) * n_cmpl;
+    task.sink = sink;
+    task.echo = settings;
+    Status st = s.scheduler->submit(std::move(task));
+    if (!st.is_ok()) {
+      sink->cancel();
+      return error_response({ErrorType::kUnavailable, st.message()});
+    }
+  }
+  if (settings->task.stream) return sink->start_stream(r.client_connected);
+  return sink->wait_response(r.client_connected);
+}
+
+}  // namespace
+
+http::Response handle_completion(ServerState& s, const http::Request& r) {
+  const Json body = Json::parse(r.body);  // not JSON: 500 with the parser's message
+  if (!body.is_object() || !body.contains("prompt")) {
+    return error_response(
+        invalid_request("[json.exception.out_of_range.403] key 'prompt' not found"));
+  }
+  const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  std::vector<std::vector<int32_t>> prompts;
+  if (auto err = parse_prompts(tok, body["prompt"], prompts)) return error_response(*err);
+  auto settings = std::make_shared<CompletionSettings>();
+  RequestDefaults defaults = s.config.defaults;
+  defaults.n_slots = s.scheduler->config().n_slots;
+  if (auto err = parse_completion_settings(body, defaults, tok, *settings)) {
+    return error_response(*err);
+  }
+  return run_completion(s, r, std::move(prompts), std::move(settings));
+}
+
+std::optional<ApiError> build_infill_prompt(const ServerState& s, const Json& body,
+                                            std::vector<int32_t>& out);
+
+http::Response handle_infill(ServerState& s, const http::Request& r) {
+  const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  std::string missing;
+  if (tok.fim_pre() < 0) missing += "prefix token is missing. ";
+  if (tok.fim_suf() < 0) missing += "suffix token is missing. ";
+  if (tok.fim_mid() < 0) missing += "middle token is missing. ";
+  if (!missing.empty()) {
+    return error_response(
+        {ErrorType::kNotSupported, "Infill is not supported by this model: " + missing});
+  }
+  const Json body = Json::parse(r.body);
+  std::vector<int32_t> prompt;
+  if (auto err = build_infill_prompt(s, body, prompt)) return error_response(*err);
+  auto settings = std::make_shared<CompletionSettings>();
+  RequestDefaults defaults = s.config.defaults;
+  defaults.n_slots = s.scheduler->config().n_slots;
+  if (auto err = parse_completion_settings(body, defaults, tok, *settings)) {
+    return error_response(*err);
+  }
+  std::vector<std::vector<int32_t>> prompts{std::move(prompt)};
+  return run_completion(s, r, std::move(prompts), std::move(settings));
+}
+
+}  // namespace hearth::server

@@ -1,0 +1,73 @@
+// GET /metrics: Prometheus text with llama-server's llamacpp:* names, HELP texts and types
+// (other-native-routes.md §6).
+#include <sstream>
+
+#include "server/api_error.h"
+#include "server/server_state.h"
+
+namespace hearth::server {
+
+namespace {
+
+void add_metric(std::ostringstream& out, const char* name, const char* type, const char* help,
+                double value) {
+  out << "# HELP llamacpp:" << name << ' ' << help << '\n';
+  out << "# TYPE llamacpp:" << name << ' ' << type << '\n';
+  out << "llamacpp:" << name << ' ' << value
+      << '\n';  // default stream formatting, as the reference
+}
+
+}  // namespace
+
+http::Response handle_metrics(ServerState& s, const http::Request&) {
+  if (!s.config.endpoint_metrics) {
+    return handle_not_supported(
+        "This server does not support metrics endpoint. Start it with `--metrics`");
+  }
+  const scheduler::MetricsSnapshot m = s.scheduler->metrics(true);
+  std::ostringstream out;
+  add_metric(out, "prompt_tokens_total", "counter",
+             "Number of prompt tokens processed, excluding cached tokens",
+             static_cast<double>(m.prompt_tokens_total));
+  add_metric(out, "prompt_tokens_cached_total", "counter",
+             "Number of prompt tokens reused from the cache",
+             static_cast<double>(m.prompt_tokens_cached_total));
+  add_metric(out, "prompt_seconds_total", "counter", "Total time spent processing prompts",
+             m.prompt_seconds_total);
+  add_metric(out, "tokens_predicted_total", "counter", "Number of generation tokens processed",
+             static_cast<double>(m.tokens_predicted_total));
+  add_metric(out, "tokens_predicted_seconds_total", "counter", "Total time spent generating tokens",
+             m.tokens_predicted_seconds_total);
+  add_metric(out, "n_decode_total", "counter",
+             "Total number of llama_decode() calls, excluding speculative decoding and multimodal "
+             "decoding",
+             static_cast<double>(m.n_decode_total));
+  add_metric(out, "n_tokens_max", "counter",
+             "Largest observed sequence length (prompt + generation)",
+             static_cast<double>(m.n_tokens_max));
+  add_metric(out, "spec_decode_num_draft_tokens_total", "counter",
+             "Speculative: Total draft tokens generated", 0);
+  add_metric(out, "spec_decode_num_accepted_tokens_total", "counter",
+             "Speculative: Total draft tokens accepted by the target model", 0);
+  add_metric(out, "spec_decode_num_drafts_total", "counter",
+             "Speculative: Total speculative decoding verification steps", 0);
+  add_metric(out, "prompt_tokens_seconds", "gauge", "Average prompt throughput in tokens/s",
+             m.window_prompt_seconds > 0 ? m.window_prompt_tokens / m.window_prompt_seconds : 0.0);
+  add_metric(out, "predicted_tokens_seconds", "gauge", "Average generation throughput in tokens/s",
+             m.window_predicted_seconds > 0 ? m.window_predicted_tokens / m.window_predicted_seconds
+                                            : 0.0);
+  add_metric(out, "requests_processing", "gauge", "Number of requests processing",
+             m.requests_processing);
+  add_metric(out, "requests_deferred", "gauge", "Number of requests deferred", m.requests_deferred);
+  add_metric(
+      out, "n_busy_slots_per_decode", "gauge",
+      "Average number of busy slots per llama_decode() call",
+      m.n_decode_total > 0 ? static_cast<double>(m.n_busy_slots_total) / m.n_decode_total : 0.0);
+  http::Response response;
+  response.content_type = "text/plain; version=0.0.4";
+  response.body = out.str();
+  response.headers.emplace_back("Process-Start-Time-Unix", std::to_string(s.start_time_us));
+  return response;
+}
+
+}  // namespace hearth::server

@@ -1,0 +1,86 @@
+// POST /slots/:id_slot?action=save|restore|erase (other-native-routes.md §5), with the
+// reference's order of checks.
+#include <cctype>
+#include <string>
+
+#include "server/api_error.h"
+#include "server/server_state.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::server {
+
+namespace {
+
+// The id in the path: a leading integer is enough ("2x" -> 2), as std::stoi reads it.
+bool parse_slot_id(const std::string& text, int64_t& id) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  id = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && id < (1LL << 40);
+       ++i) {
+    id = id * 10 + (text[i] - '0');
+  }
+  if (negative) id = -id;
+  return true;
+}
+
+// A plain file name: no directories, no special names, no control characters.
+bool valid_filename(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
+  if (name.front() == ' ' || name.back() == ' ' || name.back() == '.') return false;
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == ':') return false;
+  }
+  return tokenizer::is_valid_utf8(name);
+}
+
+http::Response save_or_restore(ServerState& s, const http::Request& r, int64_t path_id,
+                               int32_t slot, bool save) {
+  const Json body = Json::parse(r.body);  // not JSON: 500 with the parser's message
+  const std::string filename = body.at("filename").get<std::string>();  // absent: 500
+  if (!valid_filename(filename)) return error_response(invalid_request("Invalid filename"));
+  if (path_id < 0) return error_response(invalid_request("Invalid slot ID"));
+  const std::string path = s.config.slot_save_path + filename;
+  auto result = save ? s.scheduler->save_slot(slot, path) : s.scheduler->restore_slot(slot, path);
+  if (!result.is_ok()) {
+    if (save) return error_response(server_error("Unable to save slot"));
+    return error_response(invalid_request("Unable to restore slot: " + result.status().message()));
+  }
+  Json j = Json::object();
+  j["id_slot"] = path_id;
+  j["filename"] = filename;
+  j[save ? "n_saved" : "n_restored"] = result->n_tokens;
+  j[save ? "n_written" : "n_read"] = result->n_bytes;
+  j["timings"] = Json{{save ? "save_ms" : "restore_ms", result->ms}};
+  return json_response(j);
+}
+
+}  // namespace
+
+http::Response handle_slot_action(ServerState& s, const http::Request& r) {
+  if (s.config.slot_save_path.empty()) {
+    return handle_not_supported(
+        "This server does not support slots action. Start it with `--slot-save-path`");
+  }
+  int64_t path_id = 0;
+  const std::string id_text = r.path.substr(r.path.rfind('/') + 1);
+  if (!parse_slot_id(id_text, path_id)) return error_response(invalid_request("Invalid slot ID"));
+  const std::string action = r.query_param("action").value_or("");
+  if (action != "save" && action != "restore" && action != "erase") {
+    return error_response(invalid_request("Invalid action"));
+  }
+  const int32_t n_slots = s.scheduler->config().n_slots;
+  const auto slot = static_cast<int32_t>(path_id >= 0 ? path_id % n_slots : 0);
+  if (action != "erase") return save_or_restore(s, r, path_id, slot, action == "save");
+  if (path_id < 0) return error_response(invalid_request("Invalid slot ID"));
+  auto erased = s.scheduler->erase_slot(slot);
+  if (!erased.is_ok()) return error_response(server_error(erased.status().message()));
+  Json j = Json::object();
+  j["id_slot"] = path_id;
+  j["n_erased"] = *erased;
+  return json_response(j);
+}
+
+}  // namespace hearth::server

@@ -1,0 +1,58 @@
+#include "server/server.h"
+
+#include <chrono>
+
+#include "server/server_state.h"
+
+namespace hearth::server {
+
+struct Server::Impl {
+  ServerState state;
+  std::unique_ptr<http::HttpServer> http;
+};
+
+Server::Server(ServerConfig config) : impl_(std::make_unique<Impl>()) {
+  impl_->state.config = std::move(config);
+  impl_->state.start_time_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count();
+  ServerState* state = &impl_->state;
+  impl_->http = std::make_unique<http::HttpServer>(
+      impl_->state.config.http,
+      [state](const http::Request& request) { return dispatch_request(*state, request); });
+}
+
+Server::~Server() {
+  stop();
+}
+
+Status Server::listen() {
+  return impl_->http->listen();
+}
+int Server::port() const {
+  return impl_->http->port();
+}
+
+void Server::set_ready(std::shared_ptr<scheduler::Scheduler> scheduler, ModelInfo info) {
+  impl_->state.scheduler = std::move(scheduler);
+  impl_->state.model = std::move(info);
+  impl_->state.ready.store(true);
+}
+
+void Server::run() {
+  impl_->http->run();
+}
+
+void Server::stop() {
+  if (impl_->state.stopping.exchange(true)) return;
+  // Running completions are cancelled first so blocked handlers return, then the listener
+  // and the connections close.
+  if (impl_->state.scheduler) impl_->state.scheduler->stop();
+  impl_->http->stop(std::chrono::milliseconds(3000));
+}
+
+http::Response Server::dispatch(const http::Request& request) {
+  return dispatch_request(impl_->state, request);
+}
+
+}  // namespace hearth::server

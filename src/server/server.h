@@ -1,0 +1,77 @@
+// hearth-server's HTTP front: the route table, llama-server's request pipeline (CORS,
+// OPTIONS, loading gate, API key, 404) and the handlers, over one Scheduler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "scheduler/scheduler.h"
+#include "server/completion_params.h"
+#include "server/http/http.h"
+
+namespace hearth::server {
+
+// What /props and /models report about the loaded model.
+struct ModelInfo {
+  int vocab_type = 0;  // 0 none, 1 SPM, 2 BPE, 3 WPM, 4 UGM, 5 RWKV, 6 PLaMo-2
+  int32_t n_vocab = 0;
+  int32_t n_ctx_train = 0;
+  int32_t n_embd = 0;
+  uint64_t n_params = 0;
+  uint64_t size = 0;  // bytes of weights
+  std::string ftype;  // e.g. "Q4_0", "(guessed) all F32"
+  std::string chat_template;
+};
+
+struct ServerConfig {
+  std::string model_path;            // -m as given
+  std::vector<std::string> aliases;  // -a, sorted
+  std::vector<std::string> tags;     // --tags, sorted
+  std::string api_prefix;
+  std::vector<std::string> api_keys;
+  std::string cors_origins = "*";
+  std::string cors_methods = "GET, POST, DELETE, OPTIONS";
+  std::string cors_headers = "*";
+  bool cors_credentials = true;
+  bool endpoint_metrics = false;
+  bool endpoint_slots = true;
+  bool endpoint_props = false;
+  std::string slot_save_path;
+  bool special = false;
+  int32_t n_batch = 2048;
+  bool spm_infill = false;
+  std::string build_info = "b0-unknown";
+  std::string media_marker;  // chosen once per process
+  RequestDefaults defaults;
+  http::ServerOptions http;
+
+  // Served model name: the first alias, else the -m path as given.
+  std::string model_name() const { return aliases.empty() ? model_path : aliases.front(); }
+};
+
+class Server {
+ public:
+  explicit Server(ServerConfig config);
+  ~Server();
+
+  // Binds the listener; until set_ready() every route answers 503 "Loading model".
+  Status listen();
+  int port() const;
+  void set_ready(std::shared_ptr<scheduler::Scheduler> scheduler, ModelInfo info);
+  // Serves until stop(); blocks.
+  void run();
+  void stop();
+
+  // The request pipeline (exposed for tests that skip the socket).
+  http::Response dispatch(const http::Request& request);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth::server

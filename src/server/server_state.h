@@ -1,0 +1,57 @@
+// State shared by the route handlers (internal to the server library).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/http/http.h"
+#include "server/server.h"
+
+namespace hearth::server {
+
+struct ServerState {
+  ServerConfig config;
+  ModelInfo model;
+  std::shared_ptr<scheduler::Scheduler> scheduler;
+  std::atomic<bool> ready{false};
+  std::atomic<bool> stopping{false};
+  int64_t start_time_us = 0;  // monotonic clock at start (Process-Start-Time-Unix)
+};
+
+using Handler = std::function<http::Response(ServerState&, const http::Request&)>;
+
+struct Route {
+  const char* method;
+  const char* path;  // a ":name" segment matches one path segment
+  Handler handler;
+};
+
+// The one route table.
+const std::vector<Route>& route_table();
+
+// Handlers, by file.
+http::Response handle_health(ServerState& s, const http::Request& r);
+http::Response handle_props(ServerState& s, const http::Request& r);
+http::Response handle_props_post(ServerState& s, const http::Request& r);
+http::Response handle_models(ServerState& s, const http::Request& r);
+http::Response handle_slots(ServerState& s, const http::Request& r);
+http::Response handle_slot_action(ServerState& s, const http::Request& r);
+http::Response handle_metrics(ServerState& s, const http::Request& r);
+http::Response handle_lora_list(ServerState& s, const http::Request& r);
+http::Response handle_lora_set(ServerState& s, const http::Request& r);
+http::Response handle_tokenize(ServerState& s, const http::Request& r);
+http::Response handle_detokenize(ServerState& s, const http::Request& r);
+http::Response handle_completion(ServerState& s, const http::Request& r);
+http::Response handle_infill(ServerState& s, const http::Request& r);
+http::Response handle_not_supported(const char* message);
+
+// The whole pipeline: CORS, OPTIONS, loading gate, API key, routing.
+http::Response dispatch_request(ServerState& state, const http::Request& request);
+
+// A JSON 200 response.
+http::Response json_response(const Json& body, int status = 200);
+
+}  // namespace hearth::server

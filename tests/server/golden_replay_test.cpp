@@ -1,0 +1,184 @@
+// Replays the reference's captures (../shared/golden/llama-server-b10573) against the real
+// hearth-server, in capture order (slot choice and cache reuse depend on the history), and
+// compares status, content type, keys, value types and every deterministic value.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "server/golden_compare.h"
+#include "server/harness.h"
+#include "support/test_paths.h"
+
+namespace hearth::test {
+namespace {
+
+const char* const kCaptureModel = "models/stories260K.gguf";
+
+// Routes of the captures that Hearth defers to later issues (answered 404 today).
+bool deferred_route(const std::string& path) {
+  return path.rfind("/v1/completions", 0) == 0 || path.rfind("/v1/chat", 0) == 0 ||
+         path == "/apply-template";
+}
+
+// Captures whose values depend on requests Hearth skips (the deferred routes above):
+// compared on keys and types only.
+bool shape_only(const std::string& name) {
+  return name == "slots_after" || name == "metrics";
+}
+
+// Sampled at temperature 0.8: the two engines' logits differ in the last float bits, so a
+// random draw that lands near a boundary between two tail candidates can pick differently
+// (measured: the first 58 tokens agree, then a 3% candidate flips). Shapes of every frame,
+// the leading text and the final frame's values are compared.
+bool sampled(const std::string& name) {
+  return name == "completion_stream_error_ctx";
+}
+constexpr size_t kSampledPrefixFrames = 50;
+
+void compare_sampled_frames(const OJson& expected, const OJson& actual,
+                            std::vector<std::string>& diffs) {
+  CompareOptions shapes;
+  shapes.values = false;
+  diffs = compare_json(expected, actual, shapes);
+  if (!diffs.empty() || expected.empty()) return;
+  for (size_t i = 0; i < kSampledPrefixFrames && i + 1 < expected.size(); ++i) {
+    if (expected[i]["tokens"] != actual[i]["tokens"])
+      diffs.push_back("frame " + std::to_string(i) + " token differs");
+  }
+  OJson final_expected = expected.back(), final_actual = actual.back();
+  final_expected.erase("timings");
+  final_actual.erase("timings");
+  for (const std::string& d : compare_json(final_expected, final_actual))
+    diffs.push_back("final" + d);
+}
+
+// slots_after: only the slots both servers used are comparable (Hearth skips the chat
+// requests that used the others in the capture).
+void compare_used_slots(const OJson& expected, const OJson& actual,
+                        std::vector<std::string>& diffs) {
+  CompareOptions shapes;
+  shapes.values = false;
+  if (!actual.is_array() || actual.size() != expected.size()) {
+    diffs.push_back("slot count differs");
+    return;
+  }
+  int compared = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (!expected[i].contains("id_task") || !actual[i].contains("id_task")) continue;
+    for (const std::string& d : compare_json(expected[i], actual[i], shapes)) diffs.push_back(d);
+    ++compared;
+  }
+  if (compared == 0) diffs.push_back("no used slot to compare");
+}
+
+// Differences from the reference that Hearth makes on purpose (compat/.../differences.json).
+void apply_known_differences(const std::string& name, OJson& expected) {
+  if (name == "props" || name == "props_np1") expected["ui"] = false;  // no web UI in Hearth
+  // The spec's b10621 measurement drops nlohmann's "[json.exception.type_error.302] " prefix
+  // from field type errors; b10573 (the capture) keeps it. b10621 wins.
+  if (name == "error_bad_type") {
+    expected["error"]["message"] = "Field 'n_predict': type must be number, but is string";
+  }
+}
+
+void replace_strings(OJson& v, const std::string& from, const std::string& to) {
+  if (v.is_string() && v.get<std::string>() == from) v = to;
+  if (v.is_structured()) {
+    for (auto& child : v) replace_strings(child, from, to);
+  }
+}
+
+OJson read_json(const std::string& path) {
+  std::ifstream in(path);
+  return OJson::parse(in);
+}
+
+std::string request_body(const OJson& request) {
+  if (!request.contains("body")) return "";
+  const OJson& body = request["body"];
+  return body.is_string() ? body.get<std::string>() : body.dump();
+}
+
+void check_metrics_text(const std::string& expected, const std::string& actual) {
+  // Same HELP/TYPE lines in the same order; values are numbers.
+  auto meta_lines = [](const std::string& text) {
+    std::vector<std::string> lines;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t eol = text.find('\n', pos);
+      if (eol == std::string::npos) eol = text.size();
+      std::string line = text.substr(pos, eol - pos);
+      lines.push_back(line[0] == '#' ? line : line.substr(0, line.find(' ')));
+      pos = eol + 1;
+    }
+    return lines;
+  };
+  EXPECT_EQ(meta_lines(expected), meta_lines(actual));
+}
+
+void replay_case(int port, const std::string& dir, const OJson& c, const std::string& model_path) {
+  const std::string name = c["name"];
+  SCOPED_TRACE(name);
+  OJson capture = read_json(dir + "/" + name + ".json");
+  const OJson& request = capture["request"];
+  const std::string path = request["path"];
+  const std::string method = request.contains("body") ? "POST" : "GET";
+  HttpReply reply = http_request(port, method, path, request_body(request));
+  if (deferred_route(path)) {
+    EXPECT_EQ(reply.status, 404) << "deferred route " << path;
+    return;
+  }
+  ASSERT_EQ(reply.status, capture["status"].get<int>()) << reply.body;
+  EXPECT_EQ(reply.header("content-type"), capture["content_type"].get<std::string>());
+  EXPECT_EQ(reply.header("server"), "llama.cpp");
+  CompareOptions options;
+  options.values = !shape_only(name);
+  apply_known_differences(name, capture["response"]);
+  std::vector<std::string> diffs;
+  if (capture.contains("response_text")) {
+    check_metrics_text(capture["response_text"], reply.body);
+  } else if (capture.contains("frames")) {
+    OJson frames = OJson::array();
+    for (const std::string& payload : sse_payloads(reply.body))
+      frames.push_back(OJson::parse(payload));
+    replace_strings(frames, model_path, kCaptureModel);
+    if (sampled(name)) {
+      compare_sampled_frames(capture["frames"], frames, diffs);
+    } else {
+      diffs = compare_json(capture["frames"], frames, options);
+    }
+  } else {
+    OJson actual = OJson::parse(reply.body);
+    replace_strings(actual, model_path, kCaptureModel);
+    if (name == "slots_after") {
+      compare_used_slots(capture["response"], actual, diffs);
+    } else {
+      diffs = compare_json(capture["response"], actual, options);
+    }
+  }
+  for (size_t i = 0; i < diffs.size() && i < 20; ++i) ADD_FAILURE() << diffs[i];
+}
+
+void replay_set(const std::string& set, const std::vector<std::string>& args) {
+  const std::string dir = shared_path("golden/llama-server-b10573/" + set);
+  const std::string model_path = shared_path("models/stories260K.gguf");
+  ServerProcess server;
+  std::vector<std::string> all = {"-m", model_path};
+  all.insert(all.end(), args.begin(), args.end());
+  ASSERT_TRUE(server.start(all)) << server.log();
+  for (const OJson& c : read_json(dir + "/cases.json"))
+    replay_case(server.port(), dir, c, model_path);
+  EXPECT_EQ(server.stop(), 0) << server.log();
+}
+
+TEST(ServerGolden, ReplayNp4) {
+  replay_set("stories260K-np4", {"-np", "4", "-c", "2048", "--metrics", "--slots"});
+}
+
+TEST(ServerGolden, ReplayNp1) {
+  replay_set("stories260K-np1", {"-np", "1", "-c", "1024"});
+}
+
+}  // namespace
+}  // namespace hearth::test

@@ -1,0 +1,163 @@
+// The route surface: every route the manifest claims answers, every other one is refused
+// as the manifest records; the request pipeline (API keys, CORS, 404 body, bad input).
+#include <fstream>
+
+#include "server/server_fixture.h"
+
+namespace hearth::test {
+namespace {
+
+Json manifest(const std::string& file) {
+  std::ifstream in(std::string(HEARTH_SOURCE_DIR) + "/compat/llama-server/b10621/" + file);
+  return Json::parse(in);
+}
+
+// A path usable in a request for a route pattern (":id_slot" -> "0").
+std::string concrete(std::string path) {
+  const size_t colon = path.find(':');
+  if (colon != std::string::npos) path = path.substr(0, colon) + "0";
+  return path;
+}
+
+std::string sample_body(const std::string& path) {
+  if (path == "/completion" || path == "/completions") return R"({"prompt":"Hi","n_predict":2})";
+  if (path == "/tokenize") return R"({"content":"Hi"})";
+  if (path == "/detokenize") return R"({"tokens":[1]})";
+  if (path == "/lora-adapters") return "[]";
+  if (path == "/infill") return R"({"input_prefix":"a","input_suffix":"b"})";
+  return "{}";
+}
+
+class ServerRoutes : public StoriesServer {};
+
+TEST_F(ServerRoutes, EverySupportedRouteAnswers) {
+  start({"--metrics", "--props"});
+  int checked = 0;
+  const Json routes = manifest("routes.json");
+  for (const Json& route : routes["entries"]) {
+    if (route["state"] != "supported") continue;
+    const std::string path = concrete(route["path"]);
+    const std::string method = route["method"];
+    HttpReply reply = http_request(port(), method, path, method == "POST" ? sample_body(path) : "");
+    SCOPED_TRACE(method + " " + path);
+    EXPECT_NE(reply.status, 404) << reply.body;
+    EXPECT_NE(reply.status, 0);
+    EXPECT_FALSE(reply.body.empty());
+    ++checked;
+  }
+  EXPECT_GE(checked, 16);
+}
+
+TEST_F(ServerRoutes, UnclaimedRoutesAreRefused) {
+  start();
+  int checked = 0;
+  const Json routes = manifest("routes.json");
+  for (const Json& route : routes["entries"]) {
+    if (route["state"] == "supported") continue;
+    std::string path = concrete(route["path"]);
+    if (path.find('*') != std::string::npos || path.find('$') != std::string::npos) continue;
+    const std::string method = route["method"];
+    const int expected =
+        route["state"] == "not_applicable" ? route["refusal"]["status"].get<int>() : 404;
+    HttpReply reply = http_request(port(), method, path, method == "POST" ? "{}" : "");
+    EXPECT_EQ(reply.status, expected) << method << " " << path << ": " << reply.body;
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+  // Trailing slashes and unknown methods are not routes either.
+  EXPECT_EQ(http_request(port(), "POST", "/completion/", "{}").status, 404);
+  EXPECT_EQ(http_request(port(), "GET", "/completion").status, 404);
+  HttpReply reply = http_request(port(), "GET", "/no/such/route");
+  EXPECT_EQ(
+      parse_or_null(reply.body),
+      Json::parse(R"({"error":{"message":"File Not Found","type":"not_found_error","code":404}})"));
+}
+
+TEST_F(ServerRoutes, ApiKeysGuardEverythingButHealth) {
+  start({"--api-key", "k1,k2"});
+  EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+  HttpReply denied = http_request(port(), "GET", "/props");
+  EXPECT_EQ(denied.status, 401);
+  EXPECT_EQ(parse_or_null(denied.body)["error"]["message"], "Invalid API Key");
+  EXPECT_EQ(http_request(port(), "GET", "/props", "", {{"Authorization", "Bearer k1"}}).status,
+            200);
+  EXPECT_EQ(http_request(port(), "GET", "/props", "", {{"Authorization", "k2"}}).status, 200);
+  EXPECT_EQ(http_request(port(), "GET", "/props", "", {{"X-Api-Key", "k1"}}).status, 200);
+  EXPECT_EQ(http_request(port(), "GET", "/props", "", {{"Authorization", "Bearer k3"}}).status,
+            401);
+  // Preflight is never authenticated.
+  EXPECT_EQ(http_request(port(), "OPTIONS", "/completion").status, 200);
+}
+
+TEST_F(ServerRoutes, CorsEchoesTheOriginAndAnswersPreflight) {
+  start();
+  HttpReply reply = http_request(port(), "GET", "/health", "", {{"Origin", "http://example.com"}});
+  EXPECT_EQ(reply.header("access-control-allow-origin"), "http://example.com");
+  HttpReply pre = http_request(port(), "OPTIONS", "/v1/whatever", "", {{"Origin", "http://x"}});
+  EXPECT_EQ(pre.status, 200);
+  EXPECT_EQ(pre.header("access-control-allow-methods"), "GET, POST, DELETE, OPTIONS");
+  EXPECT_EQ(pre.header("access-control-allow-credentials"), "true");
+  EXPECT_EQ(pre.header("content-type"), "text/html");
+}
+
+TEST_F(ServerRoutes, DisabledEndpointsAnswer501) {
+  start({"--no-slots"});
+  EXPECT_EQ(http_request(port(), "GET", "/slots").status, 501);
+  EXPECT_EQ(http_request(port(), "GET", "/metrics").status, 501);
+  EXPECT_EQ(http_request(port(), "POST", "/props", "{}").status, 501);
+  EXPECT_EQ(http_request(port(), "POST", "/slots/0?action=erase", "{}").status, 501);
+}
+
+TEST_F(ServerRoutes, DetokenizeRejectsOutOfVocab) {
+  start();
+  int status = 0;
+  Json reply = post_json(port(), "/detokenize", Json{{"tokens", {1, 600}}}, &status);
+  EXPECT_EQ(status, 500);
+  EXPECT_EQ(reply["error"]["type"], "server_error");
+  const std::string message = reply["error"]["message"];
+  EXPECT_NE(message.find("600"), std::string::npos);
+  EXPECT_EQ(message.find("_M_range_check"), std::string::npos);
+  post_json(port(), "/detokenize", Json{{"tokens", {-1}}}, &status);
+  EXPECT_EQ(status, 500);
+}
+
+TEST_F(ServerRoutes, BadInputGetsTheReferenceEnvelope) {
+  start();
+  HttpReply bad_json = http_request(port(), "POST", "/completion", R"({"prompt": "x", )");
+  EXPECT_EQ(bad_json.status, 500);
+  EXPECT_EQ(parse_or_null(bad_json.body)["error"]["type"], "server_error");
+  int status = 0;
+  Json r = post_json(port(), "/completion", Json{{"prompt", "x"}, {"n_predict", "many"}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(r["error"]["message"], "Field 'n_predict': type must be number, but is string");
+  r = post_json(port(), "/completion", Json{{"n_predict", 4}}, &status);
+  EXPECT_EQ(status, 400);
+  r = post_json(port(), "/completion", Json{{"prompt", Json::array()}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(r["error"]["message"], "\"prompt\" must not be empty");
+  r = post_json(port(), "/completion", Json{{"prompt", true}}, &status);
+  EXPECT_EQ(status, 400);
+  r = post_json(port(), "/completion", Json{{"prompt", {1, 99999}}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(r["error"]["message"], "Prompt contains invalid tokens");
+  r = post_json(port(), "/completion", Json{{"prompt", "x"}, {"n_predict", -2}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(r["error"]["message"],
+            "Field 'n_predict': Value must be between -1 <= value <= 2147483647, but got -2");
+  std::vector<int> long_prompt(600, 403);
+  r = post_json(port(), "/completion", Json{{"prompt", long_prompt}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(r["error"]["type"], "exceed_context_size_error");
+  EXPECT_EQ(r["error"]["n_prompt_tokens"], 600);
+  EXPECT_EQ(r["error"]["n_ctx"], 512);
+  // A body over the limit is refused without reading it all (see differences.json).
+  HttpReply huge = http_request(port(), "POST", "/completion", std::string(80u << 20, ' '));
+  EXPECT_TRUE(huge.status == 413 || huge.status == 0) << huge.status;
+  // The server is still healthy after all of that.
+  EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+  r = post_json(port(), "/completion", Json{{"prompt", "Once"}, {"n_predict", 2}}, &status);
+  EXPECT_EQ(status, 200);
+}
+
+}  // namespace
+}  // namespace hearth::test

@@ -1,0 +1,72 @@
+// POST /slots/:id?action=save|restore|erase against the real server.
+#include "server/server_fixture.h"
+
+namespace hearth::test {
+namespace {
+
+class ServerSlotActions : public StoriesServer {};
+
+TEST_F(ServerSlotActions, SaveEraseRestoreRoundTrip) {
+  const std::string dir = make_temp_dir("slots");
+  start({"-np", "1", "--slot-save-path", dir});
+  const Json request = {{"prompt", "Once upon a time"}, {"n_predict", 8}, {"temperature", 0}};
+  int status = 0;
+  Json first = post_json(port(), "/completion", request, &status);
+  ASSERT_EQ(status, 200);
+  const int cached = first["tokens_cached"];
+
+  Json saved = post_json(port(), "/slots/0?action=save", Json{{"filename", "a.bin"}}, &status);
+  ASSERT_EQ(status, 200) << saved.dump();
+  EXPECT_EQ(saved["id_slot"], 0);
+  EXPECT_EQ(saved["filename"], "a.bin");
+  EXPECT_EQ(saved["n_saved"], cached);
+  EXPECT_GT(saved["n_written"].get<int64_t>(), 0);
+  EXPECT_TRUE(saved["timings"].contains("save_ms"));
+
+  Json erased = post_json(port(), "/slots/0?action=erase", Json::object(), &status);
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(erased, (Json{{"id_slot", 0}, {"n_erased", cached}}));
+  Json slots = parse_or_null(http_request(port(), "GET", "/slots").body);
+  EXPECT_EQ(slots[0]["n_prompt_tokens"], 0);
+
+  // Ids beyond the slot count wrap; the response echoes the id as given.
+  Json restored =
+      post_json(port(), "/slots/1?action=restore", Json{{"filename", "a.bin"}}, &status);
+  ASSERT_EQ(status, 200) << restored.dump();
+  EXPECT_EQ(restored["id_slot"], 1);
+  EXPECT_EQ(restored["n_restored"], cached);
+  EXPECT_EQ(restored["n_read"], saved["n_written"]);
+
+  // The restored cache serves the same prompt again: all but one prompt token reused.
+  Json again = post_json(port(), "/completion", request, &status);
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(again["timings"]["cache_n"], 4);
+  EXPECT_EQ(again["content"], first["content"]);
+}
+
+TEST_F(ServerSlotActions, ChecksComeInTheReferenceOrder) {
+  const std::string dir = make_temp_dir("slots");
+  start({"-np", "1", "--slot-save-path", dir});
+  auto error_of = [&](const std::string& path, const std::string& body, int expected_status) {
+    HttpReply reply = http_request(port(), "POST", path, body);
+    EXPECT_EQ(reply.status, expected_status) << path << " " << reply.body;
+    return parse_or_null(reply.body)["error"]["message"];
+  };
+  EXPECT_EQ(error_of("/slots/x?action=save", R"({"filename":"a"})", 400), "Invalid slot ID");
+  EXPECT_EQ(error_of("/slots/0?action=fly", R"({"filename":"a"})", 400), "Invalid action");
+  EXPECT_EQ(error_of("/slots/0", R"({"filename":"a"})", 400), "Invalid action");
+  EXPECT_EQ(error_of("/slots/0?action=save", "{}", 500),
+            "[json.exception.out_of_range.403] key 'filename' not found");
+  EXPECT_EQ(error_of("/slots/0?action=save", R"({"filename":"../escape"})", 400),
+            "Invalid filename");
+  EXPECT_EQ(error_of("/slots/-1?action=save", R"({"filename":"a"})", 400), "Invalid slot ID");
+  const Json missing = error_of("/slots/0?action=restore", R"({"filename":"none.bin"})", 400);
+  EXPECT_EQ(missing.get<std::string>().rfind("Unable to restore slot: ", 0), 0u) << missing;
+  // "2x" reads as slot 2, as the reference's integer parse does.
+  HttpReply erase = http_request(port(), "POST", "/slots/2x?action=erase", "{}");
+  EXPECT_EQ(erase.status, 200);
+  EXPECT_EQ(parse_or_null(erase.body)["id_slot"], 2);
+}
+
+}  // namespace
+}  // namespace hearth::test

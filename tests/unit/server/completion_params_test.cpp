@@ -1,0 +1,158 @@
+// The completion field parser and result shaping, without a server.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gguf/file.h"
+#include "server/completion_json.h"
+#include "server/completion_params.h"
+#include "server/prompt_forms.h"
+#include "support/test_paths.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::server {
+namespace {
+
+class CompletionParamsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto archive = gguf::Archive::open(test::shared_path("models/stories260K.gguf"));
+    ASSERT_TRUE(archive) << archive.status().message();
+    auto tok = tokenizer::Tokenizer::from_gguf(archive->primary());
+    ASSERT_TRUE(tok) << tok.status().message();
+    tok_ = new tokenizer::Tokenizer(std::move(*tok));
+  }
+  static void TearDownTestSuite() { delete tok_; }
+
+  std::optional<ApiError> parse(const std::string& body, CompletionSettings& out) {
+    return parse_completion_settings(Json::parse(body), defaults_, *tok_, out);
+  }
+  std::string error_of(const std::string& body) {
+    CompletionSettings s;
+    auto err = parse(body, s);
+    return err ? err->message : "";
+  }
+
+  static tokenizer::Tokenizer* tok_;
+  RequestDefaults defaults_;
+};
+tokenizer::Tokenizer* CompletionParamsTest::tok_ = nullptr;
+
+TEST_F(CompletionParamsTest, DefaultsComeFromTheServer) {
+  defaults_.n_predict = 17;
+  defaults_.stop = {"END"};
+  CompletionSettings s;
+  ASSERT_FALSE(parse("{}", s));
+  EXPECT_EQ(s.task.n_predict, 17);
+  EXPECT_EQ(s.task.stop, std::vector<std::string>{"END"});
+  EXPECT_FLOAT_EQ(s.task.sampling.temperature, 0.8f);
+}
+
+TEST_F(CompletionParamsTest, AliasesAndNullsFollowTheReference) {
+  CompletionSettings s;
+  ASSERT_FALSE(parse(R"({"max_tokens": 5, "max_completion_tokens": 6})", s));
+  EXPECT_EQ(s.task.n_predict, 6);  // max_completion_tokens comes before max_tokens
+  ASSERT_FALSE(parse(R"({"n_predict": null, "max_tokens": 5})", s));
+  EXPECT_EQ(s.task.n_predict, 5);
+  ASSERT_FALSE(parse(R"({"logprobs": true})", s));
+  EXPECT_EQ(s.task.n_probs, 1);
+  ASSERT_FALSE(parse(R"({"n": 2})", s));
+  EXPECT_EQ(s.n_cmpl, 2);
+}
+
+TEST_F(CompletionParamsTest, IntegersWrapAndRangesAreChecked) {
+  CompletionSettings s;
+  ASSERT_FALSE(parse(R"({"n_predict": 4294967298})", s));
+  EXPECT_EQ(s.task.n_predict, 2);
+  EXPECT_EQ(
+      error_of(R"({"n_predict": 2147483648})"),
+      "Field 'n_predict': Value must be between -1 <= value <= 2147483647, but got -2147483648");
+  ASSERT_FALSE(parse(R"({"seed": -2})", s));
+  EXPECT_EQ(s.task.sampling.seed, 4294967294u);
+  EXPECT_EQ(error_of(R"({"n_cmpl": 5})"),
+            "Field 'n_cmpl': Value must be between 1 <= value <= 4, but got 5");
+  EXPECT_EQ(error_of(R"({"adaptive_decay": 1.5})"),
+            "Field 'adaptive_decay': Value must be between 0.000000 <= value <= 0.990000, but got "
+            "1.500000");
+  ASSERT_FALSE(parse(R"({"top_p": 7, "temperature": -1, "top_k": -3})", s));  // soft ranges clamp
+  EXPECT_FLOAT_EQ(s.task.sampling.top_p, 1.0f);
+  EXPECT_FLOAT_EQ(s.task.sampling.temperature, 0.0f);
+  EXPECT_EQ(s.task.sampling.top_k, 0);
+}
+
+TEST_F(CompletionParamsTest, TypeErrorsNameTheField) {
+  EXPECT_EQ(error_of(R"({"n_predict": "many"})"),
+            "Field 'n_predict': type must be number, but is string");
+  EXPECT_EQ(error_of(R"({"return_tokens": 1})"),
+            "Field 'return_tokens': type must be boolean, but is number");
+  EXPECT_EQ(error_of(R"({"stop": [1]})"), "Field 'stop': type must be string, but is number");
+  EXPECT_EQ(error_of(R"({"stream_options": {"include_usage": "yes"}})"),
+            "Field 'include_usage': type must be boolean, but is string");
+}
+
+TEST_F(CompletionParamsTest, StopAndBiasForms) {
+  CompletionSettings s;
+  ASSERT_FALSE(parse(R"({"stop": ["", "a", "b"]})", s));
+  EXPECT_EQ(s.task.stop, (std::vector<std::string>{"a", "b"}));
+  ASSERT_FALSE(parse(R"({"stop": "x"})", s));
+  EXPECT_EQ(s.task.stop, std::vector<std::string>{"x"});
+  ASSERT_FALSE(parse(R"({"logit_bias": [[261, -100], [9999, 1], [1, true]]})", s));
+  ASSERT_EQ(s.logit_bias_echo.size(), 1u);
+  EXPECT_EQ(s.logit_bias_echo[0].first, 261);
+  ASSERT_FALSE(parse(R"({"logit_bias": {"261": false}, "ignore_eos": true})", s));
+  ASSERT_GE(s.logit_bias_echo.size(), 2u);
+  EXPECT_TRUE(std::isinf(s.logit_bias_echo[0].second));
+  Json gs = generation_settings_json(s, true);
+  EXPECT_EQ(gs["logit_bias"][0]["bias"], nullptr);
+  EXPECT_EQ(gs.size(), 49u);
+  EXPECT_EQ(generation_settings_json(s, false).size(), 42u);
+}
+
+TEST_F(CompletionParamsTest, UnhonouredFieldsAreRefusedUnlessDefault) {
+  CompletionSettings s;
+  EXPECT_FALSE(parse(R"({"repeat_penalty": 1.0, "dry_base": 1.75})", s).has_value());
+  EXPECT_NE(error_of(R"({"repeat_penalty": 1.1})").find("'repeat_penalty'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"samplers": "kt"})").find("'samplers'"), std::string::npos);
+  EXPECT_EQ(error_of(R"({"samplers": "edskypmxt", "mirostat": 0, "grammar": ""})"), "");
+  EXPECT_NE(error_of(R"({"n_cache_reuse": 4})").find("'n_cache_reuse'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"lora": [{"id": 0, "scale": 1}]})").find("'lora'"), std::string::npos);
+  EXPECT_EQ(error_of(R"({"lora": 3})"),
+            "Field 'lora': Error: 'lora' must be an array of objects with 'id' and 'scale' fields");
+}
+
+TEST_F(CompletionParamsTest, PromptForms) {
+  std::vector<std::vector<int32_t>> prompts;
+  ASSERT_FALSE(parse_prompts(*tok_, Json("Once upon a time"), prompts));
+  EXPECT_EQ(prompts, (std::vector<std::vector<int32_t>>{{1, 403, 407, 261, 378}}));
+  ASSERT_FALSE(
+      parse_prompts(*tok_, Json::parse(R"(["a", [1, 2], {"prompt_string": "b"}])"), prompts));
+  EXPECT_EQ(prompts.size(), 3u);
+  EXPECT_EQ(prompts[1], (std::vector<int32_t>{1, 2}));
+  ASSERT_FALSE(parse_prompts(*tok_, Json::parse(R"([5, "Once"])"), prompts));
+  ASSERT_EQ(prompts.size(), 1u);
+  EXPECT_EQ(prompts[0].front(), 5);  // no BOS: the first element is not a string
+  EXPECT_TRUE(parse_prompts(*tok_, Json::parse("[]"), prompts));
+  EXPECT_TRUE(parse_prompts(*tok_, Json(3.5), prompts));
+  EXPECT_TRUE(parse_prompts(*tok_, Json::parse(R"(["a", true])"), prompts));
+}
+
+TEST(CompletionJsonTest, ProjectionKeepsWholePathsAsKeys) {
+  Json result = Json::parse(
+      R"({"content":"x","timings":{"prompt_n":3},"generation_settings":{"n_predict":8}})");
+  Json out = project_fields(result, {"content", "generation_settings/n_predict", "timings/prompt_n",
+                                     "missing", "content/x", ""});
+  EXPECT_EQ(out.dump(),
+            R"({"content":"x","generation_settings/n_predict":8,"timings/prompt_n":3})");
+}
+
+TEST(CompletionJsonTest, TimingsDerivations) {
+  scheduler::Timings t{7, 1, 2.0, 4, 15.132};
+  Json j = timings_json(t);
+  EXPECT_DOUBLE_EQ(j["predicted_per_token_ms"].get<double>(), 15.132 / 3);
+  EXPECT_DOUBLE_EQ(j["prompt_per_second"].get<double>(), 500.0);
+  scheduler::Timings none{};
+  EXPECT_EQ(timings_json(none)["predicted_per_second"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace hearth::server

@@ -1,0 +1,205 @@
+// hearth-server: llama-server's command line and HTTP API over Hearth's engine.
+// The listener opens before the model loads (routes answer 503 "Loading model" until then);
+// SIGINT/SIGTERM stop accepting, cancel in-flight work and exit 0.
+#include <pthread.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "base/log.h"
+#include "model_info.h"
+#include "models/registry.h"
+#include "scheduler/scheduler.h"
+#include "server/options/parse_args.h"
+#include "server/server.h"
+#include "tokenizer/tokenizer.h"
+
+namespace {
+
+using hearth::server::options::ServerArgs;
+
+std::string random_media_marker() {
+  static const char kChars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::random_device device;
+  std::mt19937 rng(device());
+  std::uniform_int_distribution<int> pick(0, 61);
+  std::string marker = "<__media_";
+  for (int i = 0; i < 32; ++i) marker += kChars[pick(rng)];
+  return marker + "__>";
+}
+
+// Per-slot context: -c / slots rounded up to 256 (each slot gets all of -c with a unified
+// cache), -c 0 meaning the training context, capped at the training context.
+int32_t slot_context(const ServerArgs& args, int32_t n_ctx_train) {
+  const int32_t n_ctx = args.n_ctx > 0 ? args.n_ctx : n_ctx_train;
+  const int32_t n_slots = hearth::server::options::resolved_n_slots(args);
+  int32_t per_slot = n_ctx;
+  if (!hearth::server::options::resolved_kv_unified(args)) {
+    per_slot = (n_ctx / n_slots + 255) / 256 * 256;
+  }
+  return n_ctx_train > 0 ? std::min(per_slot, n_ctx_train) : per_slot;
+}
+
+hearth::server::ServerConfig make_config(const ServerArgs& args) {
+  hearth::server::ServerConfig c;
+  c.model_path = args.model_path;
+  c.aliases = args.aliases;
+  std::sort(c.aliases.begin(), c.aliases.end());
+  c.api_prefix = args.api_prefix;
+  c.api_keys = args.api_keys;
+  c.cors_origins = args.cors_origins;
+  c.cors_methods = args.cors_methods;
+  c.cors_headers = args.cors_headers;
+  c.cors_credentials = args.cors_credentials;
+  c.endpoint_metrics = args.endpoint_metrics;
+  c.endpoint_slots = args.endpoint_slots;
+  c.endpoint_props = args.endpoint_props;
+  c.slot_save_path = args.slot_save_path;
+  c.special = args.special;
+  c.n_batch = args.n_batch;
+  c.spm_infill = args.spm_infill;
+  c.media_marker = random_media_marker();
+  c.defaults.n_predict = args.n_predict;
+  c.defaults.n_keep = args.n_keep;
+  c.defaults.cache_prompt = args.cache_prompt;
+  c.defaults.n_cache_reuse = args.n_cache_reuse;
+  c.defaults.sampling = {args.temperature, args.top_k,     args.top_p, args.min_p, 0,
+                         args.seed,        args.logit_bias};
+  c.defaults.stop = args.reverse_prompts;
+  c.defaults.sse_ping_interval = args.sse_ping_interval_s;
+  c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
+  c.http.host = args.host;
+  c.http.port = args.port;
+  c.http.timeout_seconds = args.timeout_s;
+  return c;
+}
+
+// -ctk/-ctv names (validated by the option parser: f32, f16, bf16, q8_0).
+hearth::TensorType cache_type(const std::string& name) {
+  if (name == "f32") return hearth::TensorType::kF32;
+  if (name == "bf16") return hearth::TensorType::kBF16;
+  if (name == "q8_0") return hearth::TensorType::kQ8_0;
+  return hearth::TensorType::kF16;
+}
+
+hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int32_t n_ctx_slot) {
+  hearth::scheduler::SchedulerConfig c;
+  c.n_slots = hearth::server::options::resolved_n_slots(args);
+  c.n_ctx_slot = n_ctx_slot;
+  c.n_batch = args.n_batch;
+  c.n_ubatch = args.n_ubatch;
+  c.cont_batching = args.cont_batching;
+  c.slot_prompt_similarity = args.slot_prompt_similarity;
+  c.cache_ram_mib = args.cache_ram_mib;
+  c.cache_idle_slots = args.cache_idle_slots;
+  c.n_threads = args.n_threads.value_or(0) > 0 ? *args.n_threads : 0;
+  c.n_threads_batch = args.n_threads_batch.value_or(0) > 0 ? *args.n_threads_batch : c.n_threads;
+  c.special = args.special;
+  c.kv_unified = hearth::server::options::resolved_kv_unified(args);
+  c.type_k = cache_type(args.cache_type_k);
+  c.type_v = cache_type(args.cache_type_v);
+  return c;
+}
+
+// Loads the model and starts the scheduler; the server then leaves its loading state.
+bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
+  auto model = hearth::models::load_model(args.model_path);
+  if (!model) {
+    hearth::log_error("failed to load model '{}': {}", args.model_path, model.status().message());
+    return false;
+  }
+  auto tok = hearth::tokenizer::Tokenizer::from_gguf((*model)->metadata());
+  if (!tok) {
+    hearth::log_error("failed to load the vocabulary: {}", tok.status().message());
+    return false;
+  }
+  auto shared_tok = std::make_shared<const hearth::tokenizer::Tokenizer>(std::move(*tok));
+  hearth::server::ModelInfo info = hearth::server_tool::describe_model(**model, *shared_tok);
+  const int32_t n_ctx_slot = slot_context(args, info.n_ctx_train);
+  auto scheduler =
+      hearth::scheduler::Scheduler::create(*model, shared_tok, scheduler_config(args, n_ctx_slot));
+  if (!scheduler) {
+    hearth::log_error("failed to create the scheduler: {}", scheduler.status().message());
+    return false;
+  }
+  std::shared_ptr<hearth::scheduler::Scheduler> running = std::move(*scheduler);
+  running->start();
+  server.set_ready(std::move(running), std::move(info));
+  return true;
+}
+
+int serve(const ServerArgs& args) {
+  if (args.model_path.empty()) {
+    hearth::log_error("no model given: hearth-server needs -m (router mode is not supported)");
+    return 1;
+  }
+  // SIGINT/SIGTERM are taken by a waiting thread rather than a handler, so shutdown runs as
+  // ordinary code. Block them before any thread starts so every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  hearth::server::ServerConfig config = make_config(args);
+  auto server = std::make_unique<hearth::server::Server>(config);
+  if (auto st = server->listen(); !st.is_ok()) {
+    hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}", args.host,
+                      args.port, st.message());
+    return 1;
+  }
+  std::thread http_thread([&] { server->run(); });
+  hearth::log_info("server is listening on http://{}:{}", args.host, server->port());
+  std::thread signal_thread([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    hearth::log_info("received signal {}, shutting down", received);
+    server->stop();
+  });
+  if (!load_and_start(args, *server)) {
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+    http_thread.join();
+    return 1;
+  }
+  hearth::log_info("model loaded, all slots are idle");
+  signal_thread.join();
+  http_thread.join();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto outcome =
+      hearth::server::options::parse_args(argc, argv, hearth::server::options::process_env());
+  using hearth::server::options::ParseAction;
+  if (outcome.action == ParseAction::kPrintAndExit) {
+    std::fputs(outcome.text.c_str(), stdout);
+    return outcome.exit_code;
+  }
+  if (outcome.action == ParseAction::kError) {
+    std::fputs(outcome.text.c_str(), stderr);
+    return outcome.exit_code;
+  }
+  const ServerArgs& args = outcome.args;
+  hearth::set_log_level(args.log_disable      ? hearth::LogLevel::kOff
+                        : args.verbosity >= 5 ? hearth::LogLevel::kDebug
+                        : args.verbosity >= 3 ? hearth::LogLevel::kInfo
+                        : args.verbosity >= 2 ? hearth::LogLevel::kWarn
+                                              : hearth::LogLevel::kError);
+  if (!args.log_file.empty()) {
+    if (auto st = hearth::set_log_file(args.log_file); !st.is_ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      return 1;
+    }
+  }
+  for (const std::string& warning : outcome.warnings) hearth::log_warn("{}", warning);
+  return serve(args);
+}
