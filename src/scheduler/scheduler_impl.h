@@ -112,6 +112,7 @@ class SchedulerImpl final : public Scheduler {
   std::unique_ptr<RunningTask> make_task(const Pending& p, int32_t copy, int32_t parent_slot);
   void execute(const StepPlan& plan);
   void collect(const StepPlan& plan, std::vector<StepToken>& tokens);
+  bool evict_idle_slots();
   bool forward(std::span<const StepToken> chunk);
   void after_forward(std::span<const StepToken> chunk);
   void prompt_finished(Slot& slot, std::span<const float> logits);

@@ -126,14 +126,33 @@ bool SchedulerImpl::forward(std::span<const StepToken> chunk) {
     next[static_cast<size_t>(s.id)] = static_cast<int32_t>(s.cached.size());
   for (const StepToken& t : chunk)
     batch.add(t.token, next[static_cast<size_t>(t.slot)]++, t.slot, t.logits);
-  const Status st = ctx_->decode(batch);
+  Status st = ctx_->decode(batch);
+  if (st.code() == ErrorCode::kResourceExhausted && evict_idle_slots()) st = ctx_->decode(batch);
   if (st.is_ok()) return true;
-  const TaskError err{TaskError::Kind::kServer, fmt::format("Compute error. ({})", st.message())};
+  // A shared (unified) KV pool can run out before any slot reaches its context limit.
+  const TaskError err{TaskError::Kind::kServer,
+                      st.code() == ErrorCode::kResourceExhausted
+                          ? std::string("Context size has been exceeded.")
+                          : fmt::format("Compute error. ({})", st.message())};
   for (const StepToken& t : chunk) {
     Slot& s = slots_[static_cast<size_t>(t.slot)];
     if (s.task) fail(s, err);
   }
   return false;
+}
+
+// Frees the KV blocks idle slots still hold (their prompts stay reusable through the host
+// prompt cache when it is on). True when anything was freed.
+bool SchedulerImpl::evict_idle_slots() {
+  bool freed = false;
+  for (Slot& s : slots_) {
+    if (s.task || s.cached.empty()) continue;
+    ctx_->kv_cache().clear(s.id);
+    s.cached.clear();
+    freed = true;
+  }
+  if (freed) publish();
+  return freed;
 }
 
 void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {

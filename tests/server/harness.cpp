@@ -12,7 +12,6 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
-#include <regex>
 
 #include "support/test_paths.h"
 
@@ -193,11 +192,15 @@ bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s) {
     }
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  static const std::regex kListening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
+  const std::string kListening = "listening on http://127.0.0.1:";
   while (std::chrono::steady_clock::now() < deadline) {
-    std::smatch m;
     const std::string text = log();
-    if (port_ == 0 && std::regex_search(text, m, kListening)) port_ = std::stoi(m[1]);
+    const size_t at = text.find(kListening);
+    // Only a complete line: the log may still be arriving.
+    const size_t eol = at == std::string::npos ? at : text.find('\n', at);
+    if (port_ == 0 && eol != std::string::npos) {
+      port_ = std::atoi(text.c_str() + at + kListening.size());
+    }
     if (port_ != 0 && http_request(port_, "GET", "/health").status == 200) return true;
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;

@@ -170,3 +170,32 @@ TEST_F(PromptCacheSchedulerTest, SeparateSlotCachesUseTheCacheToo) {
 
 }  // namespace
 }  // namespace hearth::scheduler
+
+namespace hearth::scheduler {
+namespace {
+
+// A unified cache is one KV pool for every slot: a task that needs room the idle slots still
+// hold gets it (their tokens are dropped), instead of failing.
+TEST_F(PromptCacheSchedulerTest, UnifiedPoolEvictsIdleSlotsForRoom) {
+  SchedulerConfig cfg;
+  cfg.n_slots = 2;
+  cfg.n_ctx_slot = 64;
+  cfg.kv_unified = true;
+  cfg.cache_ram_mib = 0;
+  cfg.cache_idle_slots = false;
+  auto sched = make(cfg);
+  ASSERT_TRUE(sched);
+  sched->start();
+  const auto a = tok_->tokenize("Once upon a time there was a little girl named Lily", true, true);
+  const FinalResult first = run(*sched, a, 30);
+  EXPECT_GT(sched->slots()[static_cast<size_t>(first.id_slot)].n_prompt_tokens, 30);
+  const auto b = tok_->tokenize("The dog ran to the big tree and barked at the cat", true, true);
+  const FinalResult second = run(*sched, b, 40);
+  EXPECT_NE(second.id_slot, first.id_slot);
+  EXPECT_EQ(second.n_predicted, 40);
+  EXPECT_EQ(sched->slots()[static_cast<size_t>(first.id_slot)].n_prompt_tokens, 0);
+  sched->stop();
+}
+
+}  // namespace
+}  // namespace hearth::scheduler
