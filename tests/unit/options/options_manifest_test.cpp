@@ -100,7 +100,8 @@ std::set<std::string> defined_tests() {
 TEST(OptionsManifestTest, NamedTestsExist) {
   std::set<std::string> tests = defined_tests();
   EXPECT_TRUE(tests.count("OptionsManifestTest.NamedTestsExist"));
-  for (const nlohmann::json& e : load_manifest()["entries"]) {
+  const nlohmann::json manifest = load_manifest();  // the loop must not outlive it
+  for (const nlohmann::json& e : manifest["entries"]) {
     for (const nlohmann::json& name : e["tests"]) {
       EXPECT_TRUE(tests.count(name.get<std::string>()))
           << e["name"] << " names a missing test " << name;
