@@ -76,8 +76,7 @@ void CompletionSink::on_final(scheduler::FinalResult&& result) {
   if (settings_->task.stream) {
     push_frame(final_json(result, *settings_, ctx_, true));
   } else {
-    finals_.push_back(final_json(result, *settings_, ctx_, false));
-    finals_.back()["__index"] = result.index;  // sort key, removed before sending
+    finals_.emplace_back(result.index, final_json(result, *settings_, ctx_, false));
   }
   ++n_final_;
   any_event_ = true;
@@ -107,12 +106,16 @@ http::Response CompletionSink::wait_response(const std::function<bool()>& client
     }
   }
   if (error_) return error_response(*error_);
-  std::sort(finals_.begin(), finals_.end(), [](const Json& a, const Json& b) {
-    return a["__index"].get<int>() < b["__index"].get<int>();
-  });
-  for (Json& f : finals_) f.erase("__index");
+  std::sort(finals_.begin(), finals_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   http::Response response;
-  response.body = dump_json(finals_.size() == 1 ? finals_.front() : Json(finals_));
+  if (finals_.size() == 1) {
+    response.body = dump_json(finals_.front().second);
+  } else {
+    Json all = Json::array();
+    for (auto& [index, result] : finals_) all.push_back(std::move(result));
+    response.body = dump_json(all);
+  }
   return response;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "scheduler/task.h"
@@ -53,10 +54,10 @@ class CompletionSink : public scheduler::TaskSink,
   int32_t n_started_ = 0;
   int32_t n_final_ = 0;
   std::optional<ApiError> error_;
-  std::vector<Json> finals_;                // non-streaming results
-  std::shared_ptr<http::StreamBody> body_;  // streaming
-  std::vector<std::string> pending_;        // frames before the stream is handed out
-  bool streaming_ = false;                  // body_ handed to the HTTP layer
+  std::vector<std::pair<int32_t, Json>> finals_;  // non-streaming results by index
+  std::shared_ptr<http::StreamBody> body_;        // streaming
+  std::vector<std::string> pending_;              // frames before the stream is handed out
+  bool streaming_ = false;                        // body_ handed to the HTTP layer
 };
 
 }  // namespace hearth::server

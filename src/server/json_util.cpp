@@ -13,8 +13,4 @@ Json float_json(float value) {
   return static_cast<double>(value);
 }
 
-std::string json_type_name(const nlohmann::json& value) {
-  return value.type_name();
-}
-
 }  // namespace hearth::server

@@ -14,7 +14,5 @@ using Json = nlohmann::ordered_json;
 std::string dump_json(const Json& value);
 // A float echoed as the reference does; NaN and infinities become null.
 Json float_json(float value);
-// nlohmann's name of a value's type as the reference's messages spell it ("number", ...).
-std::string json_type_name(const nlohmann::json& value);
 
 }  // namespace hearth::server

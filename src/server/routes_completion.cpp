@@ -22,11 +22,17 @@ std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
   return std::nullopt;
 }
 
-// Submits every prompt (each n_cmpl times) and answers, streaming or not.
-http::Response run_completion(ServerState& s, const http::Request& r,
-                              std::vector<std::vector<int32_t>> prompts,
-                              std::shared_ptr<CompletionSettings> settings) {
+// Reads the request's fields, submits every prompt (each n_cmpl times) and answers,
+// streaming or not.
+http::Response run_completion(ServerState& s, const http::Request& r, const Json& body,
+                              std::vector<std::vector<int32_t>> prompts) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  auto settings = std::make_shared<CompletionSettings>();
+  RequestDefaults defaults = s.config.defaults;
+  defaults.n_slots = s.scheduler->config().n_slots;  // the hard limit of n_cmpl
+  if (auto err = parse_completion_settings(body, defaults, tok, *settings)) {
+    return error_response(*err);
+  }
   if (auto err = check_tokens(tok, prompts)) return error_response(*err);
   ResultContext ctx{&tok, s.config.model_name(), s.config.special};
   const int32_t n_cmpl = settings->n_cmpl;
@@ -62,13 +68,7 @@ http::Response handle_completion(ServerState& s, const http::Request& r) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   std::vector<std::vector<int32_t>> prompts;
   if (auto err = parse_prompts(tok, body["prompt"], prompts)) return error_response(*err);
-  auto settings = std::make_shared<CompletionSettings>();
-  RequestDefaults defaults = s.config.defaults;
-  defaults.n_slots = s.scheduler->config().n_slots;
-  if (auto err = parse_completion_settings(body, defaults, tok, *settings)) {
-    return error_response(*err);
-  }
-  return run_completion(s, r, std::move(prompts), std::move(settings));
+  return run_completion(s, r, body, std::move(prompts));
 }
 
 std::optional<ApiError> build_infill_prompt(const ServerState& s, const Json& body,
@@ -87,14 +87,8 @@ http::Response handle_infill(ServerState& s, const http::Request& r) {
   const Json body = Json::parse(r.body);
   std::vector<int32_t> prompt;
   if (auto err = build_infill_prompt(s, body, prompt)) return error_response(*err);
-  auto settings = std::make_shared<CompletionSettings>();
-  RequestDefaults defaults = s.config.defaults;
-  defaults.n_slots = s.scheduler->config().n_slots;
-  if (auto err = parse_completion_settings(body, defaults, tok, *settings)) {
-    return error_response(*err);
-  }
   std::vector<std::vector<int32_t>> prompts{std::move(prompt)};
-  return run_completion(s, r, std::move(prompts), std::move(settings));
+  return run_completion(s, r, body, std::move(prompts));
 }
 
 }  // namespace hearth::server

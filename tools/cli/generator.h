@@ -43,7 +43,4 @@ using TextSink = std::function<void(std::string_view)>;
 Result<GenerationResult> generate(engine::Context& ctx, const tokenizer::Tokenizer& tok,
                                   const GenerationRequest& request, const TextSink& on_text = {});
 
-// Length of the longest suffix of `text` that is a proper prefix of some stop string.
-size_t stop_prefix_overlap(std::string_view text, const std::vector<std::string>& stop);
-
 }  // namespace hearth::cli

@@ -31,16 +31,6 @@ constexpr std::chrono::milliseconds kStreamPoll{100};
 // How long a rejected request's remaining bytes are drained before the socket closes.
 constexpr std::chrono::milliseconds kLinger{1000};
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
-    if (x != y) return false;
-  }
-  return true;
-}
-
 bool contains_token(std::string_view value, std::string_view token) {
   for (size_t i = 0; i + token.size() <= value.size(); ++i) {
     if (iequals(value.substr(i, token.size()), token)) return true;

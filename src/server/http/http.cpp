@@ -1,20 +1,9 @@
 // Request helpers and StreamBody; the server itself is in server.cpp.
 #include "server/http/http.h"
 
+#include "server/http/url.h"
+
 namespace hearth::server::http {
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
-    if (x != y) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::optional<std::string> Request::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {

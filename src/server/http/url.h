@@ -1,5 +1,6 @@
 // Request-target parsing: splits "/path?query" and percent-decodes both parts the way
-// llama-server's HTTP library does (path: %XX only; query: %XX and '+' as space).
+// llama-server's HTTP library does (path: %XX only; query: %XX and '+' as space). Also the
+// ASCII case-insensitive comparison header names and tokens use.
 #pragma once
 
 #include <string>
@@ -24,5 +25,8 @@ struct Target {
 // Parses an origin-form ("/p?q") or absolute-form ("http://host/p?q") request target; the
 // fragment, if a client sends one, is dropped.
 Target parse_target(std::string_view target);
+
+// ASCII case-insensitive equality (header names, Connection/Expect tokens).
+bool iequals(std::string_view a, std::string_view b);
 
 }  // namespace hearth::server::http
