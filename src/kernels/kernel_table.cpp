@@ -76,16 +76,38 @@ const Table& reference_table() {
   return table;
 }
 
-// Where faster kernels will replace entries of the reference table (per type, chosen by
-// the CPU's features at first use): a SIMD vec_dot replaces `vec_dot` and keeps the
-// generic driver (matmul_active picks it up), a GEMM replaces `matmul`. Today every type
-// runs the reference arithmetic.
-Table build_active_table() {
+// The reference table with the SIMD entries of `level` laid over it: a SIMD vec_dot,
+// tile or from_float replaces the reference's for its type; the generic driver
+// (matmul_active) picks them up.
+Table build_level_table(CpuLevel level) {
   Table table = reference_table();
   for (TypeKernels& k : table) {
     if (k.matmul == matmul_reference) k.matmul = matmul_active;
   }
+  if (level == CpuLevel::kScalar) return table;
+  simd::Table simd_table{};
+  simd::register_avx2_float(simd_table);
+  simd::register_avx2_legacy(simd_table);
+  simd::register_avx2_kquants(simd_table);
+  for (size_t id = 0; id < table.size(); ++id) {
+    const simd::Entry& e = simd_table[id];
+    TypeKernels& k = table[id];
+    if (e.vec_dot != nullptr && k.vec_dot != nullptr) k.vec_dot = e.vec_dot;
+    if (e.tile != nullptr && k.vec_dot != nullptr) {
+      k.tile = e.tile;
+      k.tile_rows = e.max_rows;
+      k.tile_tokens = e.max_tokens;
+    }
+    if (e.from_float != nullptr && k.from_float != nullptr) k.from_float = e.from_float;
+  }
   return table;
+}
+
+const Table& level_table(CpuLevel level) {
+  static const Table scalar = build_level_table(CpuLevel::kScalar);
+  static const Table avx2 = build_level_table(CpuLevel::kAvx2);
+  // No AVX-512 kernels yet: that level runs the AVX2 ones.
+  return level == CpuLevel::kScalar ? scalar : avx2;
 }
 
 const TypeKernels& lookup(const Table& table, TensorType type) {
@@ -100,8 +122,12 @@ const TypeKernels& reference_kernels(TensorType type) {
   return lookup(reference_table(), type);
 }
 
+const TypeKernels& level_kernels(CpuLevel level, TensorType type) {
+  return lookup(level_table(level), type);
+}
+
 const TypeKernels& active_kernels(TensorType type) {
-  static const Table table = build_active_table();
+  static const Table& table = level_table(active_cpu_level());
   return lookup(table, type);
 }
 

@@ -29,7 +29,9 @@
 
 #include "base/tensor_type.h"
 #include "base/thread_pool.h"
+#include "kernels/cpu_level.h"
 #include "kernels/matmul.h"
+#include "kernels/simd/simd_table.h"
 
 namespace hearth::kernels {
 
@@ -54,11 +56,18 @@ struct TypeKernels {
   TensorType vec_dot_type = TensorType::kF32;
   VecDotFn vec_dot = nullptr;  // null: no dot product for this weight type
   MatmulFn matmul = nullptr;   // null: no matmul for this weight type
+  // A SIMD dot-product tile (simd/simd_table.h) or null; its outputs equal `vec_dot`'s.
+  simd::TileFn tile = nullptr;
+  int tile_rows = 1;
+  int tile_tokens = 1;
 };
 
 // The portable scalar implementation of `type` (all-null for unhandled types).
 const TypeKernels& reference_kernels(TensorType type);
-// The implementation the public API uses for `type`; today the reference.
+// The kernels of one instruction-set level (the reference's where the level has none).
+// Levels above detected_cpu_level() must not be called.
+const TypeKernels& level_kernels(CpuLevel level, TensorType type);
+// The implementation the public API uses for `type`: level_kernels(active_cpu_level()).
 const TypeKernels& active_kernels(TensorType type);
 
 // What the generic matmul driver needs of one weight type.
@@ -66,11 +75,15 @@ struct VecDotKernels {
   TensorType vec_dot_type = TensorType::kF32;
   QuantizeRowFn from_float = nullptr;  // from_float of vec_dot_type
   VecDotFn vec_dot = nullptr;          // vec_dot of the weight type
+  simd::TileFn tile = nullptr;         // optional tile of the weight type
+  int tile_rows = 1;
+  int tile_tokens = 1;
 };
 
 // The generic matmul driver, shared by every weight type: each token's activations are
 // converted with `from_float` into a buffer reused across calls (per calling thread),
-// then the rows are split over the pool and y[t][r] = vec_dot(row r, converted x[t]).
+// then the rows are split over the pool and y[t][r] = vec_dot(row r, converted x[t]),
+// computed by tiles of rows x tokens where the type has a tile kernel.
 void matmul_vec_dot(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y,
                     ThreadPool& pool, const VecDotKernels& k);
 // matmul_vec_dot with the reference from_float and vec_dot of w.type.
@@ -80,5 +93,8 @@ void matmul_reference(const WeightMatrix& w, const float* x, int64_t n_tokens, f
 // vec_dot alone speeds up the generic driver.
 void matmul_active(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y,
                    ThreadPool& pool);
+// matmul_vec_dot with the kernels of one level (tests and benchmarks compare levels).
+void matmul_level(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens, float* y,
+                  ThreadPool& pool);
 
 }  // namespace hearth::kernels
