@@ -1,8 +1,16 @@
 // A fixed set of worker threads that split one loop at a time. The calling thread takes
-// part, so a pool of n threads runs n-1 workers. Work is split into contiguous ranges
-// whose boundaries depend only on the item count and the thread count.
+// part, so a pool of n threads runs n-1 workers. Work is cut into contiguous chunks whose
+// boundaries depend only on the item count and the thread count; threads claim chunks
+// from an atomic counter, so a worker that is slow to wake (asleep, or descheduled on a
+// busy machine) costs nothing: the others take its share. Which thread runs a chunk
+// varies; what a chunk covers does not.
+//
+// A forward pass hands the pool a few hundred short loops per token, so hand-off cost
+// matters: workers spin on the claim counter for a short while after each loop (the next
+// one usually follows within microseconds) and only then sleep on a condition variable.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -14,7 +22,8 @@ namespace hearth {
 
 class ThreadPool {
  public:
-  // fn(begin, end, thread_index) handles items [begin, end).
+  // fn(begin, end, thread_index) handles items [begin, end); it may be called several
+  // times per thread (one chunk at a time), never concurrently with the same thread_index.
   using RangeFn = std::function<void(int64_t begin, int64_t end, int thread_index)>;
 
   explicit ThreadPool(int n_threads);
@@ -33,18 +42,25 @@ class ThreadPool {
 
  private:
   void worker_loop(int thread_index);
-  void run_range(int thread_index);
+  // Waits until the generation moves past `seen` (or the pool stops); returns the new one.
+  uint32_t wait_for_work(uint32_t seen);
+  // Claims and runs chunks of generation `gen` until none is left.
+  void run_chunks(uint32_t gen, int thread_index);
 
   int n_threads_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable work_cv_;
-  std::condition_variable done_cv_;
-  const RangeFn* job_ = nullptr;
-  int64_t job_items_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stopping_ = false;
+  // The current loop. Atomic (relaxed) because a late worker may read them while the
+  // caller publishes the next loop; it only acts on them after a successful claim.
+  std::atomic<const RangeFn*> job_{nullptr};
+  std::atomic<int64_t> job_items_{0};
+  std::atomic<int64_t> job_chunks_{0};
+  // (generation << 32) | next unclaimed chunk: a claim succeeds only for the current loop.
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<int64_t> chunks_done_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace hearth
