@@ -1,11 +1,11 @@
 #include "engine/forward.h"
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "base/half.h"
 #include "engine/model.h"
+#include "kernels/attention_ops.h"
 #include "kernels/matmul.h"
 #include "kernels/quant.h"
 
@@ -31,7 +31,11 @@ void swiglu_ffn(ForwardState& st, const LayerWeights& w) {
   const int64_t T = st.n_tokens();
   project(st, w.ffn_gate, w.ffn_gate_b, st.s.cur.data(), st.s.gate.data());
   project(st, w.ffn_up, w.ffn_up_b, st.s.cur.data(), st.s.up.data());
-  ops::swiglu(st.s.gate.data(), st.s.up.data(), st.s.gate.data(), T * n_ff);
+  float* gate = st.s.gate.data();
+  const float* up = st.s.up.data();
+  st.pool.parallel_for(T, [=](int64_t begin, int64_t end, int) {
+    ops::swiglu(gate + begin * n_ff, up + begin * n_ff, gate + begin * n_ff, (end - begin) * n_ff);
+  });
   project(st, w.ffn_down, w.ffn_down_b, st.s.gate.data(), st.s.out.data());
 }
 
@@ -82,13 +86,6 @@ struct AttendScratch {
   std::vector<f16_bits> acc16;  // [Dv] f16 accumulator (F16 V cache)
 };
 
-// a + b * c with one rounding to f32, as the fused multiply-add of the reference's vector
-// kernels gives: b * c is exact in double, so only the sum rounds (twice, double then f32,
-// which differs from a single rounding only in vanishingly rare halfway cases).
-float fused_mul_add(float b, float c, float a) {
-  return static_cast<float>(static_cast<double>(b) * c + a);
-}
-
 // The weighted sum of V rows with the rounding of the reference's CPU flash attention: for
 // an F16 V cache the accumulator itself is f16 (every rescale and every added row rounds
 // to f16); otherwise it is f32 over dequantized rows.
@@ -105,28 +102,20 @@ class VAccumulator {
     }
   }
   void scale(float m) {
-    if (!f16_) {
-      for (float& a : s_.acc) a *= m;
-      return;
+    if (f16_) {
+      kernels::f16_scale(s_.acc16.data(), m, dim_);
+    } else {
+      kernels::f32_scale(s_.acc.data(), m, dim_);
     }
-    for (f16_bits& a : s_.acc16) a = f32_to_f16(f16_to_f32(a) * m);
   }
-  // acc += w * v for one cached V row.
+  // acc += w * v for one cached V row, by single-rounding fused multiply-adds.
   void add(const uint8_t* v, float w) {
-    if (!f16_) {
-      kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
-      for (int32_t i = 0; i < dim_; ++i) {
-        float& a = s_.acc[static_cast<size_t>(i)];
-        a = fused_mul_add(s_.row[static_cast<size_t>(i)], w, a);
-      }
+    if (f16_) {
+      kernels::f16_fma_row(s_.acc16.data(), reinterpret_cast<const f16_bits*>(v), w, dim_);
       return;
     }
-    for (int32_t i = 0; i < dim_; ++i) {
-      f16_bits h = 0;
-      std::memcpy(&h, v + 2 * i, 2);
-      f16_bits& a = s_.acc16[static_cast<size_t>(i)];
-      a = f32_to_f16(fused_mul_add(f16_to_f32(h), w, f16_to_f32(a)));
-    }
+    kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
+    kernels::f32_fma_row(s_.acc.data(), s_.row.data(), w, dim_);
   }
   void finish(float inv_sum, float* out) const {
     for (int32_t i = 0; i < dim_; ++i) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "kernels/activation.h"
+
 namespace hearth::engine::ops {
 
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
@@ -19,10 +21,7 @@ void add_inplace(float* x, const float* y, int64_t n) {
 }
 
 void swiglu(const float* gate, const float* up, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float g = gate[i];
-    out[i] = g / (1.0f + std::exp(-g)) * up[i];
-  }
+  kernels::swiglu(gate, up, out, n);
 }
 
 namespace {

@@ -1,8 +1,375 @@
-// AVX2 kernels (to be written).
+// AVX2 kernels of the 256-element super-block formats (quantization.md §3.7, §4.3, §4.4):
+// the Q8_K activation conversion, and the Q4_K, Q5_K and Q6_K dot-product tiles (Q2_K,
+// Q3_K and IQ4_XS are in avx2_kquants2.cpp).
+//
+// Every dot product works on one super-block at a time: the weight codes are unpacked to
+// unsigned bytes, multiplied with the signed Q8_K codes by vpmaddubsw (pairs summed to
+// int16, never saturating: codes <= 63, |q8| <= 127), and widened to int32 by vpmaddwd
+// against the 16-bit sub-block scales, so each block's integer sum is exact in eight int32
+// lanes. Offsets the reference subtracts from every code (Q6_K's 32) and the min terms
+// (Q4_K, Q5_K) come from the activation's bsums. Each block then adds
+// (d*dy) * float(lanes) and (-(dmin*dy)) * float(min lanes) to the output's __m256
+// accumulator by FMA, and the eight lanes are summed in a fixed order at the end.
+//
+// A tile of R rows x T tokens runs exactly these instructions for each of its outputs
+// (each owns its int32 sums and its accumulator), so its results equal vec_dot's, which is
+// the 1x1 tile.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/block_formats.h"
 #include "kernels/simd/simd_table.h"
 
 namespace hearth::kernels::simd {
 
-void register_avx2_kquants(Table& /*t*/) {}
+// Q2_K, Q3_K and IQ4_XS (avx2_kquants2.cpp).
+void register_avx2_kquants2(Table& t);
+
+}  // namespace hearth::kernels::simd
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+
+namespace hearth::kernels::simd {
+namespace {
+
+// The largest tile: one weight row by four tokens, so that each unpacked weight block serves
+// four tokens (two-row tiles measured no faster: the rows' registers spill). Decoding runs
+// the 1x1 tile, which is vec_dot.
+constexpr int kTileRows = 1;
+constexpr int kTileTokens = 4;
+
+constexpr size_t kQ8KSize = sizeof(BlockQ8K);
+constexpr size_t kQ8KQs = offsetof(BlockQ8K, qs);
+constexpr size_t kQ8KBsums = offsetof(BlockQ8K, bsums);
+
+inline __m256i load256(const uint8_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+inline __m128i load128(const uint8_t* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+
+inline float load_f16(const uint8_t* p) {
+  uint16_t h = 0;
+  std::memcpy(&h, p, sizeof(h));
+  return _cvtsh_ss(h);
+}
+
+inline float load_f32(const uint8_t* p) {
+  float f = 0.0f;
+  std::memcpy(&f, p, sizeof(f));
+  return f;
+}
+
+inline uint32_t load_u32(const uint8_t* p) {
+  uint32_t v = 0;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// Lanes 0+4, 1+5, 2+6, 3+7, then (0+2) + (1+3): the one reduction order of every output.
+inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// Selects 16-bit element k of each 128-bit half into all eight of its slots.
+inline __m256i word_mask(int k) {
+  return _mm256_set1_epi16(static_cast<short>(0x0100 + 0x0202 * k));
+}
+
+// Selects 16-bit element 2k into the low half's slots and 2k + 1 into the high half's: the
+// scales of the two 16-element sub-blocks of a 32-byte run of codes.
+inline __m256i word_pair_mask(int k) {
+  return _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(0x0302 + 0x0404 * k)),
+                          _mm_set1_epi16(static_cast<short>(0x0100 + 0x0404 * k)));
+}
+
+// ---- Q8_K activations --------------------------------------------------------------
+
+// Index of the first of the 256 values with the largest magnitude (NaN never counts), or
+// -1 when all are zero.
+int q8k_first_max(const float* x) {
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  __m256 m[4];
+  for (int k = 0; k < 4; ++k) m[k] = _mm256_setzero_ps();
+  // vmaxps returns its second operand when either is NaN: NaN inputs are skipped.
+  for (int j = 0; j < kQKK; j += 32) {
+    for (int k = 0; k < 4; ++k) {
+      m[k] = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + j + 8 * k), abs_mask), m[k]);
+    }
+  }
+  const __m256 m8 = _mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3]));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(m8), _mm256_extractf128_ps(m8, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_max_ss(h, _mm_movehdup_ps(h));
+  const float amax = _mm_cvtss_f32(h);
+  if (!(amax > 0.0f)) return -1;
+  const __m256 target = _mm256_set1_ps(amax);
+  for (int j = 0; j < kQKK; j += 8) {
+    const __m256 ax = _mm256_and_ps(_mm256_loadu_ps(x + j), abs_mask);
+    const int bits = _mm256_movemask_ps(_mm256_cmp_ps(ax, target, _CMP_EQ_OQ));
+    if (bits != 0) return j + __builtin_ctz(static_cast<unsigned>(bits));
+  }
+  return -1;
+}
+
+// 32 codes min(127, nearest_int(iscale * x)) as the reference computes them (the 1.5*2^23
+// trick), truncated to their low byte like its int8 cast.
+inline __m256i q8k_codes32(const float* x, __m256 iscale) {
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
+  const __m256i mantissa = _mm256_set1_epi32(0x007FFFFF);
+  const __m256i bias = _mm256_set1_epi32(0x00400000);
+  const __m256i top = _mm256_set1_epi32(127);
+  const __m256i low_byte = _mm256_set1_epi32(0xFF);
+  __m256i v[4];
+  for (int k = 0; k < 4; ++k) {
+    const __m256 s = _mm256_add_ps(_mm256_mul_ps(iscale, _mm256_loadu_ps(x + 8 * k)), magic);
+    const __m256i i = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(s), mantissa), bias);
+    v[k] = _mm256_and_si256(_mm256_min_epi32(i, top), low_byte);
+  }
+  // Values 0..255 pass both unsigned packs unchanged; the permute undoes their interleave.
+  const __m256i bytes =
+      _mm256_packus_epi16(_mm256_packus_epi32(v[0], v[1]), _mm256_packus_epi32(v[2], v[3]));
+  return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// The sixteen int16 sums of 16 codes of q[0..7] (32 codes each) into out.
+inline void q8k_bsums(const __m256i* q, uint8_t* out) {
+  const __m256i ones8 = _mm256_set1_epi8(1);
+  const __m256i ones16 = _mm256_set1_epi16(1);
+  __m256i s[8];  // per 128-bit half: four sums of 4 codes of one group of 16
+  for (int c = 0; c < 8; ++c) s[c] = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, q[c]), ones16);
+  // Low halves end up with groups 0, 2, 4, ..., high halves with groups 1, 3, 5, ...
+  const __m256i g0 =
+      _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+  const __m256i g1 =
+      _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
+  const __m256i p = _mm256_packs_epi32(g0, g1);  // |sum| <= 2048: no saturation
+  const __m128i lo = _mm256_castsi256_si128(p);
+  const __m128i hi = _mm256_extracti128_si256(p, 1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(lo, hi));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo, hi));
+}
+
+// ref::quantize_act_row_q8_k, byte for byte.
+void from_float_q8_k(const float* src, void* dst, int64_t n) {
+  auto* out = static_cast<uint8_t*>(dst);
+  for (int64_t i = 0; i < n / kQKK; ++i, src += kQKK, out += kQ8KSize) {
+    const int imax = q8k_first_max(src);
+    if (imax < 0) {
+      std::memset(out, 0, kQ8KSize);
+      continue;
+    }
+    const float iscale = -127.0f / src[imax];
+    const __m256 vscale = _mm256_set1_ps(iscale);
+    __m256i q[8];
+    for (int c = 0; c < 8; ++c) {
+      q[c] = q8k_codes32(src + 32 * c, vscale);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kQ8KQs + 32 * c), q[c]);
+    }
+    q8k_bsums(q, out + kQ8KBsums);
+    const float d = 1.0f / iscale;
+    std::memcpy(out, &d, sizeof(d));
+  }
+}
+
+template <int R, int T>
+inline void store_outputs(const __m256 (&acc)[R][T], float* y, size_t y_stride) {
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r)
+      y[static_cast<size_t>(t) * y_stride + static_cast<size_t>(r)] = hsum8(acc[r][t]);
+  }
+}
+
+// ---- Q4_K and Q5_K -----------------------------------------------------------------
+
+// The eight 6-bit scales (bytes 0..7) and mins (bytes 8..15) of a Q4_K/Q5_K block.
+inline __m128i k4_scales_mins(const uint8_t* p) {
+  const uint32_t w0 = load_u32(p), w1 = load_u32(p + 4), w2 = load_u32(p + 8);
+  const uint32_t m6 = 0x3F3F3F3F, m4 = 0x0F0F0F0F, m2 = 0x03030303;
+  const uint32_t sc_lo = w0 & m6;
+  const uint32_t mn_lo = w1 & m6;
+  const uint32_t sc_hi = (w2 & m4) | (((w0 >> 6) & m2) << 4);
+  const uint32_t mn_hi = ((w2 >> 4) & m4) | (((w1 >> 6) & m2) << 4);
+  return _mm_set_epi32(static_cast<int>(mn_hi), static_cast<int>(mn_lo), static_cast<int>(sc_hi),
+                       static_cast<int>(sc_lo));
+}
+
+// One Q4_K (kQ5 false) or Q5_K super-block of one row against T tokens into acc[0..T):
+// first the min terms, then the codes.
+template <bool kQ5, int T>
+inline __attribute__((always_inline)) void k4_row_block(const uint8_t* b, const uint8_t* x,
+                                                        size_t xs, const __m256* dy,
+                                                        const __m256i* bsums, __m256* acc) {
+  constexpr size_t kQs = kQ5 ? offsetof(BlockQ5K, qs) : offsetof(BlockQ4K, qs);
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i m16 = _mm256_set1_epi8(0x10);
+  const __m128i sm = k4_scales_mins(b + offsetof(BlockQ4K, scales));
+  const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
+  // Min k against both sums of 16 of sub-block k: mn0 mn0 mn1 mn1 ... mn7 mn7.
+  const __m256i mins = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm));
+  const __m256 d = _mm256_set1_ps(load_f16(b));
+  const __m256 neg_dmin = _mm256_set1_ps(-load_f16(b + offsetof(BlockQ4K, dmin)));
+  for (int t = 0; t < T; ++t) {  // acc += (-(dmin*dy)) * sum(min * bsums)
+    const __m256 m = _mm256_cvtepi32_ps(_mm256_madd_epi16(mins, bsums[t]));
+    acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(neg_dmin, dy[t]), m, acc[t]);
+  }
+  __m256i qh = _mm256_setzero_si256();
+  if constexpr (kQ5) qh = load256(b + offsetof(BlockQ5K, qh));
+  __m256i isum[T];
+  for (int t = 0; t < T; ++t) isum[t] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (int j = 0; j < 4; ++j) {  // 64 codes: sub-blocks 2j (low nibbles) and 2j + 1
+    const __m256i q = load256(b + kQs + 32 * j);
+    __m256i lo = _mm256_and_si256(q, m4);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+    if constexpr (kQ5) {  // bit 2j of qh[l] to bit 4 of the low code, bit 2j + 1 of the high
+      lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_slli_epi16(qh, 4), m16));
+      hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_slli_epi16(qh, 3), m16));
+      qh = _mm256_srli_epi16(qh, 2);
+    }
+    const __m256i slo = _mm256_shuffle_epi8(scales, word_mask(2 * j));
+    const __m256i shi = _mm256_shuffle_epi8(scales, word_mask(2 * j + 1));
+    for (int t = 0; t < T; ++t) {
+      const uint8_t* y = x + t * xs + kQ8KQs + 64 * j;
+      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(y)), slo);
+      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(y + 32)), shi);
+      isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(plo, phi));
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(d, dy[t]), _mm256_cvtepi32_ps(isum[t]), acc[t]);
+  }
+}
+
+// ---- Q6_K --------------------------------------------------------------------------
+
+// One Q6_K super-block of one row against T tokens into acc[0..T). The codes are used
+// unsigned (0..63); the reference's -32 comes back as -32 * sum(scale * bsums).
+template <int T>
+inline __attribute__((always_inline)) void q6k_row_block(const uint8_t* b, const uint8_t* x,
+                                                         size_t xs, const __m256* dy,
+                                                         const __m256i* bsums, __m256* acc) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i m30 = _mm256_set1_epi8(0x30);
+  const __m256i sc = _mm256_cvtepi8_epi16(load128(b + offsetof(BlockQ6K, scales)));
+  // Sub-block scales 0..7 and 8..15 as int16, each in both halves.
+  const __m256i half_scales[2] = {_mm256_permute2x128_si256(sc, sc, 0x00),
+                                  _mm256_permute2x128_si256(sc, sc, 0x11)};
+  __m256i isum[T];
+  for (int t = 0; t < T; ++t) {
+    isum[t] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                               _mm256_slli_epi32(_mm256_madd_epi16(sc, bsums[t]), 5));
+  }
+#pragma GCC unroll 8
+  for (int h = 0; h < 2; ++h) {  // 128 codes
+    const __m256i qh = load256(b + offsetof(BlockQ6K, qh) + 32 * h);
+#pragma GCC unroll 8
+    for (int k = 0; k < 4; ++k) {  // 32 codes: sub-blocks 8h + 2k, 8h + 2k + 1
+      const __m256i ql = load256(b + offsetof(BlockQ6K, ql) + 64 * h + 32 * (k & 1));
+      const __m256i lo4 = k < 2 ? ql : _mm256_srli_epi16(ql, 4);
+      // Bit pair k of qh to bits 4..5.
+      const __m256i hi2 = k == 0   ? _mm256_slli_epi16(qh, 4)
+                          : k == 1 ? _mm256_slli_epi16(qh, 2)
+                          : k == 2 ? qh
+                                   : _mm256_srli_epi16(qh, 2);
+      const __m256i q = _mm256_or_si256(_mm256_and_si256(lo4, m4), _mm256_and_si256(hi2, m30));
+      const __m256i s = _mm256_shuffle_epi8(half_scales[h], word_pair_mask(k));
+      for (int t = 0; t < T; ++t) {
+        const __m256i y = load256(x + t * xs + kQ8KQs + 128 * h + 32 * k);
+        isum[t] = _mm256_add_epi32(isum[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q, y), s));
+      }
+    }
+  }
+  const __m256 d = _mm256_set1_ps(load_f16(b + offsetof(BlockQ6K, d)));
+  for (int t = 0; t < T; ++t) {
+    acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(d, dy[t]), _mm256_cvtepi32_ps(isum[t]), acc[t]);
+  }
+}
+
+// ---- entry points ------------------------------------------------------------------
+
+// The super-blocks of R rows x T tokens, one row after the other within each block; the
+// tokens' scales and bsums are read once per block. kRowBlock is one of the *_row_block.
+template <auto kRowBlock, size_t kBlockBytes, int R, int T>
+void tile_blocks(const uint8_t* w, size_t ws, const uint8_t* x, size_t xs, int64_t n, float* y,
+                 size_t ys) {
+  __m256 acc[R][T];
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
+  }
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const uint8_t* xb = x + i * kQ8KSize;
+    __m256 dy[T];
+    __m256i bsums[T];
+    for (int t = 0; t < T; ++t) {
+      dy[t] = _mm256_set1_ps(load_f32(xb + t * xs));
+      bsums[t] = load256(xb + t * xs + kQ8KBsums);
+    }
+    for (int r = 0; r < R; ++r) kRowBlock(w + r * ws + i * kBlockBytes, xb, xs, dy, bsums, acc[r]);
+  }
+  store_outputs<R, T>(acc, y, ys);
+}
+
+using Kernel = void (*)(const uint8_t* w, size_t ws, const uint8_t* x, size_t xs, int64_t n,
+                        float* y, size_t ys);
+
+template <template <int, int> class K>
+struct Shapes {
+  static constexpr Kernel kTable[kTileRows][kTileTokens] = {
+      {K<1, 1>::run, K<1, 2>::run, K<1, 3>::run, K<1, 4>::run},
+  };
+  static void tile(const TileArgs& a) {
+    kTable[a.n_rows - 1][a.n_tokens - 1](a.w, a.w_stride, a.x, a.x_stride, a.n, a.y, a.y_stride);
+  }
+  static float vec_dot(const void* x, const void* y, int64_t n) {
+    float out = 0.0f;
+    K<1, 1>::run(static_cast<const uint8_t*>(x), 0, static_cast<const uint8_t*>(y), 0, n, &out, 0);
+    return out;
+  }
+};
+
+template <int R, int T>
+struct Q4K {
+  static constexpr Kernel run = tile_blocks<k4_row_block<false, T>, sizeof(BlockQ4K), R, T>;
+};
+template <int R, int T>
+struct Q5K {
+  static constexpr Kernel run = tile_blocks<k4_row_block<true, T>, sizeof(BlockQ5K), R, T>;
+};
+template <int R, int T>
+struct Q6K {
+  static constexpr Kernel run = tile_blocks<q6k_row_block<T>, sizeof(BlockQ6K), R, T>;
+};
+
+}  // namespace
+}  // namespace hearth::kernels::simd
+
+#pragma GCC pop_options
+
+namespace hearth::kernels::simd {
+
+void register_avx2_kquants(Table& t) {
+  const auto set = [&t](TensorType type, VecDotFn dot, TileFn tile) {
+    Entry& e = entry(t, type);
+    e.vec_dot = dot;
+    e.tile = tile;
+    e.max_rows = kTileRows;
+    e.max_tokens = kTileTokens;
+  };
+  set(TensorType::kQ4_K, Shapes<Q4K>::vec_dot, Shapes<Q4K>::tile);
+  set(TensorType::kQ5_K, Shapes<Q5K>::vec_dot, Shapes<Q5K>::tile);
+  set(TensorType::kQ6_K, Shapes<Q6K>::vec_dot, Shapes<Q6K>::tile);
+  entry(t, TensorType::kQ8_K).from_float = from_float_q8_k;
+  register_avx2_kquants2(t);
+}
 
 }  // namespace hearth::kernels::simd

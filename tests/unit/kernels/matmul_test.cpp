@@ -95,7 +95,8 @@ TEST(Matmul, MatchesDequantizedProductOfConvertedActivations) {
   }
 }
 
-// matmul is exactly the table's vec_dot of each row with each converted token row.
+// matmul is exactly the active table's vec_dot of each row with each converted token row
+// (the activation conversion is the reference's on every level).
 TEST(Matmul, EqualsVecDotOfEachRowAndToken) {
   constexpr int64_t kRows = 7, kCols = 256, kTokens = 3;
   ThreadPool pool(3);
@@ -104,7 +105,7 @@ TEST(Matmul, EqualsVecDotOfEachRowAndToken) {
     SCOPED_TRACE(std::string(tensor_type_name(type)));
     const TestWeights tw = make_weights(type, kRows, kCols, 13, 2);
     const auto y = run(tw.w, x, kTokens, pool);
-    const TypeKernels& k = reference_kernels(type);
+    const TypeKernels& k = active_kernels(type);
     for (int64_t t = 0; t < kTokens; ++t) {
       const auto xq = convert_row(k.vec_dot_type, x.data() + t * kCols, kCols);
       for (int64_t r = 0; r < kRows; ++r) {

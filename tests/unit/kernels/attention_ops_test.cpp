@@ -1,0 +1,178 @@
+// The attention operations of every level this CPU runs give the scalar level's bits, on
+// random rows of every length up to a few vectors (tails), zeros, large values and
+// infinities; and the scalar level computes what attention_ops.h says.
+#include "kernels/attention_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/half.h"
+#include "test_util.h"
+
+namespace hearth::kernels {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+bool same_f16(f16_bits a, f16_bits b) {
+  const bool a_nan = (a & 0x7FFFu) > 0x7C00u;
+  const bool b_nan = (b & 0x7FFFu) > 0x7C00u;
+  return (a_nan && b_nan) || a == b;
+}
+
+// Row `kind` of length n: 0 random, 1 zeros, 2 large (overflowing f16 when combined),
+// 3 random with some infinities, 4 tiny (f16 subnormals).
+std::vector<float> make_row(int kind, int n, uint32_t seed) {
+  auto x = test::gaussian(static_cast<size_t>(n), seed);
+  std::mt19937 rng(seed);
+  for (int i = 0; i < n; ++i) {
+    float& v = x[static_cast<size_t>(i)];
+    switch (kind) {
+      case 1:
+        v = (i % 3 == 0) ? -0.0f : 0.0f;
+        break;
+      case 2:
+        v *= 40000.0f;
+        break;
+      case 3:
+        if (rng() % 5 == 0) v = (rng() % 2) ? kInf : -kInf;
+        break;
+      case 4:
+        v *= 1e-6f;
+        break;
+      default:
+        break;
+    }
+  }
+  return x;
+}
+
+std::vector<f16_bits> to_f16(const std::vector<float>& x) {
+  std::vector<f16_bits> h(x.size());
+  for (size_t i = 0; i < x.size(); ++i) h[i] = f32_to_f16(x[i]);
+  return h;
+}
+
+const float kWeights[] = {0.0f, 1.0f, 0.37f, -2.5f, 1e-3f, 3e4f, kInf};
+constexpr int kKinds = 5;
+constexpr int kMaxN = 41;
+
+std::string what(CpuLevel level, int n, int kind_a, int kind_v, float w) {
+  return std::string(cpu_level_name(level)) + " n " + std::to_string(n) + " acc kind " +
+         std::to_string(kind_a) + " v kind " + std::to_string(kind_v) + " w " + std::to_string(w);
+}
+
+TEST(AttentionOps, F16LevelsMatchScalar) {
+  const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
+  for (CpuLevel level : runnable_cpu_levels()) {
+    const AttentionOps& ops = attention_ops(level);
+    for (int n = 0; n <= kMaxN; ++n) {
+      for (int ka = 0; ka < kKinds; ++ka) {
+        for (int kv = 0; kv < kKinds; ++kv) {
+          const auto acc0 = to_f16(make_row(ka, n, 10 + static_cast<uint32_t>(n * 7 + ka)));
+          const auto v = to_f16(make_row(kv, n, 500 + static_cast<uint32_t>(n * 7 + kv)));
+          for (float w : kWeights) {
+            SCOPED_TRACE(what(level, n, ka, kv, w));
+            auto want = acc0, got = acc0;
+            ref.f16_fma_row(want.data(), v.data(), w, n);
+            ops.f16_fma_row(got.data(), v.data(), w, n);
+            for (int i = 0; i < n; ++i)
+              ASSERT_TRUE(same_f16(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)]))
+                  << "fma_row element " << i;
+            want = acc0, got = acc0;
+            ref.f16_scale(want.data(), w, n);
+            ops.f16_scale(got.data(), w, n);
+            for (int i = 0; i < n; ++i)
+              ASSERT_TRUE(same_f16(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)]))
+                  << "scale element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(AttentionOps, F32LevelsMatchScalar) {
+  const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
+  for (CpuLevel level : runnable_cpu_levels()) {
+    const AttentionOps& ops = attention_ops(level);
+    for (int n = 0; n <= kMaxN; ++n) {
+      for (int ka = 0; ka < kKinds; ++ka) {
+        for (int kv = 0; kv < kKinds; ++kv) {
+          const auto acc0 = make_row(ka, n, 20 + static_cast<uint32_t>(n * 7 + ka));
+          const auto v = make_row(kv, n, 600 + static_cast<uint32_t>(n * 7 + kv));
+          for (float w : kWeights) {
+            SCOPED_TRACE(what(level, n, ka, kv, w));
+            auto want = acc0, got = acc0;
+            ref.f32_fma_row(want.data(), v.data(), w, n);
+            ops.f32_fma_row(got.data(), v.data(), w, n);
+            for (int i = 0; i < n; ++i)
+              ASSERT_TRUE(
+                  test::same_float(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)]))
+                  << "fma_row element " << i;
+            want = acc0, got = acc0;
+            ref.f32_scale(want.data(), w, n);
+            ops.f32_scale(got.data(), w, n);
+            for (int i = 0; i < n; ++i)
+              ASSERT_TRUE(
+                  test::same_float(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)]))
+                  << "scale element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The scalar level against the formulas: one rounding for the fma (a case where a separate
+// multiply and add differ), f16 rounding to nearest even, overflow to inf, NaN canonical.
+TEST(AttentionOps, ScalarFollowsTheFormulas) {
+  const AttentionOps& ops = attention_ops(CpuLevel::kScalar);
+  // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: the separate product rounds the 2^-24 away.
+  const float a = 1.0f + std::ldexp(1.0f, -12);
+  float acc = -(1.0f + std::ldexp(1.0f, -11));
+  ops.f32_fma_row(&acc, &a, a, 1);
+  EXPECT_EQ(acc, std::ldexp(1.0f, -24));
+  float s = 3.0f;
+  ops.f32_scale(&s, 0.5f, 1);
+  EXPECT_EQ(s, 1.5f);
+
+  f16_bits h = f32_to_f16(1.0f);
+  const f16_bits one_ulp = f32_to_f16(std::ldexp(1.0f, -11));  // half an ulp of 1 in f16
+  ops.f16_fma_row(&h, &one_ulp, 1.0f, 1);                      // a tie: stays even (1.0)
+  EXPECT_EQ(h, f32_to_f16(1.0f));
+  h = f32_to_f16(60000.0f);
+  ops.f16_scale(&h, 2.0f, 1);
+  EXPECT_EQ(h, 0x7C00u);
+  h = 0x7C00u;  // inf * 0 = NaN
+  ops.f16_scale(&h, 0.0f, 1);
+  EXPECT_EQ(h & 0x7FFFu, 0x7E00u);
+}
+
+// The public entry points are the active level's operations.
+TEST(AttentionOps, PublicFunctionsUseTheActiveLevel) {
+  auto acc = to_f16(make_row(0, 37, 7));
+  const auto v = to_f16(make_row(0, 37, 8));
+  auto want = acc;
+  f16_fma_row(acc.data(), v.data(), 0.75f, 37);
+  attention_ops(active_cpu_level()).f16_fma_row(want.data(), v.data(), 0.75f, 37);
+  EXPECT_EQ(acc, want);
+  auto f = make_row(0, 37, 9);
+  auto g = f;
+  const auto fv = make_row(0, 37, 10);
+  f32_fma_row(f.data(), fv.data(), -1.25f, 37);
+  f32_scale(f.data(), 0.5f, 37);
+  attention_ops(CpuLevel::kScalar).f32_fma_row(g.data(), fv.data(), -1.25f, 37);
+  attention_ops(CpuLevel::kScalar).f32_scale(g.data(), 0.5f, 37);
+  for (size_t i = 0; i < f.size(); ++i) EXPECT_TRUE(test::same_float(f[i], g[i])) << i;
+}
+
+}  // namespace
+}  // namespace hearth::kernels
