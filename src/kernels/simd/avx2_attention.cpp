@@ -13,6 +13,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
 
@@ -20,22 +22,8 @@ __m256 widen8(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-// f32 -> f16, round to nearest even; NaN -> sign | 0x7E00.
-__m128i round8(__m256 v) {
-  const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-  const __m256i sign =
-      _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 16), _mm256_set1_epi32(0x8000));
-  const __m256i canon = _mm256_or_si256(sign, _mm256_set1_epi32(0x7E00));
-  const __m128i canon16 =
-      _mm_packus_epi32(_mm256_castsi256_si128(canon), _mm256_extracti128_si256(canon, 1));
-  const __m128i nan16 =
-      _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
-  return _mm_blendv_epi8(h, canon16, nan16);
-}
-
 void store8(uint16_t* p, __m256 v) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), round8(v));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), avx2::f16_round8(v));
 }
 
 void f16_scale_avx2(uint16_t* acc, float m, int n) {

@@ -24,6 +24,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
 
@@ -218,33 +220,19 @@ void tile_bf16(const TileArgs& a) {
 
 // ---- activation conversions ----
 
-// Eight f32 to f16, round to nearest even; NaN becomes the canonical quiet NaN with its
-// sign (the hardware would keep the payload's top bits).
-__m128i f16_round8(__m256 v) {
-  const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-  const __m256i sign =
-      _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 16), _mm256_set1_epi32(0x8000));
-  const __m256i canon = _mm256_or_si256(sign, _mm256_set1_epi32(0x7E00));
-  const __m128i canon16 =
-      _mm_packus_epi32(_mm256_castsi256_si128(canon), _mm256_extracti128_si256(canon, 1));
-  const __m128i nan16 =
-      _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
-  return _mm_blendv_epi8(h, canon16, nan16);
-}
-
 void from_float_f16(const float* src, void* dst, int64_t n) {
   auto* out = static_cast<uint8_t*>(dst);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), f16_round8(_mm256_loadu_ps(src + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i),
+                     avx2::f16_round8(_mm256_loadu_ps(src + i)));
   }
   if (i < n) {
     float in[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     uint16_t h[8];
     const auto rest = static_cast<size_t>(n - i);
     std::memcpy(in, src + i, rest * sizeof(float));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(h), f16_round8(_mm256_loadu_ps(in)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(h), avx2::f16_round8(_mm256_loadu_ps(in)));
     std::memcpy(out + 2 * i, h, rest * 2);
   }
 }

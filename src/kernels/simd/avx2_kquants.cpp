@@ -33,64 +33,13 @@ void register_avx2_kquants2(Table& t);
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 
+#include "kernels/simd/avx2_kquant_tile.h"
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
 
-// The largest tile: one weight row by four tokens, so that each unpacked weight block serves
-// four tokens (two-row tiles measured no faster: the rows' registers spill). Decoding runs
-// the 1x1 tile, which is vec_dot.
-constexpr int kTileRows = 1;
-constexpr int kTileTokens = 4;
-
-constexpr size_t kQ8KSize = sizeof(BlockQ8K);
-constexpr size_t kQ8KQs = offsetof(BlockQ8K, qs);
-constexpr size_t kQ8KBsums = offsetof(BlockQ8K, bsums);
-
-inline __m256i load256(const uint8_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-inline __m128i load128(const uint8_t* p) {
-  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-}
-
-inline float load_f16(const uint8_t* p) {
-  uint16_t h = 0;
-  std::memcpy(&h, p, sizeof(h));
-  return _cvtsh_ss(h);
-}
-
-inline float load_f32(const uint8_t* p) {
-  float f = 0.0f;
-  std::memcpy(&f, p, sizeof(f));
-  return f;
-}
-
-inline uint32_t load_u32(const uint8_t* p) {
-  uint32_t v = 0;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// Lanes 0+4, 1+5, 2+6, 3+7, then (0+2) + (1+3): the one reduction order of every output.
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-// Selects 16-bit element k of each 128-bit half into all eight of its slots.
-inline __m256i word_mask(int k) {
-  return _mm256_set1_epi16(static_cast<short>(0x0100 + 0x0202 * k));
-}
-
-// Selects 16-bit element 2k into the low half's slots and 2k + 1 into the high half's: the
-// scales of the two 16-element sub-blocks of a 32-byte run of codes.
-inline __m256i word_pair_mask(int k) {
-  return _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(0x0302 + 0x0404 * k)),
-                          _mm_set1_epi16(static_cast<short>(0x0100 + 0x0404 * k)));
-}
+using namespace avx2;  // NOLINT(google-build-using-namespace): the file's own toolbox
 
 // ---- Q8_K activations --------------------------------------------------------------
 
@@ -178,14 +127,6 @@ void from_float_q8_k(const float* src, void* dst, int64_t n) {
     q8k_bsums(q, out + kQ8KBsums);
     const float d = 1.0f / iscale;
     std::memcpy(out, &d, sizeof(d));
-  }
-}
-
-template <int R, int T>
-inline void store_outputs(const __m256 (&acc)[R][T], float* y, size_t y_stride) {
-  for (int t = 0; t < T; ++t) {
-    for (int r = 0; r < R; ++r)
-      y[static_cast<size_t>(t) * y_stride + static_cast<size_t>(r)] = hsum8(acc[r][t]);
   }
 }
 
@@ -297,57 +238,17 @@ inline __attribute__((always_inline)) void q6k_row_block(const uint8_t* b, const
 
 // ---- entry points ------------------------------------------------------------------
 
-// The super-blocks of R rows x T tokens, one row after the other within each block; the
-// tokens' scales and bsums are read once per block. kRowBlock is one of the *_row_block.
-template <auto kRowBlock, size_t kBlockBytes, int R, int T>
-void tile_blocks(const uint8_t* w, size_t ws, const uint8_t* x, size_t xs, int64_t n, float* y,
-                 size_t ys) {
-  __m256 acc[R][T];
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
-  }
-  for (int64_t i = 0; i < n / kQKK; ++i) {
-    const uint8_t* xb = x + i * kQ8KSize;
-    __m256 dy[T];
-    __m256i bsums[T];
-    for (int t = 0; t < T; ++t) {
-      dy[t] = _mm256_set1_ps(load_f32(xb + t * xs));
-      bsums[t] = load256(xb + t * xs + kQ8KBsums);
-    }
-    for (int r = 0; r < R; ++r) kRowBlock(w + r * ws + i * kBlockBytes, xb, xs, dy, bsums, acc[r]);
-  }
-  store_outputs<R, T>(acc, y, ys);
-}
-
-using Kernel = void (*)(const uint8_t* w, size_t ws, const uint8_t* x, size_t xs, int64_t n,
-                        float* y, size_t ys);
-
-template <template <int, int> class K>
-struct Shapes {
-  static constexpr Kernel kTable[kTileRows][kTileTokens] = {
-      {K<1, 1>::run, K<1, 2>::run, K<1, 3>::run, K<1, 4>::run},
-  };
-  static void tile(const TileArgs& a) {
-    kTable[a.n_rows - 1][a.n_tokens - 1](a.w, a.w_stride, a.x, a.x_stride, a.n, a.y, a.y_stride);
-  }
-  static float vec_dot(const void* x, const void* y, int64_t n) {
-    float out = 0.0f;
-    K<1, 1>::run(static_cast<const uint8_t*>(x), 0, static_cast<const uint8_t*>(y), 0, n, &out, 0);
-    return out;
-  }
-};
-
 template <int R, int T>
 struct Q4K {
-  static constexpr Kernel run = tile_blocks<k4_row_block<false, T>, sizeof(BlockQ4K), R, T>;
+  static constexpr KKernel run = tile_blocks<k4_row_block<false, T>, sizeof(BlockQ4K), R, T>;
 };
 template <int R, int T>
 struct Q5K {
-  static constexpr Kernel run = tile_blocks<k4_row_block<true, T>, sizeof(BlockQ5K), R, T>;
+  static constexpr KKernel run = tile_blocks<k4_row_block<true, T>, sizeof(BlockQ5K), R, T>;
 };
 template <int R, int T>
 struct Q6K {
-  static constexpr Kernel run = tile_blocks<q6k_row_block<T>, sizeof(BlockQ6K), R, T>;
+  static constexpr KKernel run = tile_blocks<q6k_row_block<T>, sizeof(BlockQ6K), R, T>;
 };
 
 }  // namespace
@@ -362,12 +263,12 @@ void register_avx2_kquants(Table& t) {
     Entry& e = entry(t, type);
     e.vec_dot = dot;
     e.tile = tile;
-    e.max_rows = kTileRows;
-    e.max_tokens = kTileTokens;
+    e.max_rows = kKTileRows;
+    e.max_tokens = kKTileTokens;
   };
-  set(TensorType::kQ4_K, Shapes<Q4K>::vec_dot, Shapes<Q4K>::tile);
-  set(TensorType::kQ5_K, Shapes<Q5K>::vec_dot, Shapes<Q5K>::tile);
-  set(TensorType::kQ6_K, Shapes<Q6K>::vec_dot, Shapes<Q6K>::tile);
+  set(TensorType::kQ4_K, KShapes<Q4K>::vec_dot, KShapes<Q4K>::tile);
+  set(TensorType::kQ5_K, KShapes<Q5K>::vec_dot, KShapes<Q5K>::tile);
+  set(TensorType::kQ6_K, KShapes<Q6K>::vec_dot, KShapes<Q6K>::tile);
   entry(t, TensorType::kQ8_K).from_float = from_float_q8_k;
   register_avx2_kquants2(t);
 }

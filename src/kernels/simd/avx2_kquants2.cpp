@@ -16,76 +16,13 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 
+#include "kernels/simd/avx2_kquant_tile.h"
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
 
-// The tile shape of avx2_kquants.cpp.
-constexpr int kTileRows = 1;
-constexpr int kTileTokens = 4;
-
-constexpr size_t kQ8KSize = sizeof(BlockQ8K);
-constexpr size_t kQ8KQs = offsetof(BlockQ8K, qs);
-constexpr size_t kQ8KBsums = offsetof(BlockQ8K, bsums);
-
-inline __m256i load256(const uint8_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-inline __m128i load128(const uint8_t* p) {
-  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-}
-
-inline float load_f16(const uint8_t* p) {
-  uint16_t h = 0;
-  std::memcpy(&h, p, sizeof(h));
-  return _cvtsh_ss(h);
-}
-
-inline float load_f32(const uint8_t* p) {
-  float f = 0.0f;
-  std::memcpy(&f, p, sizeof(f));
-  return f;
-}
-
-inline uint32_t load_u32(const uint8_t* p) {
-  uint32_t v = 0;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-// Selects 16-bit element k of each 128-bit half into all eight of its slots.
-inline __m256i word_mask(int k) {
-  return _mm256_set1_epi16(static_cast<short>(0x0100 + 0x0202 * k));
-}
-
-// Selects 16-bit element 2k into the low half's slots and 2k + 1 into the high half's.
-inline __m256i word_pair_mask(int k) {
-  return _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(0x0302 + 0x0404 * k)),
-                          _mm_set1_epi16(static_cast<short>(0x0100 + 0x0404 * k)));
-}
-
-template <int R, int T>
-inline void zero(__m256 (&acc)[R][T]) {
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
-  }
-}
-
-template <int R, int T>
-inline void store_outputs(const __m256 (&acc)[R][T], float* y, size_t y_stride) {
-  for (int t = 0; t < T; ++t) {
-    for (int r = 0; r < R; ++r) {
-      y[static_cast<size_t>(t) * y_stride + static_cast<size_t>(r)] = hsum8(acc[r][t]);
-    }
-  }
-}
+using namespace avx2;  // NOLINT(google-build-using-namespace): the file's own toolbox
 
 // Sixteen int16 scales (both halves: 0..7 in `lo`, 8..15 in `hi`) as the two per-half
 // broadcasts word_pair_mask selects from.
@@ -240,55 +177,17 @@ inline __attribute__((always_inline)) void iq4xs_row_block(const uint8_t* b, con
 
 // ---- entry points ------------------------------------------------------------------
 
-// The super-blocks of R rows x T tokens, one row after the other within each block; the
-// tokens' scales and bsums are read once per block. kRowBlock is one of the *_row_block.
-template <auto kRowBlock, size_t kBlockBytes, int R, int T>
-void tile_blocks(const uint8_t* w, size_t ws, const uint8_t* x, size_t xs, int64_t n, float* y,
-                 size_t ys) {
-  __m256 acc[R][T];
-  zero<R, T>(acc);
-  for (int64_t i = 0; i < n / kQKK; ++i) {
-    const uint8_t* xb = x + i * kQ8KSize;
-    __m256 dy[T];
-    __m256i bsums[T];
-    for (int t = 0; t < T; ++t) {
-      dy[t] = _mm256_set1_ps(load_f32(xb + t * xs));
-      bsums[t] = load256(xb + t * xs + kQ8KBsums);
-    }
-    for (int r = 0; r < R; ++r) kRowBlock(w + r * ws + i * kBlockBytes, xb, xs, dy, bsums, acc[r]);
-  }
-  store_outputs<R, T>(acc, y, ys);
-}
-
-using Kernel = void (*)(const uint8_t* w, size_t ws, const uint8_t* x, size_t xs, int64_t n,
-                        float* y, size_t ys);
-
-template <template <int, int> class K>
-struct Shapes {
-  static constexpr Kernel kTable[kTileRows][kTileTokens] = {
-      {K<1, 1>::run, K<1, 2>::run, K<1, 3>::run, K<1, 4>::run},
-  };
-  static void tile(const TileArgs& a) {
-    kTable[a.n_rows - 1][a.n_tokens - 1](a.w, a.w_stride, a.x, a.x_stride, a.n, a.y, a.y_stride);
-  }
-  static float vec_dot(const void* x, const void* y, int64_t n) {
-    float out = 0.0f;
-    K<1, 1>::run(static_cast<const uint8_t*>(x), 0, static_cast<const uint8_t*>(y), 0, n, &out, 0);
-    return out;
-  }
-};
-
 template <int R, int T>
 struct Q2K {
-  static constexpr Kernel run = tile_blocks<q2k_row_block<T>, sizeof(BlockQ2K), R, T>;
+  static constexpr KKernel run = tile_blocks<q2k_row_block<T>, sizeof(BlockQ2K), R, T>;
 };
 template <int R, int T>
 struct Q3K {
-  static constexpr Kernel run = tile_blocks<q3k_row_block<T>, sizeof(BlockQ3K), R, T>;
+  static constexpr KKernel run = tile_blocks<q3k_row_block<T>, sizeof(BlockQ3K), R, T>;
 };
 template <int R, int T>
 struct Iq4Xs {
-  static constexpr Kernel run = tile_blocks<iq4xs_row_block<T>, sizeof(BlockIq4Xs), R, T>;
+  static constexpr KKernel run = tile_blocks<iq4xs_row_block<T>, sizeof(BlockIq4Xs), R, T>;
 };
 
 }  // namespace
@@ -306,12 +205,12 @@ void register_avx2_kquants2(Table& t) {
     Entry& e = entry(t, type);
     e.vec_dot = dot;
     e.tile = tile;
-    e.max_rows = kTileRows;
-    e.max_tokens = kTileTokens;
+    e.max_rows = kKTileRows;
+    e.max_tokens = kKTileTokens;
   };
-  set(TensorType::kQ2_K, Shapes<Q2K>::vec_dot, Shapes<Q2K>::tile);
-  set(TensorType::kQ3_K, Shapes<Q3K>::vec_dot, Shapes<Q3K>::tile);
-  set(TensorType::kIQ4_XS, Shapes<Iq4Xs>::vec_dot, Shapes<Iq4Xs>::tile);
+  set(TensorType::kQ2_K, KShapes<Q2K>::vec_dot, KShapes<Q2K>::tile);
+  set(TensorType::kQ3_K, KShapes<Q3K>::vec_dot, KShapes<Q3K>::tile);
+  set(TensorType::kIQ4_XS, KShapes<Iq4Xs>::vec_dot, KShapes<Iq4Xs>::tile);
 }
 
 }  // namespace hearth::kernels::simd
