@@ -49,8 +49,23 @@ namespace {
 // others in small pieces, few enough that claiming stays cheap.
 constexpr int64_t kChunksPerThread = 4;
 
+// Chunks per loop are capped so that the count fits its field of the claim word.
+constexpr int64_t kMaxChunks = 0xFFFF;
+
+// The claim word: generation (bits 32..63), the loop's chunk count (16..31) and the next
+// unclaimed chunk (0..15). A claim is judged on this one word alone, so a late thread can
+// never combine one loop's counter with another loop's chunk count.
+uint64_t claim_word(uint32_t gen, int64_t n_chunks) {
+  return (static_cast<uint64_t>(gen) << 32) | (static_cast<uint64_t>(n_chunks) << 16);
+}
 uint32_t generation_of(uint64_t claim) {
   return static_cast<uint32_t>(claim >> 32);
+}
+int64_t chunk_count_of(uint64_t claim) {
+  return static_cast<int64_t>((claim >> 16) & 0xFFFF);
+}
+int64_t next_chunk_of(uint64_t claim) {
+  return static_cast<int64_t>(claim & 0xFFFF);
 }
 
 }  // namespace
@@ -59,12 +74,12 @@ void ThreadPool::run_chunks(uint32_t gen, int thread_index) {
   uint64_t v = claim_.load(std::memory_order_acquire);
   for (;;) {
     if (generation_of(v) != gen) return;  // a later loop: not ours to touch
-    const auto chunk = static_cast<int64_t>(v & 0xFFFFFFFFu);
-    const int64_t n_chunks = job_chunks_.load(std::memory_order_relaxed);
+    const int64_t chunk = next_chunk_of(v);
+    const int64_t n_chunks = chunk_count_of(v);
     if (chunk >= n_chunks) return;
     if (!claim_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) continue;
-    // A successful claim means the loop is not finished, so the job is still valid (and
-    // n_chunks, read before the claim, was this generation's).
+    // A successful claim of a chunk of loop `gen` means that loop is not finished, so
+    // the job fields published with it are still valid.
     const int64_t n_items = job_items_.load(std::memory_order_relaxed);
     const int64_t per = n_items / n_chunks;
     const int64_t extra = n_items % n_chunks;
@@ -110,13 +125,12 @@ void ThreadPool::parallel_for(int64_t n_items, const RangeFn& fn) {
     fn(0, n_items, 0);
     return;
   }
-  const int64_t n_chunks = std::min<int64_t>(n_items, n_threads_ * kChunksPerThread);
+  const int64_t n_chunks = std::min({n_items, int64_t{n_threads_} * kChunksPerThread, kMaxChunks});
   job_.store(&fn, std::memory_order_relaxed);
   job_items_.store(n_items, std::memory_order_relaxed);
-  job_chunks_.store(n_chunks, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
   const uint32_t gen = generation_of(claim_.load()) + 1;
-  claim_.store(static_cast<uint64_t>(gen) << 32);  // publishes the job (seq_cst)
+  claim_.store(claim_word(gen, n_chunks));  // publishes the job (seq_cst)
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     work_cv_.notify_all();

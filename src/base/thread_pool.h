@@ -55,8 +55,8 @@ class ThreadPool {
   // caller publishes the next loop; it only acts on them after a successful claim.
   std::atomic<const RangeFn*> job_{nullptr};
   std::atomic<int64_t> job_items_{0};
-  std::atomic<int64_t> job_chunks_{0};
-  // (generation << 32) | next unclaimed chunk: a claim succeeds only for the current loop.
+  // generation | chunk count | next unclaimed chunk (thread_pool.cpp, claim_word): a claim
+  // succeeds only for a chunk of the current loop.
   std::atomic<uint64_t> claim_{0};
   std::atomic<int64_t> chunks_done_{0};
   std::atomic<int> sleepers_{0};

@@ -29,6 +29,14 @@ TEST(ThreadPool, RunsEveryItemOnceInManyBackToBackLoops) {
   for (int round = 0; round < 2000; ++round) expect_each_item_once(pool, 1 + round % 97);
 }
 
+// More threads than cores and loops of alternating chunk counts: a late thread must never
+// claim a chunk of a finished loop against the next loop's chunk count (that once ran a
+// stale range and left the caller waiting forever).
+TEST(ThreadPool, LateThreadsNeverMixTwoLoops) {
+  ThreadPool pool(6);
+  for (int round = 0; round < 5000; ++round) expect_each_item_once(pool, round % 2 ? 40 : 3);
+}
+
 TEST(ThreadPool, WakesSleepingWorkers) {
   ThreadPool pool(2);
   for (int round = 0; round < 5; ++round) {
