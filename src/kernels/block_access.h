@@ -8,6 +8,10 @@
 
 namespace hearth::kernels {
 
+// Every f16 value widened to f32 (65536 entries, built on first use): a scale or element
+// costs one load instead of a bit-level conversion (vec_dot_ref_legacy.cpp).
+const float* f16_to_f32_table();
+
 // Copies block i out of possibly unaligned data.
 template <typename Block>
 Block load_block(const void* src, int64_t i) {

@@ -39,17 +39,6 @@ void unpack_nibbles_qh(const uint8_t* qs, const uint8_t* qh_bytes, int offset, i
   }
 }
 
-// f16 -> f32 by table: the F16 dot product widens every weight for every token, and the
-// exact bit-level conversion of base/half.h costs more than the multiply-add.
-const float* f16_table() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(65536);
-    for (uint32_t i = 0; i < t.size(); ++i) t[i] = f16_to_f32(static_cast<f16_bits>(i));
-    return t;
-  }();
-  return table.data();
-}
-
 // Products of two 16-bit float rows are exact in f32 (at most 11 + 11 significant bits);
 // the reference's scalar path sums them in double.
 template <typename Widen>
@@ -84,7 +73,7 @@ float vec_dot_f32(const void* x, const void* y, int64_t n) {
 }
 
 float vec_dot_f16(const void* x, const void* y, int64_t n) {
-  const float* table = f16_table();
+  const float* table = f16_to_f32_table();
   return dot_half_rows(x, y, n, [table](uint16_t h) { return table[h]; });
 }
 
@@ -175,3 +164,18 @@ float vec_dot_iq4_nl(const void* x, const void* y, int64_t n) {
 }
 
 }  // namespace hearth::kernels::ref
+
+namespace hearth::kernels {
+
+// The F16 dot product widens every weight for every token, and the exact bit-level
+// conversion of base/half.h costs more than the multiply-add.
+const float* f16_to_f32_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t i = 0; i < t.size(); ++i) t[i] = f16_to_f32(static_cast<f16_bits>(i));
+    return t;
+  }();
+  return table.data();
+}
+
+}  // namespace hearth::kernels

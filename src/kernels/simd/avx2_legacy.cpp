@@ -26,6 +26,7 @@
 #include <cstring>
 
 #include "base/half.h"
+#include "kernels/block_access.h"
 #include "kernels/block_formats.h"
 #include "kernels/simd/simd_table.h"
 
@@ -36,20 +37,6 @@ namespace {
 // below (two stores per block).
 uint16_t half_bits(float f) {
   return f32_to_f16(f);
-}
-
-// Every f16 value widened to f32: a block scale costs one load instead of a conversion.
-// The block scales of a tensor span a few binades, so the entries in use stay in cache.
-struct F16Table {
-  float values[65536];
-  F16Table() {
-    for (uint32_t h = 0; h < 65536; ++h) values[h] = f16_to_f32(static_cast<f16_bits>(h));
-  }
-};
-
-__attribute__((noinline)) const float* f16_table() {
-  static const F16Table table;
-  return table.values;
 }
 
 }  // namespace
@@ -259,7 +246,7 @@ struct Args {
   int64_t n;
   float* y;
   size_t y_stride;
-  const float* f16;  // f16_table()
+  const float* f16;  // f16_to_f32_table()
 };
 
 // Block i of every row and token, into `acc` (and `sum_m`).
@@ -369,7 +356,7 @@ void tile_rows(const Args& a, int n_tokens) {
 template <class K>
 void tile(const TileArgs& args) {
   const Args a = {args.w, args.w_stride, args.x,        args.x_stride,
-                  args.n, args.y,        args.y_stride, f16_table()};
+                  args.n, args.y,        args.y_stride, f16_to_f32_table()};
   switch (args.n_rows) {
     case 1:
       return tile_rows<K, 1>(a, args.n_tokens);
@@ -394,7 +381,7 @@ float vec_dot(const void* x, const void* y, int64_t n) {
                   n,
                   &out,
                   0,
-                  f16_table()};
+                  f16_to_f32_table()};
   tile_kernel<K, 1, 1>(a);
   return out;
 }
