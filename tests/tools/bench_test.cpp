@@ -166,5 +166,22 @@ TEST(HearthBench, BadArgumentsAreRefused) {
   EXPECT_NE(run_process({bench(), "-m", model(), "-o", "csv"}).exit_code, 0);
 }
 
+// A flag the chosen mode would not use is refused, not ignored.
+TEST(HearthBench, FlagsTheModeWouldIgnoreAreRefused) {
+  const auto batched_with_p = run_bench({"-npp", "8", "-ntg", "4", "-npl", "1", "-p", "16"});
+  EXPECT_EQ(batched_with_p.exit_code, 1);
+  EXPECT_NE(batched_with_p.err.find("-p, -n and -r apply to the llama-bench table"),
+            std::string::npos)
+      << batched_with_p.err;
+  const auto two_kv_types = run_bench({"-npp", "8", "-ntg", "4", "-npl", "1", "-ctk", "f16,q8_0"});
+  EXPECT_EQ(two_kv_types.exit_code, 1);
+  EXPECT_NE(two_kv_types.err.find("one value each of -b, -ub, -ctk and -ctv"), std::string::npos)
+      << two_kv_types.err;
+  const auto ctx_without_batched = run_bench({"-p", "8", "-n", "0", "-c", "64"});
+  EXPECT_EQ(ctx_without_batched.exit_code, 1);
+  EXPECT_NE(ctx_without_batched.err.find("-c applies to batched mode"), std::string::npos)
+      << ctx_without_batched.err;
+}
+
 }  // namespace
 }  // namespace hearth::test

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -143,6 +145,19 @@ void apply_raw(const RawOptions& raw, Options& o) {
   }
 }
 
+// Flags that the chosen mode would not use: refused, so that nothing given is ignored.
+// Returns the complaint, or "" when every flag given takes effect.
+std::string unused_flags(const CLI::App& app, const Options& o) {
+  if (!o.batched()) {
+    return app.count("--ctx-size") > 0 ? "-c applies to batched mode (-npp/-ntg/-npl) only" : "";
+  }
+  if (app.count("--n-prompt") + app.count("--n-gen") + app.count("--repetitions") > 0)
+    return "-p, -n and -r apply to the llama-bench table, not to batched mode (-npp/-ntg/-npl)";
+  if (o.n_batch.size() > 1 || o.n_ubatch.size() > 1 || o.type_k.size() > 1 || o.type_v.size() > 1)
+    return "batched mode (-npp/-ntg/-npl) takes one value each of -b, -ub, -ctk and -ctv";
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_options(int argc, char** argv) {
@@ -167,6 +182,11 @@ ParseResult parse_options(int argc, char** argv) {
     return result;
   }
   apply_raw(raw, result.options);
+  if (const std::string why = unused_flags(app, result.options); !why.empty()) {
+    std::fprintf(stderr, "hearth-bench: error: %s\n", why.c_str());
+    result.should_exit = true;
+    result.exit_code = 1;
+  }
   return result;
 }
 

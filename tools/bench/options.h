@@ -38,8 +38,8 @@ struct Options {
   bool batched() const { return !batched_pp.empty() || !batched_tg.empty() || !batched_pl.empty(); }
 };
 
-// The outcome of parsing: run with `options`, or exit with `exit_code` (help, bad flags;
-// CLI11 has already printed the message).
+// The outcome of parsing: run with `options`, or exit with `exit_code` (help, bad flags,
+// flags the chosen mode would not use; the message has already been printed).
 struct ParseResult {
   Options options;
   bool should_exit = false;
