@@ -86,6 +86,9 @@ void SchedulerImpl::run() {
     if (!take_work(plan, admitted)) break;
     for (size_t i = 0; i < plan.admitted.size(); ++i)
       launch(plan.admitted[i], std::move(admitted[i]));
+    // Published before the step runs: a client that sees its first token must find its
+    // slot busy in /slots.
+    if (!plan.admitted.empty()) publish();
     execute(plan);
     publish();
   }
