@@ -1,8 +1,10 @@
 #include "sampling/rng.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <vector>
 
 namespace hearth::sampling {
 
@@ -31,6 +33,22 @@ double uniform_double(std::mt19937& rng) {
 float uniform_float(std::mt19937& rng) {
   const float value = static_cast<float>(rng()) / 4294967296.0f;
   return value < 1.0f ? value : std::nextafter(1.0f, 0.0f);
+}
+
+size_t discrete_draw(std::span<const TokenData> entries, std::mt19937& rng) {
+  if (entries.size() < 2) return 0;
+  double sum = 0.0;
+  for (const TokenData& entry : entries) sum += static_cast<double>(entry.p);
+  std::vector<double> cumulative(entries.size());
+  double running = 0.0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    running += static_cast<double>(entries[i].p) / sum;
+    cumulative[i] = running;
+  }
+  cumulative.back() = 1.0;
+  const double u = uniform_double(rng);
+  const auto it = std::lower_bound(cumulative.begin(), cumulative.end(), u);
+  return static_cast<size_t>(it - cumulative.begin());
 }
 
 }  // namespace hearth::sampling

@@ -3,8 +3,12 @@
 // builds use), written out so a given seed picks the same tokens with any standard library.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
+#include <span>
+
+#include "sampling/candidates.h"
 
 namespace hearth::sampling {
 
@@ -20,5 +24,12 @@ uint32_t resolve_seed(uint32_t seed);
 double uniform_double(std::mt19937& rng);
 // Uniform float in [0, 1) from one output: float(g) / 2^32, clamped below 1.
 float uniform_float(std::mt19937& rng);
+
+// The draw libstdc++'s std::discrete_distribution makes over the entries' p (mirostat and
+// adaptive-p use it instead of dist's algorithm): the weights are normalized in double, one
+// uniform_double u picks the first index whose cumulative probability is >= u, and the last
+// cumulative value counts as exactly 1. Fewer than two entries draw nothing and give index 0,
+// as libstdc++ does. Empty entries give 0 too; callers check for that first.
+size_t discrete_draw(std::span<const TokenData> entries, std::mt19937& rng);
 
 }  // namespace hearth::sampling

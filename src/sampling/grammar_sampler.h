@@ -1,0 +1,60 @@
+// The grammar inside a sampling step (sampling.md 2.3, grammar.md 2-3): masks the tokens a
+// GBNF grammar does not allow, advances the grammar on accepted tokens, and for a lazy
+// grammar waits for a trigger (a trigger token, or a regular expression over the text
+// generated so far) before constraining anything.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "grammar/grammar.h"
+#include "sampling/candidates.h"
+#include "sampling/vocab_view.h"
+
+namespace hearth::sampling {
+
+struct GrammarConfig {
+  std::shared_ptr<const grammar::Grammar> grammar;  // null: no grammar
+  bool lazy = false;
+  std::vector<int32_t> trigger_tokens;
+  // Regular expressions searched in the text generated so far (PCRE2 syntax, which agrees
+  // with the reference's ECMAScript patterns on what triggers use).
+  std::vector<std::string> trigger_patterns;
+};
+
+// Compiles each pattern; the error names the pattern and the regex library's reason.
+Status check_trigger_patterns(const std::vector<std::string>& patterns);
+
+class GrammarSampler {
+ public:
+  static Result<std::unique_ptr<GrammarSampler>> create(
+      const GrammarConfig& config, std::shared_ptr<const grammar::TokenTable> tokens,
+      const VocabView& vocab);
+  ~GrammarSampler();
+
+  // False while a lazy grammar still waits for its trigger (then nothing is masked).
+  bool constraining() const { return !awaiting_trigger_; }
+  bool allows(int32_t token) const;
+  // Disallowed candidates get logit -inf; the array keeps its size and order.
+  void apply(Candidates& candidates) const;
+  // The token was chosen. While awaiting a trigger this buffers the token's text and, once
+  // a trigger fires, replays the triggering text into the grammar.
+  Status accept(int32_t token);
+
+ private:
+  struct Patterns;
+  GrammarSampler(grammar::Matcher matcher, const GrammarConfig& config, const VocabView& vocab);
+  Status accept_awaiting(int32_t token);
+
+  grammar::Matcher matcher_;
+  const VocabView& vocab_;
+  std::vector<int32_t> trigger_tokens_;
+  std::unique_ptr<Patterns> patterns_;
+  bool awaiting_trigger_ = false;
+  std::string buffer_;  // text generated while awaiting a trigger
+};
+
+}  // namespace hearth::sampling
