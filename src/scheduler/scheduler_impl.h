@@ -19,6 +19,7 @@
 #include "scheduler/scheduler.h"
 #include "scheduler/slot.h"
 #include "scheduler/slot_file.h"
+#include "scheduler/vocab_adapter.h"
 
 namespace hearth::scheduler::detail {
 
@@ -110,6 +111,8 @@ class SchedulerImpl final : public Scheduler {
   PlanInput plan_input(const std::deque<Pending>& queue) const;
   void launch(const Admission& adm, Pending&& p);
   std::unique_ptr<RunningTask> make_task(const Pending& p, int32_t copy, int32_t parent_slot);
+  Result<sampling::Sampler> make_sampler(const SamplingSettings& settings,
+                                         const sampling::GrammarConfig& grammar);
   void execute(const StepPlan& plan);
   void collect(const StepPlan& plan, std::vector<StepToken>& tokens);
   bool evict_idle_slots();
@@ -131,6 +134,9 @@ class SchedulerImpl final : public Scheduler {
   std::unique_ptr<engine::Context> ctx_;
   std::vector<Slot> slots_;                    // scheduler thread only
   std::unique_ptr<PromptCache> prompt_cache_;  // scheduler thread only; null with --cache-ram 0
+  // Built on first use, scheduler thread only.
+  std::unique_ptr<TokenizerVocab> vocab_;
+  std::shared_ptr<const grammar::TokenTable> token_table_;
   int64_t next_start_ = 1;
   int32_t next_task_id_ = 0;
 

@@ -55,16 +55,6 @@ TokenProbs post_sampling_probs(const sampling::Candidates& cands, int32_t token,
   return out;
 }
 
-Result<int32_t> sample(RunningTask& task, std::span<const float> logits) {
-  const auto& bias = task.params.sampling.logit_bias;
-  if (bias.empty()) return task.chain.sample(logits);
-  std::vector<float> biased(logits.begin(), logits.end());
-  for (const auto& [id, b] : bias) {
-    if (id >= 0 && static_cast<size_t>(id) < biased.size()) biased[static_cast<size_t>(id)] += b;
-  }
-  return task.chain.sample(biased);
-}
-
 // n_indent: once a new line was seen, a line that starts with less indentation ends the
 // generation and is cut (the reference checks the line after the one it last found).
 void check_indent(RunningTask& task) {
@@ -145,13 +135,16 @@ Timings RunningTask::timings() const {
 
 bool sample_token(RunningTask& task, std::span<const float> logits, const TokenContext& ctx,
                   int32_t kv_len) {
-  auto sampled = sample(task, logits);
+  auto sampled = task.sampler.sample(logits);
   if (!sampled.is_ok()) {
     task.sink->on_error(task.index, {TaskError::Kind::kServer, sampled.status().message()});
     return false;
   }
   const int32_t token = *sampled;
-  task.chain.accept(token);
+  if (Status st = task.sampler.accept(token, true); !st.is_ok()) {
+    task.sink->on_error(task.index, {TaskError::Kind::kServer, "grammar: " + st.message()});
+    return false;
+  }
   const int64_t now = now_us();
   if (task.n_decoded == 0) task.t_prompt_us = now;
   task.t_last_us = now;
@@ -163,11 +156,14 @@ bool sample_token(RunningTask& task, std::span<const float> logits, const TokenC
   const int32_t n_probs = task.params.n_probs;
   if (n_probs > 0) {
     probs = task.params.post_sampling_probs
-                ? post_sampling_probs(task.chain.candidates(), token, n_probs)
+                ? post_sampling_probs(task.sampler.candidates(), token, n_probs)
                 : pre_sampling_probs(logits, token, n_probs);
   }
   const bool eog = ctx.tok.is_eog(token);
-  const std::string piece = eog && !ctx.special ? "" : ctx.tok.token_to_piece(token, ctx.special);
+  // Preserved tokens (tool-call markers) reach the text even when special tokens are hidden.
+  const auto& preserved = task.params.grammar.preserved_tokens;
+  const bool special = ctx.special || std::binary_search(preserved.begin(), preserved.end(), token);
+  const std::string piece = eog && !special ? "" : ctx.tok.token_to_piece(token, special);
   task.has_next_token = true;
   const FunnelStep step = task.funnel.push(piece, !eog);
   if (!step.incomplete) {

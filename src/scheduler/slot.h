@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sampling/chain.h"
+#include "sampling/sampler.h"
 #include "scheduler/stop_funnel.h"
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
@@ -26,8 +26,9 @@ struct RunningTask {
   std::shared_ptr<const void> echo;
   std::shared_ptr<const std::vector<int32_t>> prompt;
   uint32_t seed_echo = kRandomSeed;
+  std::string init_error;  // the sampler could not be built: the task fails at launch
 
-  sampling::Chain chain;
+  sampling::Sampler sampler;
   StopFunnel funnel;
   int32_t n_past = 0;            // prompt tokens reused from the cache (cache_n)
   int32_t n_prompt_decoded = 0;  // prompt tokens evaluated (prompt_n)

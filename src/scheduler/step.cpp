@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "base/timer.h"
-#include "sampling/basic_chain.h"
+#include "sampling/chain_builder.h"
 #include "scheduler/scheduler_impl.h"
 
 namespace hearth::scheduler::detail {
@@ -37,16 +37,35 @@ std::unique_ptr<RunningTask> SchedulerImpl::make_task(const Pending& p, int32_t 
   t->sink = p.req.sink;
   t->echo = p.req.echo;
   t->prompt = p.prompt;
-  const SamplingSettings& s = t->params.sampling;
+  SamplingSettings s = t->params.sampling;
   // Copy j of an explicit seed s samples with s + j; random seeds stay random per copy.
-  const uint32_t seed = s.seed == kRandomSeed ? kRandomSeed : s.seed + static_cast<uint32_t>(copy);
-  t->seed_echo = seed;
-  t->chain =
-      sampling::make_basic_chain({s.temperature, s.top_k, s.top_p, s.min_p, s.min_keep, seed});
-  for (int32_t tok : *t->prompt) t->chain.accept(tok);
+  if (s.seed != kRandomSeed) s.seed += static_cast<uint32_t>(copy);
+  t->seed_echo = s.seed;
+  if (auto sampler = make_sampler(s, t->params.grammar.config); sampler.is_ok()) {
+    t->sampler = std::move(sampler.value());
+    // The prompt is the samplers' history too (penalties and DRY count it).
+    for (int32_t tok : *t->prompt) (void)t->sampler.accept(tok, false);
+  } else {
+    t->init_error = "Failed to initialize samplers: " + sampler.status().message();
+  }
   t->funnel = StopFunnel(t->params.stop);
   t->t_start_us = now_us();
   return t;
+}
+
+Result<sampling::Sampler> SchedulerImpl::make_sampler(const SamplingSettings& settings,
+                                                      const sampling::GrammarConfig& grammar) {
+  if (!vocab_) vocab_ = std::make_unique<TokenizerVocab>(*tok_);
+  auto chain = sampling::make_chain(settings, vocab_.get());
+  if (!chain.is_ok()) return chain.status();
+  std::unique_ptr<sampling::GrammarSampler> constraint;
+  if (grammar.grammar) {
+    if (!token_table_) token_table_ = make_token_table(*tok_);
+    auto made = sampling::GrammarSampler::create(grammar, token_table_, *vocab_);
+    if (!made.is_ok()) return made.status();
+    constraint = std::move(made.value());
+  }
+  return sampling::Sampler(std::move(chain.value()), std::move(constraint));
 }
 
 void SchedulerImpl::launch(const Admission& adm, Pending&& p) {
@@ -60,6 +79,17 @@ void SchedulerImpl::launch(const Admission& adm, Pending&& p) {
     slot.last_id_task = slot.task->id_task;
     slot.echo = p.req.echo;
     slot.started = next_start_++;
+  }
+  // Sampler construction failed (the server validates first, so this is rare): every copy
+  // ends with the error.
+  for (Slot* slot : copies) {
+    if (slot->task->init_error.empty()) continue;
+    const TaskError err{TaskError::Kind::kInvalidRequest, slot->task->init_error};
+    for (Slot* c : copies) {
+      c->task->sink->on_error(c->task->index, err);
+      release(*c);
+    }
+    return;
   }
   if (p.prompt->empty()) {
     // Nothing to evaluate: every copy ends at once with stop_type none.

@@ -11,22 +11,30 @@
 #include <utility>
 #include <vector>
 
+#include "sampling/grammar_sampler.h"
+#include "sampling/params.h"
+
 namespace hearth::scheduler {
 
-inline constexpr uint32_t kRandomSeed = 0xFFFFFFFFu;
+inline constexpr uint32_t kRandomSeed = sampling::kRandomSeed;
 
-// The sampling settings the scheduler honours today (the rest of llama-server's chain is
-// refused by the server until the sampling issue lands).
-struct SamplingSettings {
-  float temperature = 0.8f;  // <= 0: greedy
-  int32_t top_k = 40;        // <= 0: off
-  float top_p = 0.95f;       // >= 1: off
-  float min_p = 0.05f;       // <= 0: off
-  int32_t min_keep = 0;
-  uint32_t seed = kRandomSeed;  // kRandomSeed: a fresh random seed per task
-  // Additive logit biases (token id, bias); -infinity bans the token. Applied before the
-  // chain, as llama-server's logit-bias sampler.
-  std::vector<std::pair<int32_t, float>> logit_bias;
+// llama-server's sampling parameters (every sampler of the chain, seed, merged logit bias).
+using SamplingSettings = sampling::SamplerParams;
+
+// A lazy-grammar trigger as the request gave it (echoed in generation_settings).
+struct GrammarTrigger {
+  int32_t type = 0;  // 0 token, 1 word, 2 pattern, 3 full pattern
+  std::string value;
+  int32_t token = -1;  // type 0 only
+};
+
+// The grammar constraint of a task: the compiled grammar and its lazy triggers, plus what
+// generation_settings echoes.
+struct GrammarSettings {
+  std::string text;  // the GBNF (a converted JSON schema included); "" when none
+  sampling::GrammarConfig config;
+  std::vector<GrammarTrigger> triggers;
+  std::vector<int32_t> preserved_tokens;  // sorted; rendered as text when generated
 };
 
 // Per-task generation settings (llama-server's request fields after defaults).
@@ -41,6 +49,7 @@ struct TaskParams {
   bool stream = false;           // deliver on_partial() per token
   bool return_progress = false;  // deliver on_progress() per prompt batch (stream only)
   SamplingSettings sampling;
+  GrammarSettings grammar;
 };
 
 enum class StopType { kNone, kEos, kLimit, kWord };

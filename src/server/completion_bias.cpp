@@ -62,7 +62,10 @@ std::optional<ApiError> parse_bias_fields(const Json& body, const tokenizer::Tok
       add_bias(numeric ? Json(id) : Json(key), b, tok, bias);
     }
   }
-  if (out.ignore_eos) {
+  // Only the request's own `ignore_eos: true` adds bans here: the server's --ignore-eos
+  // bans live in its -l list, which a request's logit_bias replaces (the reference's quirk).
+  auto ignore = body.find("ignore_eos");
+  if (ignore != body.end() && *ignore == Json(true)) {
     for (int32_t id : tok.eog_ids()) bias.emplace_back(id, kBan);
   }
   out.logit_bias_echo = bias;

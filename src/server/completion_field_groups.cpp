@@ -11,14 +11,14 @@ namespace {
 
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 
-// Reads an optional bool field into `out`.
+}  // namespace
+
 std::optional<ApiError> opt_bool(const Json& body, std::string_view name, bool& out) {
   std::string used;
   const Json* v = find_field(body, name, used);
   return v == nullptr ? std::nullopt : to_bool(*v, used, out);
 }
 
-// Reads an optional int field with a hard range [lo, hi].
 std::optional<ApiError> opt_int(const Json& body, std::string_view name, int32_t& out, int64_t lo,
                                 int64_t hi) {
   std::string used;
@@ -31,7 +31,12 @@ std::optional<ApiError> opt_int(const Json& body, std::string_view name, int32_t
   return std::nullopt;
 }
 
-// Reads an optional float field, clamped into [lo, hi] (a soft range).
+std::optional<ApiError> opt_float(const Json& body, std::string_view name, float& out) {
+  std::string used;
+  const Json* v = find_field(body, name, used);
+  return v == nullptr ? std::nullopt : to_float(*v, used, out);
+}
+
 std::optional<ApiError> opt_float_soft(const Json& body, std::string_view name, float& out,
                                        float lo, float hi) {
   std::string used;
@@ -42,8 +47,6 @@ std::optional<ApiError> opt_float_soft(const Json& body, std::string_view name, 
   out = std::clamp(value, lo, hi);
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<ApiError> parse_output_fields(const Json& body, CompletionSettings& out) {
   if (auto err = opt_bool(body, "stream", out.task.stream)) return err;
@@ -141,6 +144,30 @@ std::optional<ApiError> parse_sampling_fields(const Json& body, CompletionSettin
     s.seed = static_cast<uint32_t>(static_cast<uint64_t>(seed));
   }
   if (auto err = opt_int(body, "min_keep", s.min_keep, 0, kIntMax)) return err;
+  if (auto err = opt_float(body, "dynatemp_range", s.dynatemp_range)) return err;
+  if (auto err = opt_float(body, "dynatemp_exponent", s.dynatemp_exponent)) return err;
+  if (auto err = opt_float(body, "top_n_sigma", s.top_n_sigma)) return err;
+  if (auto err = opt_float(body, "typical_p", s.typical_p)) return err;
+  if (auto err = opt_float_soft(body, "xtc_probability", s.xtc_probability, 0.0f, 1.0f)) {
+    return err;
+  }
+  if (auto err = opt_float_soft(body, "xtc_threshold", s.xtc_threshold, 0.0f, 1.0f)) return err;
+  if (const Json* v = find_field(body, "mirostat", used)) {
+    if (auto err = to_int32(*v, used, s.mirostat)) return err;
+    s.mirostat = std::clamp(s.mirostat, 0, 2);
+  }
+  if (auto err = opt_float(body, "mirostat_tau", s.mirostat_tau)) return err;
+  if (auto err = opt_float(body, "mirostat_eta", s.mirostat_eta)) return err;
+  if (auto err = opt_float_soft(body, "adaptive_target", s.adaptive_target,
+                                std::numeric_limits<float>::lowest(), 1.0f)) {
+    return err;
+  }
+  if (const Json* v = find_field(body, "adaptive_decay", used)) {
+    float decay = 0.0f;
+    if (auto err = to_float(*v, used, decay)) return err;
+    if (auto err = check_range(used, decay, 0.0f, 0.99f)) return err;
+    s.adaptive_decay = decay;
+  }
   return opt_bool(body, "backend_sampling", out.backend_sampling);
 }
 

@@ -5,8 +5,7 @@ namespace hearth::server {
 
 namespace {
 
-constexpr int kSamplingIssue = 5;  // full sampler chain, GBNF and JSON schema
-constexpr int kChatIssue = 6;      // Jinja chat templates and the chat parser
+constexpr int kChatIssue = 6;  // Jinja chat templates and the chat parser
 
 FieldInfo supported(std::string_view name, std::vector<std::string_view> aliases = {}) {
   return {name, std::move(aliases), FieldState::kSupported, 0, {}};
@@ -50,40 +49,40 @@ std::vector<FieldInfo> build_table() {
       supported("n_cmpl", {"n"}),
       // §3.6 sampling
       supported("temperature"),
-      deferred("dynatemp_range", kSamplingIssue),
-      deferred("dynatemp_exponent", kSamplingIssue),
+      supported("dynatemp_range"),
+      supported("dynatemp_exponent"),
       supported("top_k"),
       supported("top_p"),
       supported("min_p"),
-      deferred("top_n_sigma", kSamplingIssue),
-      deferred("typical_p", kSamplingIssue),
-      deferred("xtc_probability", kSamplingIssue),
-      deferred("xtc_threshold", kSamplingIssue),
-      deferred("mirostat", kSamplingIssue),
-      deferred("mirostat_tau", kSamplingIssue),
-      deferred("mirostat_eta", kSamplingIssue),
-      deferred("adaptive_target", kSamplingIssue),
-      deferred("adaptive_decay", kSamplingIssue),
+      supported("top_n_sigma"),
+      supported("typical_p"),
+      supported("xtc_probability"),
+      supported("xtc_threshold"),
+      supported("mirostat"),
+      supported("mirostat_tau"),
+      supported("mirostat_eta"),
+      supported("adaptive_target"),
+      supported("adaptive_decay"),
       supported("seed"),
       supported("min_keep"),
-      deferred("samplers", kSamplingIssue),
+      supported("samplers"),
       supported("backend_sampling"),  // the CPU engine samples in one place either way
       // §3.7 repetition penalties and DRY
-      deferred("repeat_last_n", kSamplingIssue),
-      deferred("repeat_penalty", kSamplingIssue),
-      deferred("frequency_penalty", kSamplingIssue),
-      deferred("presence_penalty", kSamplingIssue),
-      deferred("dry_multiplier", kSamplingIssue),
-      deferred("dry_base", kSamplingIssue),
-      deferred("dry_allowed_length", kSamplingIssue),
-      deferred("dry_penalty_last_n", kSamplingIssue),
-      deferred("dry_sequence_breakers", kSamplingIssue),
+      supported("repeat_last_n"),
+      supported("repeat_penalty"),
+      supported("frequency_penalty"),
+      supported("presence_penalty"),
+      supported("dry_multiplier"),
+      supported("dry_base"),
+      supported("dry_allowed_length"),
+      supported("dry_penalty_last_n"),
+      supported("dry_sequence_breakers"),
       // §3.8 constraints and biases
-      deferred("json_schema", kSamplingIssue, {"grammar"}),
-      deferred("grammar_type", kSamplingIssue),
-      deferred("grammar_lazy", kSamplingIssue),
-      deferred("grammar_triggers", kSamplingIssue),
-      deferred("preserved_tokens", kSamplingIssue),
+      supported("json_schema", {"grammar"}),
+      supported("grammar_type"),
+      supported("grammar_lazy"),
+      supported("grammar_triggers"),
+      supported("preserved_tokens"),
       supported("logit_bias"),
       // §3.9 LoRA
       refused("lora", "LoRA adapters are not supported"),

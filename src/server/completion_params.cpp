@@ -127,14 +127,18 @@ std::optional<ApiError> parse_completion_settings(const Json& body, const Reques
   out.task.n_predict = defaults.n_predict;
   out.task.cache_prompt = defaults.cache_prompt;
   out.task.sampling = defaults.sampling;  // logit_bias: the server's -l list unless sent
+  out.ignore_eos = defaults.ignore_eos;
   out.n_keep = defaults.n_keep;
   out.sse_ping_interval = defaults.sse_ping_interval;
   if (auto err = detail::parse_output_fields(body, out)) return err;
   if (auto err = detail::parse_length_fields(body, defaults, out)) return err;
   if (auto err = detail::parse_cache_fields(body, defaults, out)) return err;
   if (auto err = detail::parse_sampling_fields(body, out)) return err;
+  if (auto err = detail::parse_penalty_fields(body, defaults, out)) return err;
   if (auto err = detail::parse_deferred_fields(body)) return err;
   if (auto err = detail::parse_bias_fields(body, tok, out)) return err;
+  if (auto err = detail::parse_grammar_fields(body, defaults, tok, out)) return err;
+  if (auto err = detail::check_sampler_params(out.task.sampling)) return err;
   if (auto err = detail::parse_misc_fields(body, out)) return err;
   return std::nullopt;
 }

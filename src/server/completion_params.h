@@ -40,7 +40,9 @@ struct RequestDefaults {
   int32_t n_keep = 0;      // --keep
   bool cache_prompt = true;
   int32_t n_cache_reuse = 0;
-  scheduler::SamplingSettings sampling;  // --temp, --top-k, --top-p, --min-p, --seed
+  scheduler::SamplingSettings sampling;  // every sampling option; logit_bias: the -l list
+  bool ignore_eos = false;               // --ignore-eos (its EOG bans are in sampling.logit_bias)
+  std::string grammar;                   // --grammar / --grammar-file, or the converted -j schema
   std::vector<std::string> stop;         // -r
   int32_t sse_ping_interval = 30;
   int32_t n_slots = 4;

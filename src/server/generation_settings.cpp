@@ -1,5 +1,6 @@
 // The generation_settings echo (native-completion.md §6): 49 keys in the reference's order;
 // /props and /slots show the 42-key subset as `params`.
+#include "sampling/params.h"
 #include "server/completion_params.h"
 
 namespace hearth::server {
@@ -17,34 +18,52 @@ Json bias_json(const std::vector<std::pair<int32_t, float>>& bias) {
   return out;
 }
 
-// Keys 1-25: sampling. Fields Hearth accepts only at their defaults echo those defaults.
+// Keys 1-25: sampling.
 void add_sampling(Json& gs, const CompletionSettings& s, bool full) {
   const scheduler::SamplingSettings& p = s.task.sampling;
   gs["seed"] = p.seed;
   gs["temperature"] = float_json(p.temperature);
-  gs["dynatemp_range"] = float_json(0.0f);
-  gs["dynatemp_exponent"] = float_json(1.0f);
+  gs["dynatemp_range"] = float_json(p.dynatemp_range);
+  gs["dynatemp_exponent"] = float_json(p.dynatemp_exponent);
   gs["top_k"] = p.top_k;
   gs["top_p"] = float_json(p.top_p);
   gs["min_p"] = float_json(p.min_p);
-  gs["top_n_sigma"] = float_json(-1.0f);
-  gs["xtc_probability"] = float_json(0.0f);
-  gs["xtc_threshold"] = float_json(0.1f);
-  gs["typical_p"] = float_json(1.0f);
-  gs["repeat_last_n"] = 64;
-  gs["repeat_penalty"] = float_json(1.0f);
-  gs["presence_penalty"] = float_json(0.0f);
-  gs["frequency_penalty"] = float_json(0.0f);
-  gs["dry_multiplier"] = float_json(0.0f);
-  gs["dry_base"] = float_json(1.75f);
-  gs["dry_allowed_length"] = 2;
-  gs["dry_penalty_last_n"] = 64;
-  if (full) gs["dry_sequence_breakers"] = Json::array({"\n", ":", "\"", "*"});
-  gs["mirostat"] = 0;
-  gs["mirostat_tau"] = float_json(5.0f);
-  gs["mirostat_eta"] = float_json(0.1f);
-  gs["adaptive_target"] = float_json(-1.0f);
-  gs["adaptive_decay"] = float_json(0.9f);
+  gs["top_n_sigma"] = float_json(p.top_n_sigma);
+  gs["xtc_probability"] = float_json(p.xtc_probability);
+  gs["xtc_threshold"] = float_json(p.xtc_threshold);
+  gs["typical_p"] = float_json(p.typical_p);
+  gs["repeat_last_n"] = p.repeat_last_n;
+  gs["repeat_penalty"] = float_json(p.repeat_penalty);
+  gs["presence_penalty"] = float_json(p.presence_penalty);
+  gs["frequency_penalty"] = float_json(p.frequency_penalty);
+  gs["dry_multiplier"] = float_json(p.dry_multiplier);
+  gs["dry_base"] = float_json(p.dry_base);
+  gs["dry_allowed_length"] = p.dry_allowed_length;
+  gs["dry_penalty_last_n"] = p.dry_penalty_last_n;
+  if (full) gs["dry_sequence_breakers"] = p.dry_sequence_breakers;
+  gs["mirostat"] = p.mirostat;
+  gs["mirostat_tau"] = float_json(p.mirostat_tau);
+  gs["mirostat_eta"] = float_json(p.mirostat_eta);
+  gs["adaptive_target"] = float_json(p.adaptive_target);
+  gs["adaptive_decay"] = float_json(p.adaptive_decay);
+}
+
+Json triggers_json(const std::vector<scheduler::GrammarTrigger>& triggers) {
+  Json out = Json::array();
+  for (const scheduler::GrammarTrigger& t : triggers) {
+    Json entry = Json::object();
+    entry["type"] = t.type;
+    entry["value"] = t.value;
+    if (t.type == 0) entry["token"] = t.token;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+Json samplers_json(const std::vector<sampling::SamplerType>& samplers) {
+  Json out = Json::array();
+  for (sampling::SamplerType type : samplers) out.push_back(sampling::sampler_name(type));
+  return out;
 }
 
 }  // namespace
@@ -63,17 +82,17 @@ Json generation_settings_json(const CompletionSettings& s, bool full) {
   gs["n_probs"] = s.task.n_probs;
   gs["min_keep"] = s.task.sampling.min_keep;
   if (full) {
-    gs["grammar"] = "";
-    gs["grammar_lazy"] = false;
-    gs["grammar_triggers"] = Json::array();
-    gs["preserved_tokens"] = Json::array();
+    const scheduler::GrammarSettings& g = s.task.grammar;
+    gs["grammar"] = g.text;
+    gs["grammar_lazy"] = g.config.lazy;
+    gs["grammar_triggers"] = triggers_json(g.triggers);
+    gs["preserved_tokens"] = g.preserved_tokens;
   }
   gs["chat_format"] = "Content-only";
   gs["reasoning_format"] = s.reasoning_format;
   gs["reasoning_in_content"] = false;
   gs["generation_prompt"] = "";
-  gs["samplers"] = Json::array({"penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p",
-                                "min_p", "xtc", "temperature"});
+  gs["samplers"] = samplers_json(s.task.sampling.samplers);
   gs["speculative.types"] = "none";
   gs["timings_per_token"] = s.timings_per_token;
   gs["post_sampling_probs"] = s.task.post_sampling_probs;

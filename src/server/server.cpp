@@ -39,6 +39,14 @@ void Server::set_ready(std::shared_ptr<scheduler::Scheduler> scheduler, ModelInf
   impl_->state.ready.store(true);
 }
 
+const RequestDefaults& Server::defaults() const {
+  return impl_->state.config.defaults;
+}
+
+void Server::set_defaults(RequestDefaults defaults) {
+  impl_->state.config.defaults = std::move(defaults);
+}
+
 void Server::run() {
   impl_->http->run();
 }

@@ -62,6 +62,9 @@ class Server {
   Status listen();
   int port() const;
   void set_ready(std::shared_ptr<scheduler::Scheduler> scheduler, ModelInfo info);
+  // Request defaults; replaced only before set_ready() (the model can change them).
+  const RequestDefaults& defaults() const;
+  void set_defaults(RequestDefaults defaults);
   // Serves until stop(); blocks.
   void run();
   void stop();

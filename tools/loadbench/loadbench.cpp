@@ -249,6 +249,7 @@ std::string request_body(const RequestSpec& spec) {
   Json body = {{"prompt", spec.prompt}, {"n_predict", spec.n_predict}, {"stream", true}};
   if (spec.temperature) body["temperature"] = *spec.temperature;
   if (spec.ignore_eos) body["ignore_eos"] = true;
+  if (!spec.extra_json.empty()) body.update(Json::parse(spec.extra_json));
   return body.dump();
 }
 

@@ -40,6 +40,7 @@ struct RequestSpec {
   int n_predict = 64;
   std::optional<double> temperature;  // unset: the server's default
   bool ignore_eos = false;
+  std::string extra_json;  // a JSON object merged into the body (e.g. a json_schema); "" none
 };
 
 struct ClientConfig {

@@ -40,6 +40,7 @@ struct Settings {
   std::vector<std::string> prompts;
   std::optional<double> temperature;
   bool ignore_eos = false;
+  std::string extra;
   std::string api_key;
   double timeout_s = 600;
   bool json = false;
@@ -101,6 +102,8 @@ int main(int argc, char** argv) {
                  "temperature sent with every request "
                  "(default: not sent, the server decides)");
   app.add_flag("--ignore-eos", s.ignore_eos, "Send ignore_eos, so every request runs n_predict");
+  app.add_option("--extra", s.extra,
+                 "A JSON object merged into every request body, e.g. '{\"json_schema\": {}}'");
   app.add_option("--api-key", s.api_key, "Sent as 'Authorization: Bearer <key>'")
       ->envname("LLAMA_API_KEY");
   app.add_option("--timeout", s.timeout_s, "Per-request deadline in seconds (0: none)")
@@ -120,6 +123,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hearth-loadbench: --url %s: %s\n", s.url.c_str(), error.c_str());
     return 2;
   }
+  if (!s.extra.empty()) {
+    const auto extra = nlohmann::json::parse(s.extra, nullptr, false);
+    if (!extra.is_object()) {
+      std::fprintf(stderr, "hearth-loadbench: --extra must be a JSON object\n");
+      return 2;
+    }
+  }
   const std::vector<std::string>& prompts = s.prompts.empty() ? kBuiltinPrompts : s.prompts;
   hearth::loadbench::ClientConfig config;
   config.url = *url;
@@ -138,6 +148,7 @@ int main(int argc, char** argv) {
         spec.n_predict = s.n_predict;
         spec.temperature = s.temperature;
         spec.ignore_eos = s.ignore_eos;
+        spec.extra_json = s.extra;
         results[static_cast<size_t>(i)] = hearth::loadbench::run_request(config, spec);
       }
     });

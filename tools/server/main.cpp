@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "model_info.h"
 #include "models/registry.h"
+#include "sampling_defaults.h"
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/server.h"
@@ -68,8 +69,6 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.defaults.n_keep = args.n_keep;
   c.defaults.cache_prompt = args.cache_prompt;
   c.defaults.n_cache_reuse = args.n_cache_reuse;
-  c.defaults.sampling = {args.temperature, args.top_k,     args.top_p, args.min_p, 0,
-                         args.seed,        args.logit_bias};
   c.defaults.stop = args.reverse_prompts;
   c.defaults.sse_ping_interval = args.sse_ping_interval_s;
   c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
@@ -120,6 +119,9 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
   }
   auto shared_tok = std::make_shared<const hearth::tokenizer::Tokenizer>(std::move(*tok));
   hearth::server::ModelInfo info = hearth::server_tool::describe_model(**model, *shared_tok);
+  hearth::server::RequestDefaults defaults = server.defaults();
+  hearth::server_tool::apply_model_defaults(args, (*model)->metadata(), *shared_tok, defaults);
+  server.set_defaults(std::move(defaults));
   const int32_t n_ctx_slot = slot_context(args, info.n_ctx_train);
   auto scheduler =
       hearth::scheduler::Scheduler::create(*model, shared_tok, scheduler_config(args, n_ctx_slot));
@@ -148,6 +150,10 @@ int serve(const ServerArgs& args) {
   std::signal(SIGPIPE, SIG_IGN);
 
   hearth::server::ServerConfig config = make_config(args);
+  if (auto st = hearth::server_tool::sampling_defaults(args, config.defaults); !st.is_ok()) {
+    hearth::log_error("{}", st.message());
+    return 1;
+  }
   auto server = std::make_unique<hearth::server::Server>(config);
   if (auto st = server->listen(); !st.is_ok()) {
     hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}", args.host,

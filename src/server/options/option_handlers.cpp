@@ -65,21 +65,6 @@ Status set_cache_type(const OptionInput& in, std::string& out) {
   return invalid_value("Unsupported cache type: " + std::string(in.value));
 }
 
-// -l/--logit-bias TOKEN_ID(+|-)BIAS, e.g. 15043+1 or 15043-inf.
-Status add_logit_bias(const OptionInput& in, ParseState& st) {
-  std::string text(in.value);
-  size_t pos = 0;
-  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-  if (pos == 0 || pos >= text.size() || (text[pos] != '+' && text[pos] != '-')) {
-    return invalid_value("invalid input format");
-  }
-  HEARTH_ASSIGN_OR_RETURN(int32_t token, parse_int(text.substr(0, pos)));
-  HEARTH_ASSIGN_OR_RETURN(float bias, parse_float(text.substr(pos + 1)));
-  if (text[pos] == '-') bias = -bias;
-  st.args.logit_bias.emplace_back(token, bias);
-  return Status::ok();
-}
-
 Status add_api_keys(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(std::vector<std::string> keys, split_csv(in.value));
   for (std::string& key : keys) {
@@ -160,22 +145,6 @@ constexpr HandlerEntry kSupported[] = {
      }},
     {"--offline", [](const In&, St& st) { return enable(st.args.offline); }},
     {"--verbosity", [](const In& in, St& st) { return set_int(in, st.args.verbosity); }},
-    {"--seed",
-     [](const In& in, St& st) {
-       HEARTH_ASSIGN_OR_RETURN(unsigned long seed, parse_ulong(in.value));
-       st.args.seed = static_cast<uint32_t>(seed);
-       return Status::ok();
-     }},
-    {"--temp",
-     [](const In& in, St& st) {
-       HEARTH_ASSIGN_OR_RETURN(float temp, parse_float(in.value));
-       st.args.temperature = temp < 0.0f ? 0.0f : temp;
-       return Status::ok();
-     }},
-    {"--top-k", [](const In& in, St& st) { return set_int(in, st.args.top_k); }},
-    {"--top-p", [](const In& in, St& st) { return set_float(in, st.args.top_p); }},
-    {"--min-p", [](const In& in, St& st) { return set_float(in, st.args.min_p); }},
-    {"--logit-bias", add_logit_bias},
     {"--cache-ram", [](const In& in, St& st) { return set_int(in, st.args.cache_ram_mib); }},
     {"--kv-unified", [](const In& in, St& st) { return set_bool(in, st.args.kv_unified); }},
     {"--cache-idle-slots",
@@ -229,6 +198,9 @@ OptionHandler find_handler(std::string_view name) {
   for (const HandlerEntry& entry : no_effect_handlers()) {
     if (entry.name == name) return entry.handler;
   }
+  for (const HandlerEntry& entry : sampling_handlers()) {
+    if (entry.name == name) return entry.handler;
+  }
   return nullptr;
 }
 
@@ -236,6 +208,7 @@ std::vector<std::string_view> handler_names() {
   std::vector<std::string_view> names;
   for (const HandlerEntry& entry : kSupported) names.push_back(entry.name);
   for (const HandlerEntry& entry : no_effect_handlers()) names.push_back(entry.name);
+  for (const HandlerEntry& entry : sampling_handlers()) names.push_back(entry.name);
   return names;
 }
 

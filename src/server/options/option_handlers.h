@@ -47,6 +47,8 @@ struct HandlerEntry {
 };
 // Validators of accepted-without-effect options (option_handlers_no_effect.cpp).
 std::span<const HandlerEntry> no_effect_handlers();
+// Handlers of the sampling and grammar options (option_handlers_sampling.cpp).
+std::span<const HandlerEntry> sampling_handlers();
 
 // An "error while handling argument" reason.
 Status invalid_value(std::string_view reason);

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "sampling/params.h"
+
 namespace hearth::server::options {
 
 enum class TriState { kAuto, kOn, kOff };
@@ -54,16 +56,19 @@ struct ServerArgs {
   int32_t checkpoint_min_step = 8192;    // -cms
 
   // Generation defaults for requests.
-  std::vector<std::string> reverse_prompts;           // -r, escapes processed unless --no-escape
-  bool escape = true;                                 // -e / --no-escape
-  bool special = false;                               // -sp
-  bool spm_infill = false;                            // --spm-infill
-  uint32_t seed = kDefaultSeed;                       // -s
-  float temperature = 0.80f;                          // --temp
-  int32_t top_k = 40;                                 // --top-k
-  float top_p = 0.95f;                                // --top-p
-  float min_p = 0.05f;                                // --min-p
-  std::vector<std::pair<int32_t, float>> logit_bias;  // -l, in order given
+  std::vector<std::string> reverse_prompts;  // -r, escapes processed unless --no-escape
+  bool escape = true;                        // -e / --no-escape
+  bool special = false;                      // -sp
+  bool spm_infill = false;                   // --spm-infill
+  // Sampling defaults (-s, --temp, --top-k, ..., --samplers, -l in order given).
+  sampling::SamplerParams sampling;
+  bool ignore_eos = false;        // --ignore-eos: ban end-of-generation tokens by default
+  bool dry_breakers_set = false;  // the first --dry-sequence-breaker replaces the defaults
+  // Sampling options given on the command line or in the environment (their GGUF
+  // general.sampling.* defaults then do not apply); option names as in option_name().
+  std::vector<std::string> sampling_set_by_user;
+  std::string grammar;      // --grammar / --grammar-file: default GBNF for every request
+  std::string json_schema;  // -j / -jf: default JSON schema (converted at startup)
 
   // Network and HTTP.
   std::string host = "127.0.0.1";    // a value ending in ".sock" is a Unix socket path

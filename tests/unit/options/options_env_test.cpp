@@ -31,7 +31,7 @@ TEST(OptionsEnvTest, ValuesFromEnvironment) {
   EXPECT_EQ(a.model_path, "m.gguf");
   EXPECT_EQ(a.n_batch, 1024);
   EXPECT_EQ(a.n_ubatch, 256);
-  EXPECT_EQ(a.top_k, 7);
+  EXPECT_EQ(a.sampling.top_k, 7);
   EXPECT_EQ(a.cache_type_k, "q8_0");
   EXPECT_EQ(a.n_threads, 2);
 }

@@ -60,10 +60,10 @@ TEST(OptionsGrammarTest, StoiSemantics) {
 }
 
 TEST(OptionsGrammarTest, StofSemantics) {
-  EXPECT_FLOAT_EQ(parse_ok({"--temp", "0.5xyz"}).temperature, 0.5f);
-  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "1e-1"}).top_p, 0.1f);
-  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "0x1p-2"}).top_p, 0.25f);
-  EXPECT_TRUE(std::isinf(parse_ok({"--min-p", "inf"}).min_p));
+  EXPECT_FLOAT_EQ(parse_ok({"--temp", "0.5xyz"}).sampling.temperature, 0.5f);
+  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "1e-1"}).sampling.top_p, 0.1f);
+  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "0x1p-2"}).sampling.top_p, 0.25f);
+  EXPECT_TRUE(std::isinf(parse_ok({"--min-p", "inf"}).sampling.min_p));
   EXPECT_EQ(parse({"--top-p", "x"}).action, ParseAction::kError);
 }
 
@@ -112,14 +112,14 @@ TEST(OptionsGrammarTest, RepeatedAppendingOptionsKeepAllValues) {
   ASSERT_EQ(out.action, ParseAction::kRun);
   EXPECT_EQ(out.args.api_keys, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(out.args.reverse_prompts, (std::vector<std::string>{"x", "y"}));
-  EXPECT_EQ(out.args.logit_bias.size(), 2u);
+  EXPECT_EQ(out.args.sampling.logit_bias.size(), 2u);
   EXPECT_TRUE(has_warning(out, "DEPRECATED: argument '--api-key'"));
 }
 
 TEST(OptionsGrammarTest, SeedParsesAsUnsigned) {
-  EXPECT_EQ(parse_ok({"-s", "-1"}).seed, 0xFFFFFFFFu);
-  EXPECT_EQ(parse_ok({"-s", "4294967295"}).seed, 0xFFFFFFFFu);
-  EXPECT_EQ(parse_ok({"-s", "7junk"}).seed, 7u);
+  EXPECT_EQ(parse_ok({"-s", "-1"}).sampling.seed, 0xFFFFFFFFu);
+  EXPECT_EQ(parse_ok({"-s", "4294967295"}).sampling.seed, 0xFFFFFFFFu);
+  EXPECT_EQ(parse_ok({"-s", "7junk"}).sampling.seed, 7u);
   EXPECT_EQ(parse({"-s", "seed"}).action, ParseAction::kError);
 }
 

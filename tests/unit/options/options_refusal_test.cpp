@@ -12,15 +12,6 @@ namespace {
 using test::parse;
 
 TEST(OptionRefusalTest, DeferredOptionsNameTheirIssue) {
-  ParseOutcome sampling = parse({"--mirostat", "2"});
-  ASSERT_EQ(sampling.action, ParseAction::kError);
-  EXPECT_EQ(sampling.exit_code, 1);
-  EXPECT_EQ(sampling.text,
-            "error: option '--mirostat' is not supported by hearth-server yet (deferred to issue "
-            "5)");
-  EXPECT_EQ(parse({"--grammar", "root ::= \"a\""}).text,
-            "error: option '--grammar' is not supported by hearth-server yet (deferred to issue "
-            "5)");
   EXPECT_EQ(parse({"--chat-template", "chatml"}).text,
             "error: option '--chat-template' is not supported by hearth-server yet (deferred to "
             "issue 6)");
@@ -57,9 +48,6 @@ TEST(OptionRefusalTest, WebUiCanOnlyBeDisabled) {
 
 TEST(OptionRefusalTest, DefaultValuesAreAccepted) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"--repeat-penalty", "1.0"},
-           {"--repeat-last-n", "64"},
-           {"--mirostat", "0"},
            {"--jinja"},
            {"--reasoning-format", "auto"},
            {"-rea", "auto"},

@@ -51,11 +51,11 @@ TEST(ParseArgsTest, DefaultsMatchReference) {
   EXPECT_EQ(a.cache_type_v, "f16");
   EXPECT_FALSE(a.context_shift);
   EXPECT_EQ(a.flash_attn, TriState::kAuto);
-  EXPECT_EQ(a.seed, kDefaultSeed);
-  EXPECT_FLOAT_EQ(a.temperature, 0.8f);
-  EXPECT_EQ(a.top_k, 40);
-  EXPECT_FLOAT_EQ(a.top_p, 0.95f);
-  EXPECT_FLOAT_EQ(a.min_p, 0.05f);
+  EXPECT_EQ(a.sampling.seed, kDefaultSeed);
+  EXPECT_FLOAT_EQ(a.sampling.temperature, 0.8f);
+  EXPECT_EQ(a.sampling.top_k, 40);
+  EXPECT_FLOAT_EQ(a.sampling.top_p, 0.95f);
+  EXPECT_FLOAT_EQ(a.sampling.min_p, 0.05f);
   EXPECT_TRUE(a.reverse_prompts.empty());
   EXPECT_FALSE(a.special);
   EXPECT_EQ(a.api_prefix, "");
@@ -218,18 +218,18 @@ TEST(ParseArgsTest, EndpointSwitches) {
 TEST(ParseArgsTest, SamplingDefaults) {
   ServerArgs a = parse_ok({"-s", "42", "--temp", "0.2", "--top-k", "5", "--top-p", "0.5", "--min-p",
                            "0.01", "-l", "15043+1.5", "-l", "7-inf"});
-  EXPECT_EQ(a.seed, 42u);
-  EXPECT_FLOAT_EQ(a.temperature, 0.2f);
-  EXPECT_EQ(a.top_k, 5);
-  EXPECT_FLOAT_EQ(a.top_p, 0.5f);
-  EXPECT_FLOAT_EQ(a.min_p, 0.01f);
-  ASSERT_EQ(a.logit_bias.size(), 2u);
-  EXPECT_EQ(a.logit_bias[0].first, 15043);
-  EXPECT_FLOAT_EQ(a.logit_bias[0].second, 1.5f);
-  EXPECT_EQ(a.logit_bias[1].first, 7);
-  EXPECT_TRUE(std::isinf(a.logit_bias[1].second) && a.logit_bias[1].second < 0);
-  EXPECT_FLOAT_EQ(parse_ok({"--temperature", "-3"}).temperature, 0.0f);
-  EXPECT_EQ(parse_ok({"--seed", "-1"}).seed, kDefaultSeed);
+  EXPECT_EQ(a.sampling.seed, 42u);
+  EXPECT_FLOAT_EQ(a.sampling.temperature, 0.2f);
+  EXPECT_EQ(a.sampling.top_k, 5);
+  EXPECT_FLOAT_EQ(a.sampling.top_p, 0.5f);
+  EXPECT_FLOAT_EQ(a.sampling.min_p, 0.01f);
+  ASSERT_EQ(a.sampling.logit_bias.size(), 2u);
+  EXPECT_EQ(a.sampling.logit_bias[0].first, 15043);
+  EXPECT_FLOAT_EQ(a.sampling.logit_bias[0].second, 1.5f);
+  EXPECT_EQ(a.sampling.logit_bias[1].first, 7);
+  EXPECT_TRUE(std::isinf(a.sampling.logit_bias[1].second) && a.sampling.logit_bias[1].second < 0);
+  EXPECT_FLOAT_EQ(parse_ok({"--temperature", "-3"}).sampling.temperature, 0.0f);
+  EXPECT_EQ(parse_ok({"--seed", "-1"}).sampling.seed, kDefaultSeed);
   EXPECT_EQ(parse({"-l", "15043*2"}).action, ParseAction::kError);
 }
 

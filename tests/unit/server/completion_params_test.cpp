@@ -111,13 +111,87 @@ TEST_F(CompletionParamsTest, StopAndBiasForms) {
 TEST_F(CompletionParamsTest, UnhonouredFieldsAreRefusedUnlessDefault) {
   CompletionSettings s;
   EXPECT_FALSE(parse(R"({"repeat_penalty": 1.0, "dry_base": 1.75})", s).has_value());
-  EXPECT_NE(error_of(R"({"repeat_penalty": 1.1})").find("'repeat_penalty'"), std::string::npos);
-  EXPECT_NE(error_of(R"({"samplers": "kt"})").find("'samplers'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"reasoning_format": "none"})").find("'reasoning_format'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"chat_format": 2})").find("'chat_format'"), std::string::npos);
   EXPECT_EQ(error_of(R"({"samplers": "edskypmxt", "mirostat": 0, "grammar": ""})"), "");
   EXPECT_NE(error_of(R"({"n_cache_reuse": 4})").find("'n_cache_reuse'"), std::string::npos);
   EXPECT_NE(error_of(R"({"lora": [{"id": 0, "scale": 1}]})").find("'lora'"), std::string::npos);
   EXPECT_EQ(error_of(R"({"lora": 3})"),
             "Field 'lora': Error: 'lora' must be an array of objects with 'id' and 'scale' fields");
+}
+
+TEST_F(CompletionParamsTest, SamplingFieldsFollowTheReferenceRules) {
+  CompletionSettings s;
+  ASSERT_FALSE(parse(R"({"repeat_penalty": 1.1, "samplers": "kzt", "mirostat": 7,
+                         "xtc_probability": 3, "xtc_threshold": -1, "dry_base": 0.5,
+                         "adaptive_target": 4, "dry_sequence_breakers": ["a", "b"],
+                         "top_n_sigma": 1.5, "typical_p": 0.5, "dynatemp_range": 0.25})",
+                     s));
+  const sampling::SamplerParams& p = s.task.sampling;
+  EXPECT_FLOAT_EQ(p.repeat_penalty, 1.1f);
+  EXPECT_EQ(p.samplers, (std::vector<sampling::SamplerType>{sampling::SamplerType::kTopK,
+                                                            sampling::SamplerType::kTemperature}));
+  EXPECT_EQ(p.mirostat, 2);  // soft range: clamped
+  EXPECT_FLOAT_EQ(p.xtc_probability, 1.0f);
+  EXPECT_FLOAT_EQ(p.xtc_threshold, 0.0f);
+  EXPECT_FLOAT_EQ(p.dry_base, 1.75f);  // below 1: the server default
+  EXPECT_FLOAT_EQ(p.adaptive_target, 1.0f);
+  EXPECT_EQ(p.dry_sequence_breakers, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FLOAT_EQ(p.top_n_sigma, 1.5f);
+  EXPECT_FLOAT_EQ(p.typical_p, 0.5f);
+  EXPECT_FLOAT_EQ(p.dynatemp_range, 0.25f);
+  // Names in an array; other types keep the default order.
+  ASSERT_FALSE(parse(R"({"samplers": ["Top-K", "nucleus", "bogus", "temp"]})", s));
+  EXPECT_EQ(s.task.sampling.samplers.size(), 3u);
+  ASSERT_FALSE(parse(R"({"samplers": 5})", s));
+  EXPECT_EQ(s.task.sampling.samplers, sampling::default_samplers());
+  // Hard ranges and the reference's messages.
+  EXPECT_EQ(error_of(R"({"adaptive_decay": 1.5})"),
+            "Field 'adaptive_decay': Value must be between 0.000000 <= value <= 0.990000, but got "
+            "1.500000");
+  EXPECT_EQ(error_of(R"({"repeat_last_n": -1})"),
+            "Field 'repeat_last_n': Value must be between 0 <= value <= 2147483647, but got -1");
+  EXPECT_EQ(error_of(R"({"dry_sequence_breakers": "none"})"),
+            "Field 'dry_sequence_breakers': Error: dry_sequence_breakers must be a non-empty "
+            "array of strings");
+  EXPECT_EQ(error_of(R"({"dry_sequence_breakers": []})").empty(), false);
+  EXPECT_EQ(error_of(R"({"repeat_penalty": -1})").rfind("Failed to initialize samplers: ", 0), 0u);
+  EXPECT_EQ(error_of(R"({"frequency_penalty": 1e39})").rfind("Failed to initialize samplers", 0),
+            0u);
+}
+
+TEST_F(CompletionParamsTest, GrammarFields) {
+  CompletionSettings s;
+  ASSERT_FALSE(parse(R"({"json_schema": {"type": "integer"}})", s));
+  EXPECT_NE(s.task.grammar.text.find("root"), std::string::npos);
+  EXPECT_NE(s.task.grammar.config.grammar, nullptr);
+  // grammar wins over json_schema; "" is no grammar.
+  ASSERT_FALSE(parse(R"({"json_schema": {"type": "integer"}, "grammar": "root ::= \"a\""})", s));
+  EXPECT_EQ(s.task.grammar.text, "root ::= \"a\"");
+  ASSERT_FALSE(parse(R"({"grammar": ""})", s));
+  EXPECT_EQ(s.task.grammar.config.grammar, nullptr);
+  // Triggers: a multi-token word becomes an escaped pattern, a pattern is kept, a full
+  // pattern is anchored; a token trigger needs its id.
+  ASSERT_FALSE(parse(R"({"grammar": "root ::= \"a\"", "grammar_lazy": true,
+                         "grammar_triggers": [{"type": 1, "value": "a.b"},
+                                              {"type": 2, "value": "x+"},
+                                              {"type": 3, "value": "y"},
+                                              {"type": 0, "value": "<s>", "token": 1}]})",
+                     s));
+  EXPECT_TRUE(s.task.grammar.config.lazy);
+  EXPECT_EQ(s.task.grammar.config.trigger_patterns,
+            (std::vector<std::string>{"a\\.b", "x+", "^y$"}));
+  EXPECT_EQ(s.task.grammar.config.trigger_tokens, (std::vector<int32_t>{1}));
+  EXPECT_NE(
+      error_of(R"({"grammar": "root ::= \"a\"", "grammar_triggers": [{"type": 0, "value": "x"}]})"),
+      "");
+  EXPECT_NE(
+      error_of(R"({"grammar": "root ::= \"a\"", "grammar_triggers": [{"type": 9, "value": "x"}]})"),
+      "");
+  // preserved_tokens: single-token strings only, sorted.
+  ASSERT_FALSE(parse(R"({"preserved_tokens": ["</s>", "<s>", "two words"]})", s));
+  EXPECT_EQ(s.task.grammar.preserved_tokens, (std::vector<int32_t>{1, 2}));
 }
 
 TEST_F(CompletionParamsTest, PromptForms) {

@@ -1,0 +1,23 @@
+// Server-wide sampling defaults that need more than the command line: the -j schema
+// converted to a grammar, the model's general.sampling.* hints, --ignore-eos bans.
+#pragma once
+
+#include "base/status.h"
+#include "gguf/file.h"
+#include "server/completion_params.h"
+#include "server/options/server_args.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::server_tool {
+
+// Sampling, grammar and ignore_eos defaults from the options; -j/-jf converted to GBNF
+// (an invalid schema fails startup, as in the reference).
+Status sampling_defaults(const server::options::ServerArgs& args,
+                         server::RequestDefaults& defaults);
+
+// Applies the model's general.sampling.* keys to the options the user did not set, and
+// turns --ignore-eos into bans of every end-of-generation token.
+void apply_model_defaults(const server::options::ServerArgs& args, const gguf::File& metadata,
+                          const tokenizer::Tokenizer& tok, server::RequestDefaults& defaults);
+
+}  // namespace hearth::server_tool
