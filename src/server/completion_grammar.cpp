@@ -16,21 +16,67 @@ using scheduler::GrammarTrigger;
 
 enum TriggerType { kToken = 0, kWord = 1, kPattern = 2, kPatternFull = 3 };
 
-// The grammar text the request asks for: a converted json_schema when that is sent and
-// `grammar` is absent, else `grammar`, else the server default.
+// The schema a `response_format` asks for (openai-compat.md §4.7, as without Jinja): none for
+// "text"; for "json_object" its `schema`, else {} unless `json_schema` was sent; for
+// "json_schema" its json_schema.schema (else {}). The reference's native routes ignore the
+// member; Hearth honours it (a recorded difference).
+std::optional<ApiError> response_format_schema(const Json& body, bool has_schema,
+                                               std::optional<Json>& schema) {
+  auto rf = body.find("response_format");
+  if (rf == body.end() || rf->is_null()) return std::nullopt;
+  if (!rf->is_object()) return type_error("response_format", "object", *rf);
+  auto type_it = rf->find("type");
+  if (type_it != rf->end() && !type_it->is_null() && !type_it->is_string()) {
+    return type_error("response_format.type", "string", *type_it);
+  }
+  const std::string type =
+      type_it == rf->end() || type_it->is_null() ? "text" : type_it->get<std::string>();
+  if (type == "text") return std::nullopt;
+  if (type == "json_object") {
+    auto inner = rf->find("schema");
+    if (inner != rf->end() && !inner->is_null()) {
+      schema = *inner;
+    } else if (!has_schema) {
+      schema = Json::object();
+    }
+    return std::nullopt;
+  }
+  if (type == "json_schema") {
+    const Json* inner = nullptr;
+    auto js = rf->find("json_schema");
+    if (js != rf->end() && js->is_object() && js->contains("schema")) inner = &(*js)["schema"];
+    schema = inner != nullptr && !inner->is_null() ? *inner : Json::object();
+    return std::nullopt;
+  }
+  return invalid_request(
+      "response_format type must be one of \"text\" or \"json_object\", but "
+      "got: " +
+      type);
+}
+
+std::optional<ApiError> convert_schema(const Json& schema, const std::string& field,
+                                       std::string& text) {
+  auto converted = json_schema::to_gbnf(schema);
+  if (!converted.is_ok()) {
+    return invalid_request("Field '" + field + "': \"" + field +
+                           "\": " + converted.status().message());
+  }
+  text = std::move(converted.value());
+  return std::nullopt;
+}
+
+// The grammar text the request asks for: a converted json_schema (or response_format) when
+// that is sent and `grammar` is absent, else `grammar`, else the server default.
 std::optional<ApiError> grammar_text(const Json& body, const RequestDefaults& defaults,
                                      std::string& text) {
   auto schema = body.find("json_schema");
   auto grammar = body.find("grammar");
   const bool has_schema = schema != body.end() && !schema->is_null();
-  if (has_schema && grammar == body.end()) {
-    auto converted = json_schema::to_gbnf(*schema);
-    if (!converted.is_ok()) {
-      return invalid_request("Field 'json_schema': \"json_schema\": " +
-                             converted.status().message());
-    }
-    text = std::move(converted.value());
-    return std::nullopt;
+  std::optional<Json> format_schema;
+  if (auto err = response_format_schema(body, has_schema, format_schema)) return err;
+  if (grammar == body.end()) {
+    if (format_schema) return convert_schema(*format_schema, "response_format", text);
+    if (has_schema) return convert_schema(*schema, "json_schema", text);
   }
   if (grammar != body.end() && grammar->is_null()) {
     // A null grammar beside a schema means no grammar at all (the reference's quirk).

@@ -213,6 +213,36 @@ TEST_F(ServerGrammar, GrammarWinsOverJsonSchemaAndNullDropsBoth) {
   EXPECT_EQ(null_grammar["generation_settings"]["grammar"], "");
 }
 
+// The reference's native routes ignore response_format; Hearth honours it as the chat
+// route defines it (a recorded difference).
+TEST_F(ServerGrammar, ResponseFormatConstrainsTheNativeRoute) {
+  start();
+  const Json schema = Json::parse(R"({"type":"object","properties":{"n":{"type":"integer",
+      "minimum":0,"maximum":9}},"required":["n"]})");
+  Json r = post_json(
+      port(), "/completion",
+      Json{{"prompt", "Hi"},
+           {"n_predict", 64},
+           {"response_format", {{"type", "json_schema"}, {"json_schema", {{"schema", schema}}}}}});
+  const Json parsed = parse_or_null(r["content"].get<std::string>());
+  ASSERT_TRUE(parsed.is_object()) << r.dump();
+  EXPECT_TRUE(parsed["n"].is_number_integer()) << r.dump();
+  Json object = post_json(
+      port(), "/completion",
+      Json{{"prompt", "Hi"}, {"n_predict", 4}, {"response_format", {{"type", "json_object"}}}});
+  EXPECT_EQ(object["content"].get<std::string>().substr(0, 1), "{") << object.dump();
+  Json text =
+      post_json(port(), "/completion",
+                Json{{"prompt", "Hi"}, {"n_predict", 4}, {"response_format", {{"type", "text"}}}});
+  EXPECT_EQ(text["generation_settings"]["grammar"], "");
+  int status = 0;
+  Json bad = post_json(port(), "/completion",
+                       Json{{"prompt", "Hi"}, {"response_format", {{"type", "xml"}}}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(bad["error"]["message"],
+            "response_format type must be one of \"text\" or \"json_object\", but got: xml");
+}
+
 class ServerWideGrammar : public StoriesServer {};
 
 TEST_F(ServerWideGrammar, GrammarOptionConstrainsEveryRequest) {
