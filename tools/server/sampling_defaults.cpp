@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "json_schema/json_schema.h"
+#include "server/options/value_parse.h"
 
 namespace hearth::server_tool {
 
@@ -68,17 +69,7 @@ void apply_model_defaults(const server::options::ServerArgs& args, const gguf::F
   if (const gguf::Value* v = file.find("general.sampling.sequence");
       v != nullptr && !user_set(args, "--samplers")) {
     if (auto text = v->as_string()) {
-      std::vector<std::string> names;
-      std::string item;
-      for (char c : *text) {
-        if (c == ';') {
-          names.push_back(item);
-          item.clear();
-        } else {
-          item += c;
-        }
-      }
-      names.push_back(item);
+      const std::vector<std::string> names = server::options::split_any(*text, ";");
       s.samplers = sampling::samplers_from_names(names);
     }
   }

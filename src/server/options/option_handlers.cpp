@@ -17,15 +17,15 @@ Status invalid_value(std::string_view reason) {
   return error(ErrorCode::kInvalidArgument, std::string(reason));
 }
 
+Status set_float(const OptionInput& in, float& out) {
+  HEARTH_ASSIGN_OR_RETURN(out, parse_float(in.value));
+  return Status::ok();
+}
+
 namespace {
 
 Status set_int(const OptionInput& in, int32_t& out) {
   HEARTH_ASSIGN_OR_RETURN(out, parse_int(in.value));
-  return Status::ok();
-}
-
-Status set_float(const OptionInput& in, float& out) {
-  HEARTH_ASSIGN_OR_RETURN(out, parse_float(in.value));
   return Status::ok();
 }
 

@@ -52,5 +52,7 @@ std::span<const HandlerEntry> sampling_handlers();
 
 // An "error while handling argument" reason.
 Status invalid_value(std::string_view reason);
+// Parses the option's value as a float into `out`.
+Status set_float(const OptionInput& in, float& out);
 
 }  // namespace hearth::server::options

@@ -22,11 +22,6 @@ void mark(St& st, std::string_view name) {
   st.args.sampling_set_by_user.emplace_back(name);
 }
 
-Status set_float(const In& in, float& out) {
-  HEARTH_ASSIGN_OR_RETURN(out, parse_float(in.value));
-  return Status::ok();
-}
-
 Status set_finite(const In& in, float& out) {
   HEARTH_ASSIGN_OR_RETURN(float v, parse_float(in.value));
   if (!std::isfinite(v)) return invalid_value("value must be finite");
