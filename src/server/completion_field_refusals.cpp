@@ -1,7 +1,7 @@
-// Chat-parser and reasoning fields, which Hearth does not honour yet (issue 6): each is validated
-// as the reference validates it and then accepted only when its value is the reference's default
-// (so clients that send the full default set keep working); any other value is refused naming the
-// field.
+// Chat-parser and reasoning fields, which Hearth does not honour yet (issue 7: the chat routes and
+// the chat parser): each is validated as the reference validates it and then accepted only when its
+// value is the reference's default (so clients that send the full default set keep working); any
+// other value is refused naming the field.
 #include <limits>
 
 #include "server/completion_params_internal.h"
@@ -79,7 +79,8 @@ std::optional<ApiError> parse_deferred_fields(const Json& body) {
   if (auto err = check_numeric_defaults(body)) return err;
   if (auto err = check_other_defaults(body)) return err;
   // grammar_type only marks a grammar as a tool-call grammar, which changes nothing unless
-  // a chat template's generation prompt pre-advances it (issue 6); any string is valid.
+  // a chat template's generation prompt pre-advances it (issue 7: the chat routes and the chat
+  // parser); any string is valid.
   auto type = body.find("grammar_type");
   if (type != body.end() && !type->is_null() && !type->is_string()) {
     return type_error("grammar_type", "string", *type);

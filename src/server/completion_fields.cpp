@@ -5,7 +5,7 @@ namespace hearth::server {
 
 namespace {
 
-constexpr int kChatIssue = 6;  // Jinja chat templates and the chat parser
+constexpr int kChatIssue = 7;  // chat routes, chat parser and reasoning (pin.json)
 
 FieldInfo supported(std::string_view name, std::vector<std::string_view> aliases = {}) {
   return {name, std::move(aliases), FieldState::kSupported, 0, {}};

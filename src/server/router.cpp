@@ -48,6 +48,7 @@ std::vector<Route> build_routes() {
       {"POST", "/infill", handle_infill},
       {"POST", "/tokenize", handle_tokenize},
       {"POST", "/detokenize", handle_detokenize},
+      {"POST", "/apply-template", handle_apply_template},
       // Refused as the reference refuses them when their feature is off.
       {"POST", "/embedding", embeddings_disabled},
       {"POST", "/embeddings", embeddings_disabled},

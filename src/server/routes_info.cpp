@@ -47,18 +47,18 @@ http::Response handle_props(ServerState& s, const http::Request&) {
   j["endpoint_metrics"] = s.config.endpoint_metrics;
   j["ui"] = false;  // Hearth has no web UI (a recorded difference)
   j["ui_settings"] = Json::object();
-  j["chat_template"] = s.model.chat_template;
-  j["chat_template_caps"] = {
-      {"supports_object_arguments", false},   {"supports_parallel_tool_calls", false},
-      {"supports_preserve_reasoning", false}, {"supports_reasoning_effort", false},
-      {"supports_string_content", true},      {"supports_system_role", true},
-      {"supports_tool_calls", false},         {"supports_tools", false},
-      {"supports_typed_content", false}};
+  const chat::ChatTemplates& templates = *s.model.chat_templates;
+  j["chat_template"] = templates.default_source();
+  j["chat_template_caps"] = templates.caps().to_json();
   j["bos_token"] = token_text(tok, tok.bos());
   j["eos_token"] = token_text(tok, tok.eos());
   j["build_info"] = s.config.build_info;
   j["is_sleeping"] = false;
   j["cors_proxy_enabled"] = false;
+  // Only the Jinja engine uses a model's separate tool-use template.
+  if (s.config.chat.use_jinja && !templates.tool_use_source().empty()) {
+    j["chat_template_tool_use"] = templates.tool_use_source();
+  }
   return json_response(j);
 }
 

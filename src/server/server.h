@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "base/status.h"
+#include "chat/chat_templates.h"
 #include "scheduler/scheduler.h"
+#include "server/chat_request.h"
 #include "server/completion_params.h"
 #include "server/http/http.h"
 
@@ -24,7 +26,8 @@ struct ModelInfo {
   uint64_t n_params = 0;
   uint64_t size = 0;  // bytes of weights
   std::string ftype;  // e.g. "Q4_0", "(guessed) all F32"
-  std::string chat_template;
+  // The chat templates selected at load (/props, /apply-template); never null once ready.
+  std::shared_ptr<const chat::ChatTemplates> chat_templates;
 };
 
 struct ServerConfig {
@@ -47,6 +50,7 @@ struct ServerConfig {
   std::string build_info = "b0-unknown";
   std::string media_marker;  // chosen once per process
   RequestDefaults defaults;
+  ChatSettings chat;  // `templates` is taken from ModelInfo when the model is ready
   http::ServerOptions http;
 
   // Served model name: the first alias, else the -m path as given.

@@ -17,8 +17,7 @@ const char* const kCaptureModel = "models/stories260K.gguf";
 
 // Routes of the captures that Hearth defers to later issues (answered 404 today).
 bool deferred_route(const std::string& path) {
-  return path.rfind("/v1/completions", 0) == 0 || path.rfind("/v1/chat", 0) == 0 ||
-         path == "/apply-template";
+  return path.rfind("/v1/completions", 0) == 0 || path.rfind("/v1/chat", 0) == 0;
 }
 
 // Captures whose values depend on requests Hearth skips (the deferred routes above):

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "chat_setup.h"
 #include "model_info.h"
 #include "models/registry.h"
 #include "sampling_defaults.h"
@@ -72,6 +73,8 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.defaults.stop = args.reverse_prompts;
   c.defaults.sse_ping_interval = args.sse_ping_interval_s;
   c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
+  c.chat.use_jinja = args.use_jinja;
+  c.chat.template_kwargs = hearth::server_tool::template_kwargs(args);
   c.http.host = args.host;
   c.http.port = args.port;
   c.http.timeout_seconds = args.timeout_s;
@@ -119,6 +122,12 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
   }
   auto shared_tok = std::make_shared<const hearth::tokenizer::Tokenizer>(std::move(*tok));
   hearth::server::ModelInfo info = hearth::server_tool::describe_model(**model, *shared_tok);
+  auto templates = hearth::server_tool::load_model_chat_templates(args, **model, *shared_tok);
+  if (!templates) {
+    hearth::log_error("failed to load the chat template: {}", templates.status().message());
+    return false;
+  }
+  info.chat_templates = std::move(*templates);
   hearth::server::RequestDefaults defaults = server.defaults();
   hearth::server_tool::apply_model_defaults(args, (*model)->metadata(), *shared_tok, defaults);
   server.set_defaults(std::move(defaults));
@@ -207,5 +216,6 @@ int main(int argc, char** argv) {
     }
   }
   for (const std::string& warning : outcome.warnings) hearth::log_warn("{}", warning);
+  if (!hearth::server_tool::verify_chat_template_option(args)) return 1;
   return serve(args);
 }

@@ -70,15 +70,6 @@ int vocab_type_number(tokenizer::VocabType type) {
   }
 }
 
-// The template llama-server falls back to when the model ships none (ChatML).
-constexpr const char* kChatmlTemplate =
-    "{%- for message in messages -%}\n"
-    "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
-    "{%- endfor -%}\n"
-    "{%- if add_generation_prompt -%}\n"
-    "  {{- '<|im_start|>assistant\n' -}}\n"
-    "{%- endif -%}";
-
 }  // namespace
 
 server::ModelInfo describe_model(const engine::Model& model, const tokenizer::Tokenizer& tok) {
@@ -93,8 +84,6 @@ server::ModelInfo describe_model(const engine::Model& model, const tokenizer::To
   info.size = model.archive().total_tensor_bytes();
   auto ftype = model.metadata().get_u32("general.file_type");
   info.ftype = ftype ? ftype_name(*ftype) : "(guessed) " + ftype_name(guess_ftype(model.archive()));
-  auto tmpl = model.metadata().get_string("tokenizer.chat_template");
-  info.chat_template = tmpl ? std::string(*tmpl) : kChatmlTemplate;
   return info;
 }
 

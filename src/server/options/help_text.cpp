@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "chat/legacy_templates.h"
 #include "server/options/option_table.h"
 #include "server/options/parse_args.h"
 
@@ -83,6 +84,9 @@ std::string state_note(const OptionSpec& spec) {
 
 std::string option_help_entry(const OptionSpec& spec) {
   std::string desc(spec.help);
+  if (option_name(spec) == "--chat-template") {
+    desc += ". Built-in names: " + chat::legacy_template_name_list();
+  }
   if (!spec.default_text.empty()) desc += " (default: " + std::string(spec.default_text) + ")";
   desc += state_note(spec);
   std::vector<std::string> lines = wrap(desc, kDescWidth);

@@ -201,6 +201,9 @@ OptionHandler find_handler(std::string_view name) {
   for (const HandlerEntry& entry : sampling_handlers()) {
     if (entry.name == name) return entry.handler;
   }
+  for (const HandlerEntry& entry : chat_handlers()) {
+    if (entry.name == name) return entry.handler;
+  }
   return nullptr;
 }
 
@@ -209,6 +212,7 @@ std::vector<std::string_view> handler_names() {
   for (const HandlerEntry& entry : kSupported) names.push_back(entry.name);
   for (const HandlerEntry& entry : no_effect_handlers()) names.push_back(entry.name);
   for (const HandlerEntry& entry : sampling_handlers()) names.push_back(entry.name);
+  for (const HandlerEntry& entry : chat_handlers()) names.push_back(entry.name);
   return names;
 }
 

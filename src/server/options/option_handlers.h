@@ -49,6 +49,8 @@ struct HandlerEntry {
 std::span<const HandlerEntry> no_effect_handlers();
 // Handlers of the sampling and grammar options (option_handlers_sampling.cpp).
 std::span<const HandlerEntry> sampling_handlers();
+// Handlers of the chat-template options (option_handlers_chat.cpp).
+std::span<const HandlerEntry> chat_handlers();
 
 // An "error while handling argument" reason.
 Status invalid_value(std::string_view reason);

@@ -70,6 +70,13 @@ struct ServerArgs {
   std::string grammar;      // --grammar / --grammar-file: default GBNF for every request
   std::string json_schema;  // -j / -jf: default JSON schema (converted at startup)
 
+  // Chat templates.
+  bool use_jinja = true;      // --jinja / --no-jinja
+  std::string chat_template;  // --chat-template TEXT, or --chat-template-file's contents
+  // --chat-template-kwargs: key and JSON text of each variable, in order of appearance; a
+  // later occurrence of a key replaces the earlier value.
+  std::vector<std::pair<std::string, std::string>> chat_template_kwargs;
+
   // Network and HTTP.
   std::string host = "127.0.0.1";    // a value ending in ".sock" is a Unix socket path
   int32_t port = 8080;               // 0: any free port

@@ -187,6 +187,9 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--hf-token", "token"},
       {"--ctx-checkpoints", "8"},
       {"--checkpoint-min-step", "0"},
+      {"--chat-template", "chatml"},
+      {"--chat-template-file", dir + "/keys.txt"},
+      {"--chat-template-kwargs", "{\"a\": 1}"},
   };
 }
 

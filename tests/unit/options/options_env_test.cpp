@@ -113,8 +113,8 @@ TEST(OptionsEnvTest, RefusedVariableNamesOption) {
                            0),
             0u)
       << out.text;
-  EXPECT_EQ(parse({}, {{"LLAMA_ARG_JINJA", "1"}}).action, ParseAction::kRun);
-  EXPECT_EQ(parse({}, {{"LLAMA_ARG_NO_JINJA", ""}}).action, ParseAction::kError);
+  EXPECT_EQ(parse({}, {{"LLAMA_ARG_PREFILL_ASSISTANT", "1"}}).action, ParseAction::kRun);
+  EXPECT_EQ(parse({}, {{"LLAMA_ARG_NO_PREFILL_ASSISTANT", ""}}).action, ParseAction::kError);
 }
 
 TEST(OptionsEnvTest, NoEffectVariablesWarn) {

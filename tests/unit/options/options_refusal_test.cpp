@@ -12,12 +12,12 @@ namespace {
 using test::parse;
 
 TEST(OptionRefusalTest, DeferredOptionsNameTheirIssue) {
-  EXPECT_EQ(parse({"--chat-template", "chatml"}).text,
-            "error: option '--chat-template' is not supported by hearth-server yet (deferred to "
-            "issue 6)");
-  EXPECT_EQ(parse({"--no-jinja"}).text,
-            "error: option '--no-jinja' is not supported by hearth-server yet (deferred to issue "
-            "6)");
+  EXPECT_EQ(parse({"--reasoning-format", "deepseek"}).text,
+            "error: option '--reasoning-format' is not supported by hearth-server yet (deferred to "
+            "issue 7)");
+  EXPECT_EQ(parse({"--no-prefill-assistant"}).text,
+            "error: option '--no-prefill-assistant' is not supported by hearth-server yet "
+            "(deferred to issue 7)");
 }
 
 TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {

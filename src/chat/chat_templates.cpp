@@ -1,0 +1,250 @@
+#include "chat/chat_templates.h"
+
+#include "base/log.h"
+#include "chat/legacy_templates.h"
+#include "chat/normalize.h"
+#include "chat/openai_messages.h"
+#include "chat/render.h"
+
+namespace hearth::chat {
+
+namespace {
+
+struct ThinkingTags {
+  std::string_view start;
+  std::string_view end;
+};
+
+// The thinking tags a template writes, found by their opening text in its source (the
+// reference derives them by diffing renders; these are the families it finds).
+std::optional<ThinkingTags> thinking_tags(const std::string& source) {
+  static constexpr ThinkingTags kKnown[] = {
+      {"<seed:think>", "</seed:think>"},
+      {"<think>", "</think>"},
+      {"[THINK]", "[/THINK]"},
+      {"<|START_THINKING|>", "<|END_THINKING|>"},
+  };
+  for (const ThinkingTags& tags : kKnown) {
+    if (source.find(tags.start) != std::string::npos) return tags;
+  }
+  return std::nullopt;
+}
+
+Result<std::unique_ptr<ParsedTemplate>> parse_template(const std::string& source,
+                                                       const VocabText& vocab) {
+  jinja::ParseOptions options;
+  // The source was already normalized, its one trailing newline dropped.
+  options.keep_trailing_newline = true;
+  HEARTH_ASSIGN_OR_RETURN(jinja::Template program, jinja::Template::parse(source, options));
+  auto parsed = std::make_unique<ParsedTemplate>(ParsedTemplate{source, std::move(program), {}});
+  parsed->caps = probe_caps(*parsed, vocab);
+  return parsed;
+}
+
+Message simple_message(const char* role, const char* content) {
+  Message m;
+  m.role = role;
+  m.content = content;
+  return m;
+}
+
+// Whether the template's output depends on enable_thinking, for one user message.
+bool reacts_to_thinking_switch(const ParsedTemplate& tmpl, const VocabText& vocab) {
+  RenderRequest request;
+  request.messages = Json::array({message_to_json(simple_message("user", "test"), true)});
+  request.add_generation_prompt = true;
+  request.extra = extra_context(Json::object(), std::nullopt);
+  request.enable_thinking = true;
+  Result<std::string> on = render_template(tmpl, vocab, request);
+  request.enable_thinking = false;
+  Result<std::string> off = render_template(tmpl, vocab, request);
+  return on.is_ok() && off.is_ok() && *on != *off;
+}
+
+// Messages joined as the built-in formats take them: parts joined with "\n".
+std::vector<LegacyMessage> legacy_messages(const std::vector<Message>& messages) {
+  std::vector<LegacyMessage> out;
+  for (const Message& m : messages) {
+    std::string content = m.content;
+    for (const ContentPart& part : m.content_parts) {
+      if (part.type != "text" && part.type != "media_marker") continue;
+      if (!content.empty()) content += "\n";
+      content += part.text;
+    }
+    out.push_back({m.role, std::move(content)});
+  }
+  return out;
+}
+
+// The text that continues the last message: the assistant header (cut before a thinking
+// start tag), then the reasoning inside the tags and/or the content.
+std::string continuation_text(const std::string& header, const Message& last, Continuation mode,
+                              const std::optional<ThinkingTags>& tags) {
+  std::string out = header;
+  if (tags) {
+    const size_t at = out.find(tags->start);
+    if (at != std::string::npos) out.resize(at);
+  }
+  const bool thinking_block =
+      tags && (mode == Continuation::kReasoning || !last.reasoning_content.empty());
+  if (thinking_block) {
+    out += std::string(tags->start) + last.reasoning_content;
+    if (mode == Continuation::kContent) out += tags->end;
+  } else if (mode == Continuation::kReasoning) {
+    out += last.reasoning_content;
+  }
+  if (mode == Continuation::kContent) out += last.text("\n\n");
+  return out;
+}
+
+Continuation resolve_auto(Continuation mode, const Message& last) {
+  if (mode != Continuation::kAuto) return mode;
+  const bool only_reasoning =
+      !last.reasoning_content.empty() && last.content.empty() && last.content_parts.empty();
+  return only_reasoning ? Continuation::kReasoning : Continuation::kContent;
+}
+
+// The rewrites of chat-templates.md §6, in the reference's order.
+Status normalize_for(const ParsedTemplate& tmpl, Json& messages) {
+  if (tmpl.source.find("<|channel|>") == std::string::npos) map_developer_to_system(messages);
+  if (!tmpl.caps.supports_system_role) HEARTH_RETURN_IF_ERROR(merge_system_message(messages));
+  if (tmpl.caps.supports_tool_calls) add_empty_tool_call_content(messages);
+  if (tmpl.caps.supports_object_arguments) {
+    HEARTH_RETURN_IF_ERROR(parse_tool_call_arguments(messages));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+ChatTemplates::ChatTemplates() = default;
+ChatTemplates::~ChatTemplates() = default;
+
+Result<std::shared_ptr<const ChatTemplates>> ChatTemplates::create(
+    const ChatTemplatesConfig& config) {
+  std::shared_ptr<ChatTemplates> t(new ChatTemplates());
+  t->use_jinja_ = config.use_jinja;
+  t->vocab_ = config.vocab;
+  Result<std::unique_ptr<ParsedTemplate>> parsed =
+      parse_template(config.sources.default_source, config.vocab);
+  if (!parsed.is_ok()) {
+    log_error("failed to initialize chat template: {}", parsed.status().message());
+    log_error("please consider disabling jinja via --no-jinja, or using another chat template");
+    return parsed.status();
+  }
+  t->default_ = std::move(*parsed);
+  if (!config.sources.tool_use_source.empty()) {
+    Result<std::unique_ptr<ParsedTemplate>> tool_use =
+        parse_template(config.sources.tool_use_source, config.vocab);
+    if (tool_use.is_ok()) {
+      t->tool_use_ = std::move(*tool_use);
+    } else {
+      log_error("failed to parse tool use chat template (ignoring it): {}",
+                tool_use.status().message());
+    }
+  }
+  t->supports_thinking_ = config.use_jinja && reacts_to_thinking_switch(*t->default_, t->vocab_);
+  return std::shared_ptr<const ChatTemplates>(std::move(t));
+}
+
+const std::string& ChatTemplates::default_source() const {
+  return default_->source;
+}
+
+const std::string& ChatTemplates::tool_use_source() const {
+  static const std::string kNone;
+  return tool_use_ ? tool_use_->source : kNone;
+}
+
+const TemplateCaps& ChatTemplates::caps() const {
+  return tool_use_ ? tool_use_->caps : default_->caps;
+}
+
+Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
+  if (!use_jinja_) {
+    const bool add = inputs.add_generation_prompt && inputs.continuation == Continuation::kNone;
+    HEARTH_ASSIGN_OR_RETURN(
+        std::string prompt,
+        apply_legacy_template(default_->source, legacy_messages(inputs.messages), add));
+    return ChatPrompt{std::move(prompt), ""};
+  }
+  const ParsedTemplate& tmpl = !inputs.tools.empty() && tool_use_ ? *tool_use_ : *default_;
+  RenderRequest request;
+  request.messages = shape_messages(inputs.messages, tmpl.caps);
+  request.tools = tools_to_json(inputs.tools);
+  request.add_generation_prompt = inputs.add_generation_prompt;
+  request.enable_thinking = inputs.enable_thinking.value_or(supports_thinking_);
+  request.extra = extra_context(inputs.kwargs, inputs.now);
+  request.now = inputs.now;
+  Message last;  // the message being continued; empty when there is none
+  Continuation mode = inputs.continuation;
+  if (mode != Continuation::kNone) {
+    request.add_generation_prompt = false;
+    if (!inputs.messages.empty()) {
+      last = inputs.messages.back();
+      request.messages.erase(request.messages.size() - 1);
+    }
+    mode = resolve_auto(mode, last);
+  }
+  HEARTH_RETURN_IF_ERROR(normalize_for(tmpl, request.messages));
+  ChatPrompt out;
+  HEARTH_ASSIGN_OR_RETURN(out.prompt, render_template(tmpl, vocab_, request));
+  if (mode == Continuation::kNone && !request.add_generation_prompt) return out;
+  // The other render of the pair that isolates the assistant header.
+  request.add_generation_prompt = !request.add_generation_prompt;
+  HEARTH_ASSIGN_OR_RETURN(std::string other, render_template(tmpl, vocab_, request));
+  if (mode == Continuation::kNone) {
+    out.generation_prompt = generation_suffix(other, out.prompt);
+    return out;
+  }
+  const std::string header = generation_suffix(out.prompt, other);
+  out.generation_prompt = continuation_text(header, last, mode, thinking_tags(tmpl.source));
+  out.prompt += out.generation_prompt;
+  return out;
+}
+
+Result<std::shared_ptr<const ChatTemplates>> load_chat_templates(const TemplateOrigin& origin,
+                                                                 bool use_jinja,
+                                                                 const VocabText& vocab,
+                                                                 const Json& default_kwargs) {
+  ChatTemplatesConfig config{use_jinja, select_template_sources(origin), vocab};
+  HEARTH_ASSIGN_OR_RETURN(std::shared_ptr<const ChatTemplates> templates,
+                          ChatTemplates::create(config));
+  // The reference formats an example conversation at load and falls back to ChatML when
+  // the model's template cannot render it.
+  ChatInputs example;
+  example.messages = {simple_message("system", "You are a helpful assistant"),
+                      simple_message("user", "Hello"), simple_message("assistant", "Hi there"),
+                      simple_message("user", "How are you?")};
+  example.kwargs = default_kwargs.is_object() ? default_kwargs : Json::object();
+  Result<ChatPrompt> rendered = templates->apply(example);
+  if (rendered.is_ok()) return templates;
+  log_warn("Chat template parsing error: {}", rendered.status().message());
+  log_warn(
+      "The chat template that comes with this model is not yet supported, falling back to "
+      "chatml. This may cause the model to output suboptimal responses");
+  TemplateOrigin chatml;
+  chatml.override_text = "chatml";
+  config.sources = select_template_sources(chatml);
+  return ChatTemplates::create(config);
+}
+
+Status verify_chat_template(const std::string& text, bool use_jinja) {
+  if (!use_jinja) {
+    if (detect_legacy_format(text) == nullptr) {
+      return error(ErrorCode::kUnsupported, "no built-in chat format matches the template");
+    }
+    return Status::ok();
+  }
+  TemplateOrigin origin;
+  origin.override_text = text;
+  ChatTemplatesConfig config{true, select_template_sources(origin), VocabText{}};
+  HEARTH_ASSIGN_OR_RETURN(std::shared_ptr<const ChatTemplates> templates,
+                          ChatTemplates::create(config));
+  ChatInputs inputs;
+  inputs.messages = {simple_message("user", "test")};
+  Result<ChatPrompt> rendered = templates->apply(inputs);
+  return rendered.is_ok() ? Status::ok() : rendered.status();
+}
+
+}  // namespace hearth::chat

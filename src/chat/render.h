@@ -1,0 +1,44 @@
+// Internal: one parsed template and the Jinja render of a prepared conversation
+// (chat-templates.md §5): the context variables, and the BOS/EOS texts removed again when
+// the tokenizer adds those tokens itself.
+#pragma once
+
+#include <ctime>
+#include <optional>
+#include <string>
+
+#include "chat/chat_templates.h"
+#include "jinja/template.h"
+
+namespace hearth::chat {
+
+struct ParsedTemplate {
+  std::string source;
+  jinja::Template program;
+  TemplateCaps caps;
+};
+
+struct RenderRequest {
+  Json messages = Json::array();  // already in the template's shape (§6)
+  Json tools;                     // null, or a non-empty array
+  bool add_generation_prompt = false;
+  bool enable_thinking = true;
+  Json extra = Json::object();  // datetime, date_string, then chat_template_kwargs
+  std::optional<std::time_t> now;
+};
+
+// The variables every render gets besides the conversation: datetime ("%b %d %Y") and
+// date_string ("%d %b %Y") of the local clock, then `kwargs` over them.
+Json extra_context(const Json& kwargs, std::optional<std::time_t> now);
+
+Result<std::string> render_template(const ParsedTemplate& tmpl, const VocabText& vocab,
+                                    const RenderRequest& request);
+
+// What the template appends for an assistant turn: the part of the render with the
+// generation prompt after the longest prefix it shares with the render without it.
+std::string generation_suffix(const std::string& without, const std::string& with);
+
+// Probes the capabilities of a parsed template (caps.cpp).
+TemplateCaps probe_caps(const ParsedTemplate& tmpl, const VocabText& vocab);
+
+}  // namespace hearth::chat

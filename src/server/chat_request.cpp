@@ -1,0 +1,224 @@
+// The checks run in the reference's order (server-common.cpp's oaicompat_chat_params_parse),
+// so a body with several problems gets the same first error.
+#include "server/chat_request.h"
+
+#include <string>
+
+#include "chat/openai_messages.h"
+
+namespace hearth::server {
+
+namespace {
+
+// A body value of type T; the fallback when absent, null or of another type.
+template <typename T>
+T lenient(const Json& object, const char* key, T fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::type_error&) {
+    return fallback;
+  }
+}
+
+std::optional<ApiError> check_jinja_only(const ChatSettings& settings, bool has_tools,
+                                         const std::string& tool_choice) {
+  if (settings.use_jinja) return std::nullopt;
+  if (has_tools) return server_error("tools param requires --jinja flag");
+  if (tool_choice != "auto") return server_error("tool_choice param requires --jinja flag");
+  return std::nullopt;
+}
+
+std::optional<ApiError> check_constraints(const Json& body) {
+  const Json json_schema = lenient(body, "json_schema", Json());
+  if (!json_schema.is_null() && !lenient(body, "grammar", std::string()).empty()) {
+    return server_error("Cannot use both json_schema and grammar");
+  }
+  if (body.contains("response_format")) {
+    const Json format = lenient(body, "response_format", Json::object());
+    const std::string type = lenient(format, "type", std::string());
+    if (!type.empty() && type != "text" && type != "json_object" && type != "json_schema") {
+      return invalid_request(
+          "response_format type must be one of \"text\" or \"json_object\", but got: " + type);
+    }
+  }
+  return std::nullopt;
+}
+
+// Media parts need a multimodal projector, which Hearth never has.
+std::optional<ApiError> check_content_parts(const Json& content) {
+  for (const Json& part : content) {
+    const std::string type = lenient(part, "type", std::string());
+    if (type == "image_url") {
+      return server_error(
+          "image input is not supported - hint: if this is unexpected, you may need to "
+          "provide the mmproj");
+    }
+    if (type == "input_audio") {
+      return server_error(
+          "audio input is not supported - hint: if this is unexpected, you may need to "
+          "provide the mmproj");
+    }
+    if (type == "input_video") {
+      return server_error(
+          "video input is not supported - hint: if this is unexpected, you may need to "
+          "provide the mmproj");
+    }
+    if (type != "text") return invalid_request("unsupported content[].type");
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> check_messages(const Json& body) {
+  if (!body.is_object() || !body.contains("messages")) {
+    return invalid_request("'messages' is required");
+  }
+  const Json& messages = body["messages"];
+  if (!messages.is_array()) return invalid_request("Expected 'messages' to be an array");
+  for (const Json& msg : messages) {
+    const std::string role = lenient(msg, "role", std::string());
+    const bool has_content = msg.is_object() && msg.contains("content");
+    if (role != "assistant" && !has_content) {
+      return invalid_request("All non-assistant messages must contain 'content'");
+    }
+    if (role == "assistant" && !has_content) {
+      if (!msg.contains("tool_calls")) {
+        return invalid_request("Assistant message must contain either 'content' or 'tool_calls'!");
+      }
+      continue;
+    }
+    const Json& content = msg["content"];
+    if (content.is_string() || content.is_null()) continue;
+    if (!content.is_array())
+      return invalid_request("Expected 'content' to be a string or an array");
+    if (auto err = check_content_parts(content)) return err;
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> parse_conversation(const Json& body, const Json& tools,
+                                           chat::ChatInputs& inputs, std::string& tool_choice) {
+  Result<std::vector<chat::Message>> messages = chat::parse_openai_messages(body["messages"]);
+  if (!messages.is_ok()) return server_error(messages.status().message());
+  inputs.messages = std::move(*messages);
+  Result<std::vector<chat::Tool>> parsed_tools = chat::parse_openai_tools(tools);
+  if (!parsed_tools.is_ok()) return server_error(parsed_tools.status().message());
+  inputs.tools = std::move(*parsed_tools);
+  if (tool_choice != "auto" && tool_choice != "none" && tool_choice != "required") {
+    return invalid_request("Invalid tool_choice: " + tool_choice);
+  }
+  return std::nullopt;
+}
+
+chat::Continuation continuation_of(const Json& value) {
+  if (value.is_boolean() && value.get<bool>()) return chat::Continuation::kAuto;
+  if (value == "reasoning_content") return chat::Continuation::kReasoning;
+  if (value == "content") return chat::Continuation::kContent;
+  return chat::Continuation::kNone;
+}
+
+// The explicit continuation, or the implicit prefill of a trailing assistant message.
+std::optional<ApiError> decide_continuation(const Json& body, const ChatSettings& settings,
+                                            chat::ChatInputs& inputs) {
+  inputs.add_generation_prompt = lenient(body, "add_generation_prompt", true);
+  inputs.continuation = body.contains("continue_final_message")
+                            ? continuation_of(body["continue_final_message"])
+                            : chat::Continuation::kNone;
+  const auto& msgs = inputs.messages;
+  if (inputs.continuation == chat::Continuation::kNone && settings.prefill_assistant &&
+      !msgs.empty() && msgs.back().role == "assistant") {
+    if (msgs.size() >= 2 && msgs[msgs.size() - 2].role == "assistant") {
+      return invalid_request("Cannot have 2 or more assistant messages at the end of the list.");
+    }
+    inputs.continuation = chat::Continuation::kAuto;
+    inputs.add_generation_prompt = false;
+  }
+  if (inputs.continuation != chat::Continuation::kNone && inputs.add_generation_prompt) {
+    return invalid_request(
+        "Cannot set both add_generation_prompt and continue_final_message to true.");
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> check_reasoning_format(const Json& body) {
+  if (!body.contains("reasoning_format")) return std::nullopt;
+  const std::string format = body["reasoning_format"].get<std::string>();  // type error: 500
+  if (format != "none" && format != "auto" && format != "deepseek" && format != "deepseek-legacy") {
+    return server_error("Unknown reasoning format: " + format);
+  }
+  return std::nullopt;
+}
+
+// Server kwargs, then the request's over them; the thinking switches they imply.
+std::optional<ApiError> merge_kwargs(const Json& body, const ChatSettings& settings,
+                                     chat::ChatInputs& inputs) {
+  inputs.kwargs = settings.template_kwargs.is_object() ? settings.template_kwargs : Json::object();
+  const Json request_kwargs = lenient(body, "chat_template_kwargs", Json::object());
+  if (request_kwargs.is_object()) {
+    for (const auto& [key, value] : request_kwargs.items()) inputs.kwargs[key] = value;
+  }
+  inputs.enable_thinking = settings.templates->supports_thinking();
+  auto thinking = inputs.kwargs.find("enable_thinking");
+  if (thinking != inputs.kwargs.end()) {
+    if (thinking->is_boolean()) {
+      inputs.enable_thinking = thinking->get<bool>();
+    } else if (thinking->is_string()) {
+      return invalid_request("invalid type for \"enable_thinking\" (expected boolean, got string)");
+    }
+  }
+  if (body.contains("reasoning_effort")) {
+    const std::string effort = lenient(body, "reasoning_effort", std::string());
+    if (effort == "none") {
+      inputs.enable_thinking = false;
+      inputs.kwargs.erase("reasoning_effort");
+    } else if (!effort.empty()) {
+      inputs.kwargs["reasoning_effort"] = effort;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> check_logprobs(const Json& body, bool has_tools) {
+  if (lenient(body, "logprobs", false)) {
+    if (has_tools && lenient(body, "stream", false)) {
+      return invalid_request("logprobs is not supported with tools + stream");
+    }
+  } else if (body.is_object() && body.contains("top_logprobs") && !body["top_logprobs"].is_null()) {
+    return invalid_request("top_logprobs requires logprobs to be set to true");
+  }
+  return std::nullopt;
+}
+
+// Everything before the render: the request checks and the template inputs.
+std::optional<ApiError> prepare_inputs(const Json& body, const ChatSettings& settings,
+                                       chat::ChatInputs& inputs) {
+  const Json tools = lenient(body, "tools", Json());
+  const bool has_tools = tools.is_array() && !tools.empty();
+  std::string tool_choice = lenient(body, "tool_choice", std::string("auto"));
+  if (auto err = check_jinja_only(settings, has_tools, tool_choice)) return err;
+  if (auto err = check_constraints(body)) return err;
+  if (auto err = check_messages(body)) return err;
+  if (auto err = parse_conversation(body, tools, inputs, tool_choice)) return err;
+  if (auto err = decide_continuation(body, settings, inputs)) return err;
+  if (auto err = check_reasoning_format(body)) return err;
+  if (!inputs.tools.empty() && tool_choice != "none" && body.contains("grammar")) {
+    return invalid_request("Cannot use custom grammar constraints with tools.");
+  }
+  return merge_kwargs(body, settings, inputs);
+}
+
+}  // namespace
+
+std::optional<ApiError> build_chat_prompt(const Json& body, const ChatSettings& settings,
+                                          ChatPromptRequest& out) {
+  if (auto err = prepare_inputs(body, settings, out.inputs)) return err;
+  Result<chat::ChatPrompt> prompt = settings.templates->apply(out.inputs);
+  if (!prompt.is_ok()) return server_error(prompt.status().message());
+  out.prompt = std::move(*prompt);
+  const Json tools = lenient(body, "tools", Json());
+  return check_logprobs(body, tools.is_array() && !tools.empty());
+}
+
+}  // namespace hearth::server

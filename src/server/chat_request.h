@@ -1,0 +1,34 @@
+// An OpenAI chat body made into a prompt, as llama-server's chat routes and
+// /apply-template do it (openai-compat.md §4.1-§4.7, chat-templates.md §5-§7): the request
+// checks with the reference's texts and statuses, the template inputs, the render.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "chat/chat_templates.h"
+#include "server/api_error.h"
+#include "server/json_util.h"
+
+namespace hearth::server {
+
+// The server's chat configuration (command-line options and the loaded templates).
+struct ChatSettings {
+  bool use_jinja = true;                  // --jinja / --no-jinja
+  bool prefill_assistant = true;          // a trailing assistant message is continued
+  Json template_kwargs = Json::object();  // --chat-template-kwargs
+  std::shared_ptr<const chat::ChatTemplates> templates;
+};
+
+struct ChatPromptRequest {
+  chat::ChatInputs inputs;
+  chat::ChatPrompt prompt;
+};
+
+// 400 invalid_request_error for malformed requests, 500 server_error for what the
+// reference reports as server failures (unparseable messages or tools, a template error,
+// tools without --jinja, ...).
+std::optional<ApiError> build_chat_prompt(const Json& body, const ChatSettings& settings,
+                                          ChatPromptRequest& out);
+
+}  // namespace hearth::server

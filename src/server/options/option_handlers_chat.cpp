@@ -1,0 +1,79 @@
+// Handlers of the chat-template options: --jinja, --chat-template, --chat-template-file and
+// --chat-template-kwargs. The template itself is validated after parsing (the server
+// renders a test conversation before it loads the model), as the reference does.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/options/option_handlers.h"
+
+namespace hearth::server::options {
+
+namespace {
+
+using St = ParseState;
+using In = OptionInput;
+
+Status read_template_file(const In& in, St& st) {
+  std::ifstream file{std::string(in.value), std::ios::binary};
+  if (!file) {
+    return error(ErrorCode::kIo, "failed to open file '" + std::string(in.value) + "'");
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  st.args.chat_template = text.str();
+  return Status::ok();
+}
+
+// Each occurrence adds its keys; a key given again takes the later value.
+Status add_template_kwargs(const In& in, St& st) {
+  nlohmann::ordered_json object;
+  try {
+    object = nlohmann::ordered_json::parse(in.value);
+  } catch (const nlohmann::json::exception& e) {
+    return invalid_value(e.what());
+  }
+  if (!object.is_object()) return invalid_value("expected a JSON object");
+  auto& kwargs = st.args.chat_template_kwargs;
+  for (const auto& [key, value] : object.items()) {
+    if (key == "enable_thinking") {
+      st.warnings.push_back(
+          "Setting 'enable_thinking' via --chat-template-kwargs is deprecated. Use --reasoning on "
+          "/ --reasoning off instead.");
+    }
+    auto same = std::find_if(kwargs.begin(), kwargs.end(),
+                             [&key](const auto& entry) { return entry.first == key; });
+    if (same != kwargs.end()) {
+      same->second = value.dump();
+    } else {
+      kwargs.emplace_back(key, value.dump());
+    }
+  }
+  return Status::ok();
+}
+
+constexpr HandlerEntry kChatHandlers[] = {
+    {"--jinja",
+     [](const In& in, St& st) {
+       st.args.use_jinja = in.enabled;
+       return Status::ok();
+     }},
+    {"--chat-template",
+     [](const In& in, St& st) {
+       st.args.chat_template = std::string(in.value);
+       return Status::ok();
+     }},
+    {"--chat-template-file", read_template_file},
+    {"--chat-template-kwargs", add_template_kwargs},
+};
+
+}  // namespace
+
+std::span<const HandlerEntry> chat_handlers() {
+  return kChatHandlers;
+}
+
+}  // namespace hearth::server::options

@@ -1,0 +1,18 @@
+// POST /apply-template (other-native-routes.md §10): the prompt the chat route would feed
+// the model, without generating.
+#include "server/api_error.h"
+#include "server/chat_request.h"
+#include "server/server_state.h"
+
+namespace hearth::server {
+
+http::Response handle_apply_template(ServerState& s, const http::Request& r) {
+  const Json body = Json::parse(r.body);  // not JSON: 500 with the parser's message
+  ChatSettings settings = s.config.chat;
+  settings.templates = s.model.chat_templates;
+  ChatPromptRequest request;
+  if (auto err = build_chat_prompt(body, settings, request)) return error_response(*err);
+  return json_response(Json{{"prompt", request.prompt.prompt}});
+}
+
+}  // namespace hearth::server

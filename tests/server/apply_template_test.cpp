@@ -1,0 +1,263 @@
+// POST /apply-template end to end on stories260K (other-native-routes.md §10): the golden
+// capture, continuation, the request checks of the chat routes, the template options
+// (--chat-template, --chat-template-file, --chat-template-kwargs, --no-jinja), a model with
+// a tool-use template variant, and what /props reports.
+#include <fstream>
+
+#include "gguf/file.h"
+#include "gguf/writer.h"
+#include "server/server_fixture.h"
+#include "support/process.h"
+
+namespace hearth::test {
+namespace {
+
+constexpr const char* kChatml =
+    "{%- for message in messages -%}\n"
+    "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
+    "{%- endfor -%}\n"
+    "{%- if add_generation_prompt -%}\n"
+    "  {{- '<|im_start|>assistant\n' -}}\n"
+    "{%- endif -%}";
+
+class ApplyTemplate : public StoriesServer {
+ protected:
+  // POSTs `body` and returns the reply parsed (status in status_).
+  Json apply(const Json& body) { return post_json(port(), "/apply-template", body, &status_); }
+  std::string prompt_for(const Json& body) {
+    Json r = apply(body);
+    EXPECT_EQ(status_, 200) << r.dump();
+    return r.value("prompt", "");
+  }
+  // Expects an error reply with this status, type and message.
+  void expect_error(const Json& body, int status, const std::string& message) {
+    Json r = apply(body);
+    EXPECT_EQ(status_, status) << body.dump() << " -> " << r.dump();
+    EXPECT_EQ(r["error"]["code"], status);
+    EXPECT_EQ(r["error"]["type"], status == 400 ? "invalid_request_error" : "server_error");
+    EXPECT_EQ(r["error"]["message"], message) << body.dump();
+  }
+  std::string write_file(const std::string& name, const std::string& text) {
+    const std::string path = make_temp_dir("apply_template") + "/" + name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  static Json user(const std::string& content) { return {{"role", "user"}, {"content", content}}; }
+  int status_ = 0;
+};
+
+TEST_F(ApplyTemplate, GoldenCapture) {
+  start();
+  const Json capture = Json::parse(
+      read_file(shared_path("golden/llama-server-b10573/stories260K-np4/apply_template.json")));
+  HttpReply reply =
+      http_request(port(), "POST", "/apply-template", capture["request"]["body"].dump());
+  EXPECT_EQ(reply.status, capture["status"]);
+  EXPECT_EQ(reply.header("content-type"), capture["content_type"]);
+  EXPECT_EQ(parse_or_null(reply.body), capture["response"]);
+}
+
+TEST_F(ApplyTemplate, ContinuesATrailingAssistantMessage) {
+  start();
+  const Json story = {{"role", "assistant"}, {"content", "Once upon a time"}};
+  const std::string continued =
+      "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nOnce upon a time";
+  EXPECT_EQ(prompt_for({{"messages", {user("Hi"), story}}}), continued);
+  EXPECT_EQ(prompt_for({{"messages", {user("Hi"), story}},
+                        {"continue_final_message", true},
+                        {"add_generation_prompt", false}}),
+            continued);
+  EXPECT_EQ(prompt_for({{"messages", {user("Hi")}}, {"add_generation_prompt", false}}),
+            "<|im_start|>user\nHi<|im_end|>\n");
+  expect_error({{"messages", {user("Hi"), story}}, {"continue_final_message", true}}, 400,
+               "Cannot set both add_generation_prompt and continue_final_message to true.");
+  expect_error({{"messages", {user("Hi"), story, story}}}, 400,
+               "Cannot have 2 or more assistant messages at the end of the list.");
+}
+
+TEST_F(ApplyTemplate, BadRequestsAnswerAsTheReference) {
+  start();
+  expect_error(Json::object(), 400, "'messages' is required");
+  expect_error({{"messages", "hello"}}, 400, "Expected 'messages' to be an array");
+  expect_error({{"messages", {"hi"}}}, 400, "All non-assistant messages must contain 'content'");
+  expect_error({{"messages", {{{"role", "user"}}}}}, 400,
+               "All non-assistant messages must contain 'content'");
+  expect_error({{"messages", {{{"role", "assistant"}}}}}, 400,
+               "Assistant message must contain either 'content' or 'tool_calls'!");
+  expect_error({{"messages", {{{"role", "user"}, {"content", 5}}}}}, 400,
+               "Expected 'content' to be a string or an array");
+  expect_error({{"messages", {{{"role", "user"}, {"content", {{{"type", "foo"}}}}}}}}, 400,
+               "unsupported content[].type");
+  expect_error({{"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}}}}}}}}, 500,
+               "image input is not supported - hint: if this is unexpected, you may need to "
+               "provide the mmproj");
+  expect_error({{"messages", {{{"content", "hi"}}}}}, 500,
+               "Failed to parse messages: Missing 'role' in message: {\"content\":\"hi\"}");
+  expect_error({{"messages", {user("x")}}, {"tool_choice", "maybe"}}, 400,
+               "Invalid tool_choice: maybe");
+  expect_error({{"messages", {user("x")}}, {"response_format", {{"type", "xml"}}}}, 400,
+               "response_format type must be one of \"text\" or \"json_object\", but got: xml");
+  expect_error(
+      {{"messages", {user("x")}}, {"json_schema", Json::object()}, {"grammar", "root ::= \"a\""}},
+      500, "Cannot use both json_schema and grammar");
+  expect_error({{"messages", {user("x")}}, {"reasoning_format", "foo"}}, 500,
+               "Unknown reasoning format: foo");
+  expect_error({{"messages", {user("x")}}, {"chat_template_kwargs", {{"enable_thinking", "yes"}}}},
+               400, "invalid type for \"enable_thinking\" (expected boolean, got string)");
+  expect_error({{"messages", {user("x")}}, {"top_logprobs", 2}}, 400,
+               "top_logprobs requires logprobs to be set to true");
+  Json bad_tools = apply({{"messages", {user("x")}}, {"tools", {{{"function", Json::object()}}}}});
+  EXPECT_EQ(status_, 500);
+  EXPECT_EQ(bad_tools["error"]["message"].get<std::string>().rfind(
+                "Failed to parse tools: Missing tool type: ", 0),
+            0u);
+  HttpReply not_json = http_request(port(), "POST", "/apply-template", "{\"messages\": ");
+  EXPECT_EQ(not_json.status, 500);
+}
+
+TEST_F(ApplyTemplate, ToolsWithATemplateThatIgnoresThem) {
+  start();
+  const Json tools = {{{"type", "function"}, {"function", {{"name", "lookup"}}}}};
+  EXPECT_EQ(prompt_for({{"messages", {user("Hi")}}, {"tools", tools}, {"tool_choice", "required"}}),
+            "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+}
+
+TEST_F(ApplyTemplate, ChatTemplateChatmlAndProps) {
+  start({"--chat-template", "chatml"});
+  EXPECT_EQ(prompt_for({{"messages", {user("Hi")}}}),
+            "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+  HttpReply props = http_request(port(), "GET", "/props");
+  Json p = parse_or_null(props.body);
+  EXPECT_EQ(p["chat_template"], kChatml);
+  EXPECT_FALSE(p.contains("chat_template_tool_use"));
+  EXPECT_EQ(p["chat_template_caps"]["supports_string_content"], true);
+  EXPECT_EQ(p["chat_template_caps"]["supports_tools"], false);
+}
+
+TEST_F(ApplyTemplate, ChatTemplateFileThatRaises) {
+  const std::string path = write_file(
+      "raises.jinja",
+      "{%- for m in messages -%}\r\n"
+      "{%- if m.content == 'boom' %}{{ raise_exception('boom is not allowed') }}{% endif -%}\r\n"
+      "[{{ m.role }}] {{ m.content }}\r\n"
+      "{%- endfor %}\r\n");
+  start({"--chat-template-file", path});
+  EXPECT_EQ(prompt_for({{"messages", {user("fine")}}}), "[user] fine");
+  Json r = apply({{"messages", {user("boom")}}});
+  EXPECT_EQ(status_, 500) << r.dump();
+  EXPECT_EQ(r["error"]["type"], "server_error");
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("boom is not allowed"), std::string::npos)
+      << r.dump();
+  // /props shows the normalized source: LF line ends, the final newline dropped.
+  Json p = parse_or_null(http_request(port(), "GET", "/props").body);
+  EXPECT_EQ(p["chat_template"].get<std::string>().find('\r'), std::string::npos);
+  EXPECT_EQ(p["chat_template"].get<std::string>().back(), '}');
+}
+
+TEST_F(ApplyTemplate, ChatTemplateKwargsMergeServerThenRequest) {
+  const std::string path =
+      write_file("kwargs.jinja", "{{ greeting }}, {{ who }}: {{ messages[0].content }}");
+  start({"--chat-template-file", path, "--chat-template-kwargs",
+         R"({"greeting": "Hello", "who": "server"})"});
+  EXPECT_EQ(prompt_for({{"messages", {user("x")}}}), "Hello, server: x");
+  EXPECT_EQ(prompt_for({{"messages", {user("x")}}, {"chat_template_kwargs", {{"who", "request"}}}}),
+            "Hello, request: x");
+}
+
+TEST_F(ApplyTemplate, NoJinjaWithANamedTemplate) {
+  start({"--no-jinja", "--chat-template", "llama3"});
+  EXPECT_EQ(prompt_for({{"messages", {user(" Hi ")}}}),
+            "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant"
+            "<|end_header_id|>\n\n");
+  // Content parts are joined with "\n"; a continued message is closed (no dedicated handling).
+  Json parts = {{{"type", "text"}, {"text", "a"}}, {{"type", "text"}, {"text", "b"}}};
+  EXPECT_EQ(prompt_for({{"messages",
+                         {{{"role", "user"}, {"content", parts}},
+                          {{"role", "assistant"}, {"content", "Yo"}}}}}),
+            "<|start_header_id|>user<|end_header_id|>\n\na\nb<|eot_id|><|start_header_id|>"
+            "assistant<|end_header_id|>\n\nYo<|eot_id|>");
+  const Json tools = {{{"type", "function"}, {"function", {{"name", "f"}}}}};
+  expect_error({{"messages", {user("x")}}, {"tools", tools}}, 500,
+               "tools param requires --jinja flag");
+  expect_error({{"messages", {user("x")}}, {"tool_choice", "required"}}, 500,
+               "tool_choice param requires --jinja flag");
+  Json p = parse_or_null(http_request(port(), "GET", "/props").body);
+  EXPECT_EQ(p["chat_template"], "llama3");
+}
+
+TEST_F(ApplyTemplate, NoJinjaChatmlClosesTheContinuedMessage) {
+  start({"--no-jinja", "--chat-template", "chatml"});
+  EXPECT_EQ(prompt_for({{"messages", {user("Hi"), {{"role", "assistant"}, {"content", "Yo"}}}}}),
+            "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nYo<|im_end|>\n");
+}
+
+TEST(ApplyTemplateStartup, UnsupportedChatTemplateAbortsStartup) {
+  ProcessResult raised = run_process({bin_dir() + "/hearth-server", "-m", stories_model(), "--port",
+                                      "0", "--chat-template", "{{ raise_exception('no') }}"});
+  EXPECT_EQ(raised.exit_code, 1);
+  EXPECT_NE(raised.err.find("error: the supplied chat template is not supported: {{ "
+                            "raise_exception('no') }}"),
+            std::string::npos)
+      << raised.err;
+  ProcessResult legacy = run_process({bin_dir() + "/hearth-server", "-m", stories_model(), "--port",
+                                      "0", "--no-jinja", "--chat-template", "nonsense"});
+  EXPECT_EQ(legacy.exit_code, 1);
+  EXPECT_NE(legacy.err.find("error: the supplied chat template is not supported: nonsense\nnote: "
+                            "llama.cpp was started without --jinja, we only support commonly "
+                            "used templates"),
+            std::string::npos)
+      << legacy.err;
+}
+
+// stories260K with a default and a tool-use template in its metadata.
+std::string model_with_templates(const std::string& default_template,
+                                 const std::string& tool_use_template) {
+  Result<gguf::File> in = gguf::File::open(stories_model());
+  EXPECT_TRUE(in.is_ok()) << in.status().message();
+  gguf::Writer w;
+  for (const gguf::KeyValue& kv : in->metadata()) w.set_value(kv.key, kv.value);
+  w.set_string("tokenizer.chat_template", default_template);
+  w.set_string("tokenizer.chat_template.tool_use", tool_use_template);
+  for (const gguf::TensorInfo& t : in->tensors()) {
+    std::vector<int64_t> ne(t.ne.begin(), t.ne.begin() + t.n_dims);
+    Status st = w.add_tensor(t.name, t.type, ne, std::vector<uint8_t>(t.data, t.data + t.n_bytes));
+    EXPECT_TRUE(st.is_ok()) << st.message();
+  }
+  const std::string path = make_temp_dir("apply_template_model") + "/tools.gguf";
+  EXPECT_TRUE(w.write(path).is_ok());
+  return path;
+}
+
+TEST(ApplyTemplateToolUse, ToolUseVariantServesRequestsWithTools) {
+  const std::string tool_use =
+      "TOOLS:{% for t in tools %}{{ t.function.name }};{% endfor %}"
+      "{% for m in messages %}{{ m.role }}={{ m.content }}{% for c in m.tool_calls or [] %}"
+      "<{{ c.function.name }} {{ c.function.arguments }}>{% endfor %}|{% endfor %}";
+  const std::string model = model_with_templates("DEFAULT:{{ messages[0].content }}", tool_use);
+  ServerProcess server;
+  ASSERT_TRUE(server.start({"-m", model, "-np", "1", "-c", "512"})) << server.log();
+  int status = 0;
+  const Json hi = {{"role", "user"}, {"content", "Hi"}};
+  Json r = post_json(server.port(), "/apply-template", {{"messages", {hi}}}, &status);
+  EXPECT_EQ(r["prompt"], "DEFAULT:Hi") << r.dump();
+  const Json tools = {{{"type", "function"}, {"function", {{"name", "lookup"}}}}};
+  const Json call = {{"role", "assistant"},
+                     {"tool_calls",
+                      {{{"type", "function"},
+                        {"id", "c1"},
+                        {"function", {{"name", "lookup"}, {"arguments", {{"q", 1}}}}}}}}};
+  const Json result = {{"role", "tool"}, {"content", "42"}, {"tool_call_id", "c1"}};
+  r = post_json(server.port(), "/apply-template",
+                {{"messages", {hi, call, result, hi}}, {"tools", tools}}, &status);
+  EXPECT_EQ(status, 200) << r.dump();
+  EXPECT_EQ(r["prompt"], "TOOLS:lookup;user=Hi|assistant=<lookup {\"q\":1}>|tool=42|user=Hi|");
+  Json p = parse_or_null(http_request(server.port(), "GET", "/props").body);
+  EXPECT_EQ(p["chat_template"], "DEFAULT:{{ messages[0].content }}");
+  EXPECT_EQ(p["chat_template_tool_use"], tool_use);
+  EXPECT_EQ(p["chat_template_caps"]["supports_tools"], true);
+  EXPECT_EQ(p["chat_template_caps"]["supports_tool_calls"], true);
+  EXPECT_EQ(server.stop(), 0) << server.log();
+}
+
+}  // namespace
+}  // namespace hearth::test

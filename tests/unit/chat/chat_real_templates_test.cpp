@@ -1,0 +1,130 @@
+// Real model templates (../shared/templates, the reference's models/templates) through the
+// whole chat pipeline: selection, probes, normalization, render, continuation. Expected
+// prompt endings are the reference's (chat-templates.md §5.1, §7).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "support/test_paths.h"
+#include "unit/chat/chat_test_util.h"
+
+namespace hearth::chat {
+namespace {
+
+using test::conversation;
+using test::msg;
+using test::prompt_of;
+
+std::shared_ptr<const ChatTemplates> load(const std::string& name, VocabText vocab = {}) {
+  TemplateOrigin origin;
+  origin.model_default = hearth::test::read_file(hearth::test::shared_path("templates/" + name));
+  Result<std::shared_ptr<const ChatTemplates>> t =
+      load_chat_templates(origin, true, vocab, Json::object());
+  EXPECT_TRUE(t.is_ok()) << name << ": " << t.status().message();
+  if (!t.is_ok()) return nullptr;
+  EXPECT_NE((*t)->default_source(), kChatmlTemplateSource) << name << " fell back to ChatML";
+  return *t;
+}
+
+bool ends_with(const std::string& text, const std::string& tail) {
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TEST(ChatRealTemplates, Qwen3ThinkingSwitch) {
+  auto t = load("Qwen-Qwen3-0.6B.jinja");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->supports_thinking());
+  ChatInputs inputs = conversation({msg("user", "Hi")});
+  EXPECT_TRUE(
+      ends_with(prompt_of(*t, inputs), "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"));
+  inputs.enable_thinking = false;
+  EXPECT_TRUE(ends_with(prompt_of(*t, inputs), "<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+  inputs.enable_thinking.reset();
+  inputs.kwargs = {{"enable_thinking", false}};  // a kwarg reaches the template too
+  EXPECT_TRUE(ends_with(prompt_of(*t, inputs), "<think>\n\n</think>\n\n"));
+  EXPECT_TRUE(t->caps().supports_tools);
+  EXPECT_TRUE(t->caps().supports_tool_calls);
+}
+
+TEST(ChatRealTemplates, ForcedThinkingTemplates) {
+  auto qwq = load("Qwen-QwQ-32B.jinja");
+  ASSERT_NE(qwq, nullptr);
+  EXPECT_TRUE(ends_with(prompt_of(*qwq, conversation({msg("user", "Hi")})),
+                        "<|im_start|>assistant\n<think>\n"));
+  auto r1 = load("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", {"<s>", "</s>", true, false});
+  ASSERT_NE(r1, nullptr);
+  // The tokenizer adds BOS, so the template's leading BOS text is removed.
+  EXPECT_EQ(prompt_of(*r1, conversation({msg("user", "Hi")})),
+            "<｜User｜>Hi<｜Assistant｜><think>\n");
+}
+
+TEST(ChatRealTemplates, CommandR7bToolUse) {
+  auto t = load("CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(ends_with(prompt_of(*t, conversation({msg("user", "Hi")})),
+                        "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"));
+}
+
+TEST(ChatRealTemplates, Gemma2MergesTheSystemPrompt) {
+  auto t = load("google-gemma-2-2b-it.jinja", {"<bos>", "<eos>", true, false});
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->caps().supports_system_role);
+  EXPECT_EQ(prompt_of(*t, conversation({msg("system", "Be brief."), msg("user", "Hi")})),
+            "<start_of_turn>user\nBe brief.\nHi<end_of_turn>\n<start_of_turn>model\n");
+}
+
+TEST(ChatRealTemplates, Llama31DateAndContinuation) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  auto t = load("meta-llama-Llama-3.1-8B-Instruct.jinja",
+                {"<|begin_of_text|>", "<|eot_id|>", true, false});
+  ASSERT_NE(t, nullptr);
+  ChatInputs inputs = conversation({msg("user", "Write"), msg("assistant", "Whill")}, false);
+  inputs.continuation = Continuation::kAuto;
+  const std::string prompt = prompt_of(*t, inputs);
+  EXPECT_NE(prompt.find("Today Date: 01 Jan 2026"), std::string::npos) << prompt;
+  EXPECT_TRUE(ends_with(prompt, "<|start_header_id|>assistant<|end_header_id|>\n\nWhill"))
+      << prompt;
+  EXPECT_EQ(prompt.rfind("<|begin_of_text|>", 0), std::string::npos);
+}
+
+TEST(ChatRealTemplates, MistralNemoRaisesOnLongToolCallIds) {
+  auto t = load("mistralai-Mistral-Nemo-Instruct-2407.jinja");
+  ASSERT_NE(t, nullptr);
+  Message call = msg("assistant", "");
+  call.tool_calls = {{"get", "{}", "0123456789abcdef0123456789abcdef"}};
+  const std::string out = prompt_of(*t, conversation({msg("user", "W"), call}));
+  EXPECT_NE(out.find("Tool call IDs should be alphanumeric strings with length 9!"),
+            std::string::npos)
+      << out;
+  call.tool_calls[0].id = "abcdef123";
+  EXPECT_EQ(prompt_of(*t, conversation({msg("user", "W"), call})).rfind("ERROR", 0),
+            std::string::npos);
+}
+
+TEST(ChatRealTemplates, Qwen3RendersToolCallsAndResults) {
+  auto t = load("Qwen-Qwen3-0.6B.jinja");
+  ASSERT_NE(t, nullptr);
+  Message call = msg("assistant", "");
+  call.tool_calls = {{"get", "{\"city\": \"Paris\"}", "x"}};
+  Message result = msg("tool", "sunny");
+  result.tool_call_id = "x";
+  ChatInputs inputs = conversation({msg("user", "Weather?"), call, result});
+  inputs.tools = {{"get", "", "{\"type\": \"object\"}"}};
+  const std::string prompt = prompt_of(*t, inputs);
+  EXPECT_NE(
+      prompt.find("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get\", "
+                  "\"description\": \"\", \"parameters\": {\"type\": \"object\"}}}\n</tools>"),
+      std::string::npos)
+      << prompt;
+  EXPECT_NE(prompt.find("<tool_call>\n{\"name\": \"get\", \"arguments\": {\"city\": \"Paris\"}}\n"
+                        "</tool_call>"),
+            std::string::npos)
+      << prompt;
+  EXPECT_NE(prompt.find("<tool_response>\nsunny\n</tool_response>"), std::string::npos) << prompt;
+}
+
+}  // namespace
+}  // namespace hearth::chat
