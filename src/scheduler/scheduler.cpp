@@ -30,20 +30,31 @@ void SchedulerImpl::stop() {
 }
 
 Status SchedulerImpl::submit(TaskRequest request) {
-  if (!request.sink) return error(ErrorCode::kInvalidArgument, "task without a sink");
-  if (request.n_cmpl < 1 || request.n_cmpl > config_.n_slots)
-    return error(ErrorCode::kInvalidArgument,
-                 fmt::format("n_cmpl {} is outside [1, {}]", request.n_cmpl, config_.n_slots));
-  Pending p;
-  p.prompt = std::make_shared<const std::vector<int32_t>>(std::move(request.prompt));
-  p.req = std::move(request);
+  std::vector<TaskRequest> one;
+  one.push_back(std::move(request));
+  return submit_all(std::move(one));
+}
+
+Status SchedulerImpl::submit_all(std::vector<TaskRequest> requests) {
+  std::vector<Pending> pending;
+  pending.reserve(requests.size());
+  for (TaskRequest& request : requests) {
+    if (!request.sink) return error(ErrorCode::kInvalidArgument, "task without a sink");
+    if (request.n_cmpl < 1 || request.n_cmpl > config_.n_slots)
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("n_cmpl {} is outside [1, {}]", request.n_cmpl, config_.n_slots));
+    Pending p;
+    p.prompt = std::make_shared<const std::vector<int32_t>>(std::move(request.prompt));
+    p.req = std::move(request);
+    pending.push_back(std::move(p));
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || stopped_) return error(ErrorCode::kResourceExhausted, "scheduler stopped");
-    if (static_cast<int32_t>(queue_.size()) >= config_.max_queued)
+    if (queue_.size() + pending.size() > static_cast<size_t>(config_.max_queued))
       return error(ErrorCode::kResourceExhausted,
                    fmt::format("{} tasks are already waiting for a slot", queue_.size()));
-    queue_.push_back(std::move(p));
+    for (Pending& p : pending) queue_.push_back(std::move(p));
     metrics_.requests_deferred = static_cast<int32_t>(queue_.size());
   }
   cv_.notify_all();

@@ -92,6 +92,10 @@ class Scheduler {
   // Queues a task (FIFO). kResourceExhausted when the queue is full, kInvalidArgument for a
   // request the scheduler cannot run (n_cmpl out of range, ...).
   virtual Status submit(TaskRequest request) = 0;
+  // Queues several tasks at once (a multi-prompt request), all or none: the engine thread
+  // sees them together, so they are admitted in the same step as the reference admits one
+  // request's tasks, and slot choice does not depend on thread timing.
+  virtual Status submit_all(std::vector<TaskRequest> requests) = 0;
 
   virtual std::vector<SlotInfo> slots() const = 0;
   virtual bool has_idle_slot() const = 0;

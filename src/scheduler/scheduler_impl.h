@@ -79,6 +79,7 @@ class SchedulerImpl final : public Scheduler {
   void start() override;
   void stop() override;
   Status submit(TaskRequest request) override;
+  Status submit_all(std::vector<TaskRequest> requests) override;
   std::vector<SlotInfo> slots() const override;
   bool has_idle_slot() const override;
   MetricsSnapshot metrics(bool reset_window) override;

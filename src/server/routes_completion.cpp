@@ -38,8 +38,9 @@ http::Response run_completion(ServerState& s, const http::Request& r, const Json
   const int32_t n_cmpl = settings->n_cmpl;
   const auto n_results = static_cast<int32_t>(prompts.size()) * n_cmpl;
   auto sink = std::make_shared<CompletionSink>(settings, ctx, n_results, n_cmpl);
+  std::vector<scheduler::TaskRequest> tasks(prompts.size());
   for (size_t i = 0; i < prompts.size(); ++i) {
-    scheduler::TaskRequest task;
+    scheduler::TaskRequest& task = tasks[i];
     task.prompt = std::move(prompts[i]);
     task.params = settings->task;
     task.id_slot = settings->id_slot;
@@ -47,11 +48,10 @@ http::Response run_completion(ServerState& s, const http::Request& r, const Json
     task.index = static_cast<int32_t>(i) * n_cmpl;
     task.sink = sink;
     task.echo = settings;
-    Status st = s.scheduler->submit(std::move(task));
-    if (!st.is_ok()) {
-      sink->cancel();
-      return error_response({ErrorType::kUnavailable, st.message()});
-    }
+  }
+  if (Status st = s.scheduler->submit_all(std::move(tasks)); !st.is_ok()) {
+    sink->cancel();
+    return error_response({ErrorType::kUnavailable, st.message()});
   }
   if (settings->task.stream) return sink->start_stream(r.client_connected);
   return sink->wait_response(r.client_connected);

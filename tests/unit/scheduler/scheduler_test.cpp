@@ -166,15 +166,17 @@ TEST_F(SchedulerTest, ReplaysTheGoldenCompletionsInOrder) {
     auto sink = std::make_shared<CollectSink>();
     const auto prompts = prompts_from(body["prompt"], *tok_);
     const int32_t n_cmpl = body.value("n_cmpl", 1);
+    // One request's prompts are queued together, as the server queues them.
+    std::vector<TaskRequest> requests(prompts.size());
     for (size_t i = 0; i < prompts.size(); ++i) {
-      TaskRequest r;
+      TaskRequest& r = requests[i];
       r.prompt = prompts[i];
       r.params = params_from(body);
       r.n_cmpl = n_cmpl;
       r.index = static_cast<int32_t>(i) * n_cmpl;
       r.sink = sink;
-      ASSERT_TRUE(sched->submit(std::move(r)).is_ok());
     }
+    ASSERT_TRUE(sched->submit_all(std::move(requests)).is_ok());
     ASSERT_TRUE(sink->wait(want.size())) << c["name"];
     ASSERT_TRUE(sink->errors.empty()) << c["name"] << ": " << sink->errors[0].message;
     const auto got = sink->sorted_finals();
