@@ -6,6 +6,7 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "server/options/parse_args.h"
@@ -19,6 +20,15 @@ Status invalid_value(std::string_view reason) {
 
 Status set_float(const OptionInput& in, float& out) {
   HEARTH_ASSIGN_OR_RETURN(out, parse_float(in.value));
+  return Status::ok();
+}
+
+Status read_whole_file(std::string_view path, std::string& out) {
+  std::ifstream file{std::string(path), std::ios::binary};
+  if (!file) return error(ErrorCode::kIo, "failed to open file '" + std::string(path) + "'");
+  std::ostringstream text;
+  text << file.rdbuf();
+  out = text.str();
   return Status::ok();
 }
 

@@ -56,5 +56,8 @@ std::span<const HandlerEntry> chat_handlers();
 Status invalid_value(std::string_view reason);
 // Parses the option's value as a float into `out`.
 Status set_float(const OptionInput& in, float& out);
+// Reads a whole file (--grammar-file, --json-schema-file, --chat-template-file) into `out`;
+// kIo "failed to open file '<path>'" when it cannot be opened.
+Status read_whole_file(std::string_view path, std::string& out);
 
 }  // namespace hearth::server::options

@@ -2,8 +2,6 @@
 // --chat-template-kwargs. The template itself is validated after parsing (the server
 // renders a test conversation before it loads the model), as the reference does.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,17 +14,6 @@ namespace {
 
 using St = ParseState;
 using In = OptionInput;
-
-Status read_template_file(const In& in, St& st) {
-  std::ifstream file{std::string(in.value), std::ios::binary};
-  if (!file) {
-    return error(ErrorCode::kIo, "failed to open file '" + std::string(in.value) + "'");
-  }
-  std::ostringstream text;
-  text << file.rdbuf();
-  st.args.chat_template = text.str();
-  return Status::ok();
-}
 
 // Each occurrence adds its keys; a key given again takes the later value.
 Status add_template_kwargs(const In& in, St& st) {
@@ -66,7 +53,8 @@ constexpr HandlerEntry kChatHandlers[] = {
        st.args.chat_template = std::string(in.value);
        return Status::ok();
      }},
-    {"--chat-template-file", read_template_file},
+    {"--chat-template-file",
+     [](const In& in, St& st) { return read_whole_file(in.value, st.args.chat_template); }},
     {"--chat-template-kwargs", add_template_kwargs},
 };
 

@@ -2,8 +2,6 @@
 // defaults every request starts from, with the reference's command-line validation.
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "server/options/option_handlers.h"
@@ -33,15 +31,6 @@ Status set_non_negative(const In& in, int32_t& out) {
   HEARTH_ASSIGN_OR_RETURN(int32_t v, parse_int(in.value));
   if (v < 0) return invalid_value("value must be non-negative");
   out = v;
-  return Status::ok();
-}
-
-Status read_file(std::string_view path, std::string& out) {
-  std::ifstream file{std::string(path), std::ios::binary};
-  if (!file) return error(ErrorCode::kIo, "failed to open file '" + std::string(path) + "'");
-  std::ostringstream text;
-  text << file.rdbuf();
-  out = text.str();
   return Status::ok();
 }
 
@@ -208,14 +197,15 @@ constexpr HandlerEntry kEntries[] = {
        st.args.grammar = std::string(in.value);
        return Status::ok();
      }},
-    {"--grammar-file", [](const In& in, St& st) { return read_file(in.value, st.args.grammar); }},
+    {"--grammar-file",
+     [](const In& in, St& st) { return read_whole_file(in.value, st.args.grammar); }},
     {"--json-schema",
      [](const In& in, St& st) {
        st.args.json_schema = std::string(in.value);
        return Status::ok();
      }},
     {"--json-schema-file",
-     [](const In& in, St& st) { return read_file(in.value, st.args.json_schema); }},
+     [](const In& in, St& st) { return read_whole_file(in.value, st.args.json_schema); }},
 };
 
 }  // namespace
