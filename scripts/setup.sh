@@ -8,7 +8,7 @@ PACKAGES=(
   clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev libpcre2-dev libicu-dev libcli11-dev libhwy-dev libboost-dev
-  python3 python3-jsonschema
+  python3 python3-jsonschema python3-jinja2
 )
 
 missing=()
