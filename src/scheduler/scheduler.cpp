@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 
 #include "base/timer.h"
 #include "scheduler/scheduler_impl.h"
@@ -129,10 +130,11 @@ bool SchedulerImpl::take_work(StepPlan& plan, std::vector<Pending>& admitted) {
       queue_.erase(at);
     }
     metrics_.requests_deferred = static_cast<int32_t>(queue_.size());
-    if (plan.admitted.empty() && plan.n_tokens == 0 && busy_slots() == 0 && rejected.empty() &&
-        !action_runnable()) {
-      // Nothing can start (should not happen: n_cmpl <= n_slots); avoid spinning.
-      cv_.wait_for(lock, std::chrono::milliseconds(10));
+    if (plan.admitted.empty() && plan.n_tokens == 0 && rejected.empty() && !action_runnable()) {
+      // Nothing can run: every busy slot waits for its client to catch up (backlogged), or
+      // nothing can start (should not happen: n_cmpl <= n_slots). Look again shortly rather
+      // than spin.
+      cv_.wait_for(lock, std::chrono::milliseconds(busy_slots() > 0 ? 2 : 10));
     }
   }
   // Outside the lock, so a sink may call back into the scheduler.
@@ -188,7 +190,9 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
     ps.id = s.id;
     // A slot with a pending action takes no new task until the action ran.
     ps.busy = s.task != nullptr || action_pending(s.id);
-    ps.generating = s.task && s.task->prompt_done && s.task->has_next_token;
+    // A request whose client has not taken its output yet generates nothing more for now.
+    ps.generating =
+        s.task && s.task->prompt_done && s.task->has_next_token && !s.task->sink->backlogged();
     if (s.task && !s.task->is_child && !s.task->prompt_done)
       ps.prompt_left = s.task->n_prompt() - static_cast<int32_t>(s.cached.size());
     ps.started = s.started;
@@ -203,6 +207,33 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
 }
 
 }  // namespace detail
+
+namespace {
+
+Result<SlotFileResult> wait_for_action(Scheduler& scheduler, SlotActionKind kind, int32_t id,
+                                       std::string path) {
+  std::promise<Result<SlotFileResult>> promise;
+  std::future<Result<SlotFileResult>> future = promise.get_future();
+  scheduler.slot_action(kind, id, std::move(path),
+                        [&promise](Result<SlotFileResult> r) { promise.set_value(std::move(r)); });
+  return future.get();
+}
+
+}  // namespace
+
+Result<SlotFileResult> Scheduler::save_slot(int32_t id, const std::string& path) {
+  return wait_for_action(*this, SlotActionKind::kSave, id, path);
+}
+
+Result<SlotFileResult> Scheduler::restore_slot(int32_t id, const std::string& path) {
+  return wait_for_action(*this, SlotActionKind::kRestore, id, path);
+}
+
+Result<int32_t> Scheduler::erase_slot(int32_t id) {
+  Result<SlotFileResult> r = wait_for_action(*this, SlotActionKind::kErase, id, {});
+  if (!r.is_ok()) return r.status();
+  return r->n_tokens;
+}
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(
     std::shared_ptr<const engine::Model> model, std::shared_ptr<const tokenizer::Tokenizer> tok,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct SlotFileResult {
   uint64_t n_bytes = 0;  // bytes written or read
   double ms = 0.0;       // time taken
 };
+
+enum class SlotActionKind { kSave, kRestore, kErase };
+using SlotActionDone = std::function<void(Result<SlotFileResult>)>;
 
 // State of one slot for GET /slots.
 struct SlotInfo {
@@ -101,15 +105,21 @@ class Scheduler {
   virtual bool has_idle_slot() const = 0;
   virtual MetricsSnapshot metrics(bool reset_window) = 0;
 
-  // Slot actions; each waits until the slot is idle and runs between engine steps. `id` is
-  // already reduced modulo n_slots. Errors: kIo for a file that cannot be written or read;
-  // kInvalidArgument for a file that cannot be restored, with the reference's reasons
-  // ("No available space in KV cache or invalid slot save file", "Restored prompt does not
-  // fit in the slot context", "Invalid tokens in slot save file"); the slot is then empty.
-  virtual Result<SlotFileResult> save_slot(int32_t id, const std::string& path) = 0;
-  virtual Result<SlotFileResult> restore_slot(int32_t id, const std::string& path) = 0;
-  // Drops the slot's cached tokens; returns how many there were.
-  virtual Result<int32_t> erase_slot(int32_t id) = 0;
+  // Slot actions: each waits until the slot is idle and runs between engine steps; `done`
+  // runs once with the outcome, on the scheduler thread (or at once when the action cannot
+  // be queued), so it must only hand the result on. `id` must be in [0, n_slots).
+  // Errors: kInvalidArgument for a slot id out of range; kIo for a file that cannot be
+  // written or read; kInvalidArgument for a file that cannot be restored, with the
+  // reference's reasons ("No available space in KV cache or invalid slot save file",
+  // "Restored prompt does not fit in the slot context", "Invalid tokens in slot save file"),
+  // the slot then being empty; kResourceExhausted when the server is stopping. Erase reports
+  // the dropped tokens in n_tokens.
+  virtual void slot_action(SlotActionKind kind, int32_t id, std::string path,
+                           SlotActionDone done) = 0;
+  // Blocking forms of slot_action (tests and tools; never on a thread that serves clients).
+  Result<SlotFileResult> save_slot(int32_t id, const std::string& path);
+  Result<SlotFileResult> restore_slot(int32_t id, const std::string& path);
+  Result<int32_t> erase_slot(int32_t id);
 
   virtual const SchedulerConfig& config() const = 0;
   virtual const tokenizer::Tokenizer& tokenizer() const = 0;

@@ -4,7 +4,6 @@
 
 #include <condition_variable>
 #include <deque>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,14 +40,13 @@ struct Slot {
   bool waiting() const { return task && task->is_child && !task->prompt_done; }
 };
 
-// A slot action (save, restore, erase) waiting for its slot to be idle; the HTTP thread that
-// queued it waits on `done`.
+// A slot action (save, restore, erase) waiting for its slot to be idle; `done` gets the
+// outcome.
 struct SlotAction {
-  enum class Kind { kSave, kRestore, kErase };
-  Kind kind = Kind::kErase;
+  SlotActionKind kind = SlotActionKind::kErase;
   int32_t slot = 0;
   std::string path;
-  std::promise<Result<SlotFileResult>> done;
+  SlotActionDone done;
 };
 
 // One token of an engine step and where it came from.
@@ -83,16 +81,13 @@ class SchedulerImpl final : public Scheduler {
   std::vector<SlotInfo> slots() const override;
   bool has_idle_slot() const override;
   MetricsSnapshot metrics(bool reset_window) override;
-  Result<SlotFileResult> save_slot(int32_t id, const std::string& path) override;
-  Result<SlotFileResult> restore_slot(int32_t id, const std::string& path) override;
-  Result<int32_t> erase_slot(int32_t id) override;
+  void slot_action(SlotActionKind kind, int32_t id, std::string path, SlotActionDone done) override;
   const SchedulerConfig& config() const override { return config_; }
   const tokenizer::Tokenizer& tokenizer() const override { return *tok_; }
 
  private:
   void run();
   // Slot actions (slot_actions.cpp).
-  Result<SlotFileResult> queue_action(SlotAction::Kind kind, int32_t id, std::string path);
   bool action_pending(int32_t slot) const;  // under mu_
   bool action_runnable() const;             // under mu_: an action whose slot is idle
   void run_slot_actions();

@@ -9,37 +9,30 @@
 
 namespace hearth::scheduler::detail {
 
-Result<SlotFileResult> SchedulerImpl::save_slot(int32_t id, const std::string& path) {
-  return queue_action(SlotAction::Kind::kSave, id, path);
-}
-
-Result<SlotFileResult> SchedulerImpl::restore_slot(int32_t id, const std::string& path) {
-  return queue_action(SlotAction::Kind::kRestore, id, path);
-}
-
-Result<int32_t> SchedulerImpl::erase_slot(int32_t id) {
-  Result<SlotFileResult> r = queue_action(SlotAction::Kind::kErase, id, {});
-  if (!r.is_ok()) return r.status();
-  return r->n_tokens;
-}
-
-Result<SlotFileResult> SchedulerImpl::queue_action(SlotAction::Kind kind, int32_t id,
-                                                   std::string path) {
-  if (id < 0 || id >= config_.n_slots)
-    return error(ErrorCode::kInvalidArgument,
-                 fmt::format("slot id {} is outside [0, {})", id, config_.n_slots));
+void SchedulerImpl::slot_action(SlotActionKind kind, int32_t id, std::string path,
+                                SlotActionDone done) {
+  if (id < 0 || id >= config_.n_slots) {
+    done(error(ErrorCode::kInvalidArgument,
+               fmt::format("slot id {} is outside [0, {})", id, config_.n_slots)));
+    return;
+  }
   auto action = std::make_unique<SlotAction>();
   action->kind = kind;
   action->slot = id;
   action->path = std::move(path);
-  std::future<Result<SlotFileResult>> done = action->done.get_future();
+  action->done = std::move(done);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ || stopped_) return error(ErrorCode::kResourceExhausted, "scheduler stopped");
-    actions_.push_back(std::move(action));
+    if (!stopping_ && !stopped_) {
+      actions_.push_back(std::move(action));
+      action = nullptr;
+    }
+  }
+  if (action) {
+    action->done(error(ErrorCode::kResourceExhausted, "the server is shutting down"));
+    return;
   }
   cv_.notify_all();
-  return done.get();
 }
 
 bool SchedulerImpl::action_pending(int32_t slot) const {
@@ -71,18 +64,18 @@ void SchedulerImpl::run_slot_actions() {
   for (auto& a : ready) {
     Result<SlotFileResult> r = run_action(*a);
     publish();  // /slots shows the new cache before the caller sees the result
-    a->done.set_value(std::move(r));
+    a->done(std::move(r));
   }
 }
 
 Result<SlotFileResult> SchedulerImpl::run_action(const SlotAction& action) {
   Slot& slot = slots_[static_cast<size_t>(action.slot)];
   switch (action.kind) {
-    case SlotAction::Kind::kSave:
+    case SlotActionKind::kSave:
       return save_to_file(slot, action.path);
-    case SlotAction::Kind::kRestore:
+    case SlotActionKind::kRestore:
       return restore_from_file(slot, action.path);
-    case SlotAction::Kind::kErase: {
+    case SlotActionKind::kErase: {
       SlotFileResult r;
       r.n_tokens = static_cast<int32_t>(slot.cached.size());
       clear_slot(slot);
@@ -158,7 +151,7 @@ void SchedulerImpl::fail_actions() {
     actions.swap(actions_);
   }
   for (auto& a : actions)
-    a->done.set_value(error(ErrorCode::kResourceExhausted, "the server is shutting down"));
+    a->done(error(ErrorCode::kResourceExhausted, "the server is shutting down"));
 }
 
 }  // namespace hearth::scheduler::detail

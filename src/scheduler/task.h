@@ -134,6 +134,10 @@ class TaskSink {
   virtual void on_partial(PartialResult&& /*partial*/) {}
   virtual void on_final(FinalResult&& result) = 0;
   virtual void on_error(int32_t index, const TaskError& error) = 0;
+  // True while the request's client has not taken what was already produced (a streamed
+  // answer waiting for a slow reader): the scheduler generates nothing more for it until it
+  // catches up. Called on the scheduler thread; must be cheap.
+  virtual bool backlogged() const { return false; }
   // True once the client went away: the scheduler drops the task within one step.
   bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
   void cancel() { cancelled_.store(true, std::memory_order_release); }

@@ -47,9 +47,46 @@ const char* error_type_name(ErrorType type) {
   return "server_error";
 }
 
+ApiError from_status(const Status& status) {
+  switch (status.code()) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kOutOfRange:
+      return invalid_request(status.message());
+    case ErrorCode::kResourceExhausted:
+      return {ErrorType::kUnavailable, status.message()};
+    case ErrorCode::kUnsupported:
+      return {ErrorType::kNotSupported, status.message()};
+    default:
+      return server_error(status.message());
+  }
+}
+
+ApiError from_task_error(const scheduler::TaskError& error) {
+  using Kind = scheduler::TaskError::Kind;
+  switch (error.kind) {
+    case Kind::kInvalidRequest:
+      return invalid_request(error.message);
+    case Kind::kExceedContext:
+      return {ErrorType::kExceedContext, error.message, error.n_prompt_tokens, error.n_ctx};
+    case Kind::kUnavailable:
+      return {ErrorType::kUnavailable, error.message};
+    case Kind::kServer:
+      break;
+  }
+  return server_error(error.message);
+}
+
+namespace {
+
+int status_of(const ApiError& error) {
+  return error.status != 0 ? error.status : http_status(error.type);
+}
+
+}  // namespace
+
 std::string error_body(const ApiError& error) {
   Json inner = Json::object();
-  inner["code"] = http_status(error.type);
+  inner["code"] = status_of(error);
   inner["message"] = error.message;
   inner["type"] = error_type_name(error.type);
   if (error.type == ErrorType::kExceedContext) {
@@ -63,7 +100,7 @@ std::string error_body(const ApiError& error) {
 
 http::Response error_response(const ApiError& error) {
   http::Response response;
-  response.status = http_status(error.type);
+  response.status = status_of(error);
   response.body = error_body(error);
   return response;
 }
@@ -96,6 +133,54 @@ http::Response invalid_api_key_response() {
 http::Response loading_response() {
   // The loading gate builds its body like the handlers do: code, message, type.
   return error_response({ErrorType::kUnavailable, "Loading model"});
+}
+
+http::Response feature_disabled_response() {
+  Json inner = Json::object();
+  inner["message"] = "this feature is disabled";
+  inner["type"] = "feature_disabled";
+  Json body = Json::object();
+  body["error"] = std::move(inner);
+  http::Response response;
+  response.status = 403;
+  response.body = dump_json(body);
+  return response;
+}
+
+http::Response transport_error_response(http::TransportError error, std::string_view detail) {
+  using http::TransportError;
+  ApiError api;
+  api.status = http::transport_status(error);
+  switch (error) {
+    case TransportError::kBadRequest:
+      api = {ErrorType::kInvalidRequest, "malformed HTTP request"};
+      if (!detail.empty()) api.message += ": " + std::string(detail);
+      break;
+    case TransportError::kUnknownMethod:
+      api = {ErrorType::kInvalidRequest, "unsupported HTTP method"};
+      break;
+    case TransportError::kHeadersTooLarge:
+      api = {ErrorType::kInvalidRequest,
+             "request headers too large (at most " + std::to_string(http::kMaxHeaderFields) +
+                 " fields and " + std::to_string(http::kMaxHeaderBytes / 1024) + " KiB)"};
+      break;
+    case TransportError::kBodyTooLarge:
+      api = {ErrorType::kInvalidRequest, "request body too large"};
+      break;
+    case TransportError::kRequestTimeout:
+      api = {ErrorType::kInvalidRequest, std::string(detail)};
+      break;
+    case TransportError::kTooManyConnections:
+      api = {ErrorType::kUnavailable, std::string(detail)};
+      break;
+    case TransportError::kHandlerFailed:
+      api = server_error(std::string(detail));
+      break;
+  }
+  api.status = http::transport_status(error);
+  http::Response response = error_response(api);
+  response.headers.emplace_back("Connection", "close");
+  return response;
 }
 
 }  // namespace hearth::server

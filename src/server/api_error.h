@@ -1,10 +1,15 @@
 // Errors of the HTTP API: llama-server's error types, each with its one HTTP status, and
-// the JSON envelope they travel in. Every route reports errors through this file.
+// the JSON envelope they travel in. Every error body the server sends is built here: the
+// handlers', the middleware's, the disabled features', and the transport's own (malformed
+// HTTP, limits, timeouts, the connection limit).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "base/status.h"
+#include "scheduler/task.h"
 #include "server/http/http.h"
 
 namespace hearth::server {
@@ -25,6 +30,8 @@ struct ApiError {
   std::string message;
   int32_t n_prompt_tokens = 0;  // kExceedContext only
   int32_t n_ctx = 0;            // kExceedContext only
+  // The HTTP status when it is not the type's own (the transport's 408, 413, 431).
+  int status = 0;
 };
 
 int http_status(ErrorType type);
@@ -37,6 +44,12 @@ inline ApiError server_error(std::string message) {
   return {ErrorType::kServer, std::move(message)};
 }
 
+// A failed Status from a lower layer as the API reports it: a bad argument is the client's
+// (400), a full queue or a stopping server is 503, anything else 500.
+ApiError from_status(const Status& status);
+// A task's error as the scheduler reported it.
+ApiError from_task_error(const scheduler::TaskError& error);
+
 // {"error":{"code":..,"message":..,"type":..}} (compact JSON, llama-server's key order).
 std::string error_body(const ApiError& error);
 http::Response error_response(const ApiError& error);
@@ -45,5 +58,11 @@ http::Response error_response(const ApiError& error);
 http::Response not_found_response();        // 404 File Not Found
 http::Response invalid_api_key_response();  // 401 Invalid API Key
 http::Response loading_response();          // 503 Loading model
+// 403 {"error":{"message":"this feature is disabled","type":"feature_disabled"}}
+http::Response feature_disabled_response();
+
+// The transport's own errors (malformed HTTP, limits, timeouts, the connection limit), in
+// the standard envelope; the HTTP layer's error renderer.
+http::Response transport_error_response(http::TransportError error, std::string_view detail);
 
 }  // namespace hearth::server

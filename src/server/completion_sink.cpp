@@ -1,7 +1,6 @@
 #include "server/completion_sink.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace hearth::server {
 
@@ -11,138 +10,203 @@ CompletionSink::CompletionSink(std::shared_ptr<const CompletionSettings> setting
       ctx_(std::move(ctx)),
       n_results_(n_results),
       n_cmpl_(n_cmpl),
-      body_(std::make_shared<http::StreamBody>()) {}
+      stream_(settings_->task.stream) {}
 
-ApiError CompletionSink::to_api_error(const scheduler::TaskError& error) {
-  using Kind = scheduler::TaskError::Kind;
-  switch (error.kind) {
-    case Kind::kInvalidRequest:
-      return invalid_request(error.message);
-    case Kind::kExceedContext:
-      return {ErrorType::kExceedContext, error.message, error.n_prompt_tokens, error.n_ctx};
-    case Kind::kUnavailable:
-      return {ErrorType::kUnavailable, error.message};
-    case Kind::kServer:
-      break;
-  }
-  return server_error(error.message);
+http::Response CompletionSink::response() {
+  // The client went away before the answer was written: the tasks stop.
+  pending_->set_on_cancel([weak = weak_from_this()] {
+    if (auto self = weak.lock()) self->cancel();
+  });
+  http::Response response;
+  response.pending = pending_;
+  return response;
 }
 
-void CompletionSink::push_raw(std::string chunk) {
-  // Called with mutex_ held. Frames wait until the stream is handed to the HTTP layer.
-  if (streaming_) {
-    body_->push(std::move(chunk));
-  } else {
-    pending_.push_back(std::move(chunk));
-  }
+// --- Scheduler thread: queue, never render -------------------------------------------------
+
+void CompletionSink::queue_locked(Event event) {
+  events_.push_back(std::move(event));
+  queued_frames_.store(static_cast<int32_t>(events_.size()), std::memory_order_relaxed);
 }
 
-void CompletionSink::push_frame(const Json& frame) {
-  push_raw("data: " + dump_json(frame) + "\n\n");
+void CompletionSink::resolve_first_locked() {
+  if (resolved_) return;
+  resolved_ = true;
+  // The pending response outlives this call; the sink outlives the render through `self`.
+  pending_->resolve([self = shared_from_this()] { return self->first_response(); });
 }
 
 void CompletionSink::on_start(int32_t index) {
-  std::lock_guard lock(mutex_);
-  if (index % n_cmpl_ != 0) return;  // n_cmpl copies share the parent's prompt pass
-  // Only the first begin marker is silent; each further prompt's is a `data: null` frame
-  // (when progress frames are off), as the reference sends.
-  if (settings_->task.stream && n_started_ > 0 && !settings_->task.return_progress) {
-    push_raw("data: null\n\n");
+  {
+    std::lock_guard lock(mutex_);
+    if (index % n_cmpl_ != 0) return;  // n_cmpl copies share the parent's prompt pass
+    // Only the first begin marker is silent; each further prompt's is a `data: null` frame
+    // (when progress frames are off), as the reference sends.
+    if (stream_ && n_started_ > 0 && !settings_->task.return_progress) queue_locked(NullFrame{});
+    ++n_started_;
+    if (stream_) resolve_first_locked();
   }
-  ++n_started_;
-  any_event_ = true;
-  changed_.notify_all();
+  notify();
 }
 
 void CompletionSink::on_progress(int32_t index, const scheduler::ProgressInfo& progress) {
-  std::lock_guard lock(mutex_);
-  if (!settings_->task.stream || !settings_->task.return_progress) return;
-  push_frame(progress_json(index, progress));
-  any_event_ = true;
-  changed_.notify_all();
+  {
+    std::lock_guard lock(mutex_);
+    if (!stream_ || !settings_->task.return_progress) return;
+    queue_locked(Progress{index, progress});
+    resolve_first_locked();
+  }
+  notify();
 }
 
 void CompletionSink::on_partial(scheduler::PartialResult&& partial) {
-  std::lock_guard lock(mutex_);
-  if (!settings_->task.stream) return;
-  push_frame(partial_json(partial, *settings_, ctx_));
-  any_event_ = true;
-  changed_.notify_all();
+  {
+    std::lock_guard lock(mutex_);
+    if (!stream_) return;
+    queue_locked(std::move(partial));
+    resolve_first_locked();
+  }
+  notify();
 }
 
 void CompletionSink::on_final(scheduler::FinalResult&& result) {
-  std::lock_guard lock(mutex_);
-  if (error_) return;
-  if (settings_->task.stream) {
-    push_frame(final_json(result, *settings_, ctx_, true));
-  } else {
-    finals_.emplace_back(result.index, final_json(result, *settings_, ctx_, false));
+  {
+    std::lock_guard lock(mutex_);
+    if (error_) return;
+    ++n_final_;
+    if (stream_) {
+      queue_locked(std::move(result));
+      resolve_first_locked();
+    } else {
+      finals_.push_back(std::move(result));
+      if (n_final_ >= n_results_) {
+        resolved_ = true;
+        pending_->resolve([self = shared_from_this()] { return self->final_response(); });
+      }
+    }
   }
-  ++n_final_;
-  any_event_ = true;
-  if (settings_->task.stream && n_final_ >= n_results_ && streaming_) body_->close();
-  changed_.notify_all();
+  notify();
 }
 
 void CompletionSink::on_error(int32_t /*index*/, const scheduler::TaskError& error) {
-  std::lock_guard lock(mutex_);
-  if (error_) return;
-  error_ = to_api_error(error);
-  if (settings_->task.stream && any_event_) {
-    push_raw("data: " + error_body(*error_) + "\n\n");
-    if (streaming_) body_->close();
-  }
-  cancel();  // the other tasks of the request stop too
-  changed_.notify_all();
-}
-
-http::Response CompletionSink::wait_response(const std::function<bool()>& client_connected) {
-  std::unique_lock lock(mutex_);
-  while (!done_locked()) {
-    changed_.wait_for(lock, std::chrono::milliseconds(100));
-    if (!done_locked() && client_connected && !client_connected()) {
-      cancel();
-      return error_response(server_error("client disconnected"));
+  {
+    std::lock_guard lock(mutex_);
+    if (error_) return;
+    error_ = from_task_error(error);
+    if (stream_) {
+      if (!resolved_) first_is_error_ = true;
+      queue_locked(*error_);
+      resolve_first_locked();
+    } else if (!resolved_) {
+      resolved_ = true;
+      pending_->resolve([error = *error_] { return error_response(error); });
     }
   }
-  if (error_) return error_response(*error_);
-  std::sort(finals_.begin(), finals_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  cancel();  // the other tasks of the request stop too
+  notify();
+}
+
+bool CompletionSink::backlogged() const {
+  return queued_frames_.load(std::memory_order_relaxed) > kMaxQueuedFrames;
+}
+
+// --- HTTP side: render ------------------------------------------------------------------------
+
+http::Response CompletionSink::first_response() {
+  if (!stream_) return final_response();
+  {
+    std::lock_guard lock(mutex_);
+    if (first_is_error_) {
+      events_.clear();
+      return error_response(*error_);
+    }
+  }
   http::Response response;
-  if (finals_.size() == 1) {
-    response.body = dump_json(finals_.front().second);
+  response.content_type = "text/event-stream";
+  response.headers.emplace_back("X-Accel-Buffering", "no");
+  response.stream = shared_from_this();
+  const int32_t ping = settings_->sse_ping_interval;
+  response.ping_interval = std::chrono::seconds(ping > 0 ? ping : 0);
+  return response;
+}
+
+http::Response CompletionSink::final_response() {
+  std::vector<scheduler::FinalResult> finals;
+  {
+    std::lock_guard lock(mutex_);
+    if (error_) return error_response(*error_);
+    finals.swap(finals_);
+  }
+  std::sort(finals.begin(), finals.end(),
+            [](const auto& a, const auto& b) { return a.index < b.index; });
+  http::Response response;
+  if (finals.size() == 1) {
+    response.body = dump_json(final_json(finals.front(), *settings_, ctx_, false));
   } else {
     Json all = Json::array();
-    for (auto& [index, result] : finals_) all.push_back(std::move(result));
+    for (const auto& result : finals) all.push_back(final_json(result, *settings_, ctx_, false));
     response.body = dump_json(all);
   }
   return response;
 }
 
-http::Response CompletionSink::start_stream(const std::function<bool()>& client_connected) {
-  std::unique_lock lock(mutex_);
-  while (!any_event_ && !error_) {
-    changed_.wait_for(lock, std::chrono::milliseconds(100));
-    if (!any_event_ && !error_ && client_connected && !client_connected()) {
-      cancel();
-      return error_response(server_error("client disconnected"));
+std::string CompletionSink::render(const Event& event) const {
+  struct Renderer {
+    const CompletionSink& sink;
+    std::string frame(const Json& j) const { return "data: " + dump_json(j) + "\n\n"; }
+    std::string operator()(const NullFrame&) const { return "data: null\n\n"; }
+    std::string operator()(const Progress& p) const {
+      return frame(progress_json(p.index, p.info));
     }
+    std::string operator()(const scheduler::PartialResult& p) const {
+      return frame(partial_json(p, *sink.settings_, sink.ctx_));
+    }
+    std::string operator()(const scheduler::FinalResult& r) const {
+      return frame(final_json(r, *sink.settings_, sink.ctx_, true));
+    }
+    std::string operator()(const ApiError& e) const { return "data: " + error_body(e) + "\n\n"; }
+  };
+  return std::visit(Renderer{*this}, event);
+}
+
+bool CompletionSink::take(std::string& out, size_t max_bytes) {
+  std::deque<Event> ready;
+  bool ended = false;
+  {
+    std::lock_guard lock(mutex_);
+    ready.swap(events_);
+    queued_frames_.store(0, std::memory_order_relaxed);
+    ended = error_.has_value() || n_final_ >= n_results_;
   }
-  if (error_ && n_final_ == 0 && pending_.empty()) return error_response(*error_);
-  streaming_ = true;
-  for (std::string& chunk : pending_) body_->push(std::move(chunk));
-  pending_.clear();
-  if (error_ || n_final_ >= n_results_) body_->close();
-  body_->set_on_abandon([weak = weak_from_this()] {
-    if (auto self = weak.lock()) self->cancel();
-  });
-  http::Response response;
-  response.content_type = "text/event-stream";
-  response.headers.emplace_back("X-Accel-Buffering", "no");
-  response.stream = body_;
-  const int32_t ping = settings_->sse_ping_interval;
-  response.ping_interval = std::chrono::seconds(ping > 0 ? ping : 0);
-  return response;
+  // Rendered outside the lock: the scheduler thread keeps queueing meanwhile. The byte
+  // budget is a hint; frames already taken are all written.
+  (void)max_bytes;
+  for (const Event& event : ready) out += render(event);
+  if (!ended) return false;
+  std::lock_guard lock(mutex_);
+  return events_.empty();
+}
+
+void CompletionSink::set_notify(std::function<void()> notify) {
+  std::lock_guard lock(mutex_);
+  notify_ = std::move(notify);
+}
+
+void CompletionSink::abandon() {
+  cancel();
+  std::lock_guard lock(mutex_);
+  events_.clear();
+  queued_frames_.store(0, std::memory_order_relaxed);
+  notify_ = nullptr;
+}
+
+void CompletionSink::notify() {
+  std::function<void()> notify;
+  {
+    std::lock_guard lock(mutex_);
+    notify = notify_;
+  }
+  if (notify) notify();
 }
 
 }  // namespace hearth::server

@@ -22,12 +22,7 @@ http::Response audio_disabled(ServerState&, const http::Request&) {
   return handle_not_supported("This server does not support audio transcription");
 }
 http::Response feature_disabled(ServerState&, const http::Request&) {
-  Json inner = Json::object();
-  inner["message"] = "this feature is disabled";
-  inner["type"] = "feature_disabled";
-  Json body = Json::object();
-  body["error"] = std::move(inner);
-  return json_response(body, 403);
+  return feature_disabled_response();
 }
 
 std::vector<Route> build_routes() {
@@ -145,8 +140,10 @@ http::Response route(ServerState& state, const http::Request& request) {
   const std::string& prefix = state.config.api_prefix;
   if (request.path.compare(0, prefix.size(), prefix) != 0) return not_found_response();
   const std::string path = request.path.substr(prefix.size());
+  // HEAD is served wherever GET is (the HTTP layer drops the body).
+  const std::string_view method = request.method == "HEAD" ? "GET" : request.method;
   for (const Route& r : route_table()) {
-    if (request.method == r.method && path_matches(r.path, path)) {
+    if (method == r.method && path_matches(r.path, path)) {
       http::Response response = run_handler(r.handler, state, request);
       // The reference's HTTP layer rewrites every 404 body to its generic one.
       return response.status == 404 ? not_found_response() : response;

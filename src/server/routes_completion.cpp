@@ -24,7 +24,7 @@ std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
 
 // Reads the request's fields, submits every prompt (each n_cmpl times) and answers,
 // streaming or not.
-http::Response run_completion(ServerState& s, const http::Request& r, const Json& body,
+http::Response run_completion(ServerState& s, const Json& body,
                               std::vector<std::vector<int32_t>> prompts) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   auto settings = std::make_shared<CompletionSettings>();
@@ -51,10 +51,9 @@ http::Response run_completion(ServerState& s, const http::Request& r, const Json
   }
   if (Status st = s.scheduler->submit_all(std::move(tasks)); !st.is_ok()) {
     sink->cancel();
-    return error_response({ErrorType::kUnavailable, st.message()});
+    return error_response(from_status(st));
   }
-  if (settings->task.stream) return sink->start_stream(r.client_connected);
-  return sink->wait_response(r.client_connected);
+  return sink->response();
 }
 
 }  // namespace
@@ -68,7 +67,7 @@ http::Response handle_completion(ServerState& s, const http::Request& r) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   std::vector<std::vector<int32_t>> prompts;
   if (auto err = parse_prompts(tok, body["prompt"], prompts)) return error_response(*err);
-  return run_completion(s, r, body, std::move(prompts));
+  return run_completion(s, body, std::move(prompts));
 }
 
 std::optional<ApiError> build_infill_prompt(const ServerState& s, const Json& body,
@@ -88,7 +87,7 @@ http::Response handle_infill(ServerState& s, const http::Request& r) {
   std::vector<int32_t> prompt;
   if (auto err = build_infill_prompt(s, body, prompt)) return error_response(*err);
   std::vector<std::vector<int32_t>> prompts{std::move(prompt)};
-  return run_completion(s, r, body, std::move(prompts));
+  return run_completion(s, body, std::move(prompts));
 }
 
 }  // namespace hearth::server

@@ -36,25 +36,49 @@ bool valid_filename(const std::string& name) {
   return tokenizer::is_valid_utf8(name);
 }
 
+// Answers once the scheduler ran the action (between engine steps, when the slot is idle).
+http::Response after_action(ServerState& s, scheduler::SlotActionKind kind, int32_t slot,
+                            std::string path,
+                            std::function<http::Response(scheduler::SlotFileResult)> ok) {
+  auto pending = std::make_shared<http::PendingResponse>();
+  s.scheduler->slot_action(
+      kind, slot, std::move(path),
+      [pending, kind, ok = std::move(ok)](Result<scheduler::SlotFileResult> result) {
+        pending->resolve([kind, ok, result = std::move(result)]() -> http::Response {
+          if (result.is_ok()) return ok(*result);
+          if (kind == scheduler::SlotActionKind::kSave) {
+            return error_response(server_error("Unable to save slot"));
+          }
+          if (kind == scheduler::SlotActionKind::kRestore &&
+              result.status().code() != ErrorCode::kResourceExhausted) {
+            return error_response(
+                invalid_request("Unable to restore slot: " + result.status().message()));
+          }
+          return error_response(from_status(result.status()));
+        });
+      });
+  http::Response response;
+  response.pending = std::move(pending);
+  return response;
+}
+
 http::Response save_or_restore(ServerState& s, const http::Request& r, int64_t path_id,
                                int32_t slot, bool save) {
   const Json body = Json::parse(r.body);  // not JSON: 500 with the parser's message
   const std::string filename = body.at("filename").get<std::string>();  // absent: 500
   if (!valid_filename(filename)) return error_response(invalid_request("Invalid filename"));
   if (path_id < 0) return error_response(invalid_request("Invalid slot ID"));
-  const std::string path = s.config.slot_save_path + filename;
-  auto result = save ? s.scheduler->save_slot(slot, path) : s.scheduler->restore_slot(slot, path);
-  if (!result.is_ok()) {
-    if (save) return error_response(server_error("Unable to save slot"));
-    return error_response(invalid_request("Unable to restore slot: " + result.status().message()));
-  }
-  Json j = Json::object();
-  j["id_slot"] = path_id;
-  j["filename"] = filename;
-  j[save ? "n_saved" : "n_restored"] = result->n_tokens;
-  j[save ? "n_written" : "n_read"] = result->n_bytes;
-  j["timings"] = Json{{save ? "save_ms" : "restore_ms", result->ms}};
-  return json_response(j);
+  const auto kind = save ? scheduler::SlotActionKind::kSave : scheduler::SlotActionKind::kRestore;
+  return after_action(s, kind, slot, s.config.slot_save_path + filename,
+                      [path_id, filename, save](scheduler::SlotFileResult result) {
+                        Json j = Json::object();
+                        j["id_slot"] = path_id;
+                        j["filename"] = filename;
+                        j[save ? "n_saved" : "n_restored"] = result.n_tokens;
+                        j[save ? "n_written" : "n_read"] = result.n_bytes;
+                        j["timings"] = Json{{save ? "save_ms" : "restore_ms", result.ms}};
+                        return json_response(j);
+                      });
 }
 
 }  // namespace
@@ -75,12 +99,13 @@ http::Response handle_slot_action(ServerState& s, const http::Request& r) {
   const auto slot = static_cast<int32_t>(path_id >= 0 ? path_id % n_slots : 0);
   if (action != "erase") return save_or_restore(s, r, path_id, slot, action == "save");
   if (path_id < 0) return error_response(invalid_request("Invalid slot ID"));
-  auto erased = s.scheduler->erase_slot(slot);
-  if (!erased.is_ok()) return error_response(server_error(erased.status().message()));
-  Json j = Json::object();
-  j["id_slot"] = path_id;
-  j["n_erased"] = *erased;
-  return json_response(j);
+  return after_action(s, scheduler::SlotActionKind::kErase, slot, {},
+                      [path_id](scheduler::SlotFileResult result) {
+                        Json j = Json::object();
+                        j["id_slot"] = path_id;
+                        j["n_erased"] = result.n_tokens;
+                        return json_response(j);
+                      });
 }
 
 }  // namespace hearth::server

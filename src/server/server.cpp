@@ -17,8 +17,10 @@ Server::Server(ServerConfig config) : impl_(std::make_unique<Impl>()) {
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count();
   ServerState* state = &impl_->state;
+  http::ServerOptions options = impl_->state.config.http;
+  options.render_error = transport_error_response;
   impl_->http = std::make_unique<http::HttpServer>(
-      impl_->state.config.http,
+      std::move(options),
       [state](const http::Request& request) { return dispatch_request(*state, request); });
 }
 

@@ -4,32 +4,38 @@
 #include <array>
 #include <cstdio>
 #include <exception>
-#include <optional>
-#include <string>
-#include <string_view>
 
-#include <boost/asio/buffer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
 
 #include "base/log.h"
 #include "server/http/url.h"
 
 namespace hearth::server::http {
-namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+using boost::system::error_code;
 
-// Beast's default (8 KiB) is below what some clients send with long cookies or tokens.
-constexpr uint32_t kHeaderLimit = 64 * 1024;
-// How often a stream with nothing to send checks that its client is still there; bounds
-// how late a disconnect is noticed without busy-waiting.
-constexpr std::chrono::milliseconds kStreamPoll{100};
-// How long a rejected request's remaining bytes are drained before the socket closes.
+namespace {
+
+// One streamed chunk carries at most this much of what the producer has ready.
+constexpr size_t kMaxChunkBytes = 256 * 1024;
+// Pipelined bytes read while a response is prepared are kept up to this much; past it the
+// socket is no longer watched until the response is written.
+constexpr size_t kMaxPipelinedBytes = 64 * 1024;
+// An error answer is followed by draining what the client still sends, for this long at
+// most, so the answer is not destroyed by a TCP reset.
 constexpr std::chrono::milliseconds kLinger{1000};
+constexpr size_t kMaxLingerBytes = 1u << 20;
+constexpr size_t kLingerScratch = 4096;
+
+bool status_has_no_body(unsigned status) {
+  return (status >= 100 && status < 200) || status == 204 || status == 304;
+}
 
 bool contains_token(std::string_view value, std::string_view token) {
   for (size_t i = 0; i + token.size() <= value.size(); ++i) {
@@ -38,334 +44,541 @@ bool contains_token(std::string_view value, std::string_view token) {
   return false;
 }
 
-// Beast 1.74 hands out boost::string_view.
-std::string_view sv(beast::string_view s) {
-  return {s.data(), s.size()};
+std::string chunk_frame(std::string_view data) {
+  char size_line[24];
+  const int n = std::snprintf(size_line, sizeof size_line, "%zx\r\n", data.size());
+  std::string framed;
+  framed.reserve(static_cast<size_t>(n) + data.size() + 2);
+  framed.append(size_line, static_cast<size_t>(n));
+  framed.append(data);
+  framed.append("\r\n");
+  return framed;
 }
 
-bool status_has_no_body(unsigned status) {
-  return (status >= 100 && status < 200) || status == 204 || status == 304;
+}  // namespace
+
+Connection::Connection(Socket socket, std::shared_ptr<ConnectionHost> host, uint64_t id)
+    : socket_(std::move(socket)),
+      executor_(socket_.get_executor()),
+      host_(std::move(host)),
+      id_(id),
+      options_(host_->options()),
+      timeout_(std::chrono::seconds(std::max(1, options_.timeout_seconds))),
+      deadline_(executor_),
+      ping_timer_(executor_) {}
+
+Connection::~Connection() {
+  if (stream_) stream_->abandon();
+  if (pending_) pending_->cancel();
+  error_code ignored;
+  socket_.close(ignored);
+  host_->connection_closed(id_);
 }
 
-enum class ReadOutcome { kRequest, kClose, kRejected };
+void Connection::start() {
+  asio::post(executor_, [self = shared_from_this()] {
+    error_code ignored;
+    // Streamed tokens are small writes that must leave at once, not wait for Nagle.
+    self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    self->wait_for_request();
+  });
+}
 
-class Connection {
- public:
-  Connection(const ServerOptions& options, const Dispatch& dispatch,
-             const std::shared_ptr<Socket>& socket, ConnectionOwner& owner, uint64_t id)
-      : options_(options),
-        dispatch_(dispatch),
-        socket_(socket),
-        owner_(owner),
-        id_(id),
-        stream_(socket->fd(), std::chrono::seconds(std::max(1, options.timeout_seconds))) {}
+void Connection::reject(Response response) {
+  asio::post(executor_, [self = shared_from_this(), response = std::move(response)]() mutable {
+    self->keep_alive_ = false;
+    self->linger_after_ = true;
+    self->write_plain(response);
+  });
+}
 
-  // Serves requests until the client leaves, keep-alive ends, an error, or stop().
-  void serve();
-
- private:
-  ReadOutcome read_request(bhttp::request_parser<bhttp::string_body>& parser);
-  ReadOutcome on_read_error(const beast::error_code& ec);
-  Request make_request(bhttp::request<bhttp::string_body>&& message) const;
-  Response call_dispatch(const Request& request) const;
-  template <class Message>
-  bool apply_headers(Message& message, const Response& response) const;
-  bool write_response(Response& response, unsigned version, bool keep_alive, bool head);
-  bool write_stream(Response& response, unsigned version, bool keep_alive);
-  // Pumps the stream's chunks to the client; false once the client is gone.
-  bool pump_stream(StreamBody& body, const Response& response, bool chunked);
-  bool write_chunk(std::string_view data, bool chunked);
-  void send_error(int status, std::string_view message, std::string_view type);
-
-  const ServerOptions& options_;
-  const Dispatch& dispatch_;
-  const std::shared_ptr<Socket>& socket_;
-  ConnectionOwner& owner_;
-  uint64_t id_;
-  FdStream stream_;
-  // Kept across requests: it may already hold the start of a pipelined next request.
-  beast::flat_buffer buffer_;
-};
-
-void Connection::serve() {
-  for (;;) {
-    if (!owner_.begin_idle(id_)) break;
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.header_limit(kHeaderLimit);
-    parser.body_limit(static_cast<std::uint64_t>(options_.max_body_bytes));
-    ReadOutcome outcome = read_request(parser);
-    if (outcome == ReadOutcome::kRejected) {
-      socket_->close_gracefully(kLinger);
+void Connection::close_soon(bool force) {
+  asio::post(executor_, [self = shared_from_this(), force] {
+    if (self->phase_ == Phase::kClosed) return;
+    if (force || self->phase_ == Phase::kIdle) {
+      self->abandon_work();
+      self->close();
       return;
     }
-    if (outcome == ReadOutcome::kClose) break;
-
-    const unsigned version = parser.get().version();
-    const bool head = parser.get().method() == bhttp::verb::head;
-    bool keep_alive = parser.get().keep_alive();
-    Request request = make_request(parser.release());
-    Response response = call_dispatch(request);
-    // A stop() that began during the request turns keep-alive off for its response.
-    keep_alive = keep_alive && !owner_.stopping();
-    bool ok = response.stream ? write_stream(response, version, keep_alive)
-                              : write_response(response, version, keep_alive, head);
-    if (!ok) break;
-  }
-  socket_->close();
+    self->last_response_ = true;
+  });
 }
 
-ReadOutcome Connection::read_request(bhttp::request_parser<bhttp::string_body>& parser) {
-  beast::error_code ec;
-  bhttp::read_header(stream_, buffer_, parser, ec);
-  owner_.end_idle(id_);
-  if (ec) return on_read_error(ec);
-  const auto& header = parser.get();
-  std::string_view expect = sv(header[bhttp::field::expect]);
-  if (header.version() >= 11 && iequals(expect, "100-continue")) {
-    // curl waits a second for this before sending bodies over 1 MiB.
-    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-    asio::write(stream_, asio::buffer(kContinue.data(), kContinue.size()), ec);
-    if (ec) return ReadOutcome::kClose;
+// --- Reading a request -------------------------------------------------------------------
+
+void Connection::wait_for_request() {
+  if (last_response_ || host_->stopping()) {
+    close();
+    return;
   }
-  bhttp::read(stream_, buffer_, parser, ec);
-  if (ec) return on_read_error(ec);
-  return ReadOutcome::kRequest;
+  phase_ = Phase::kIdle;
+  if (buffer_.size() > 0) {  // a pipelined request is already here
+    read_header();
+    return;
+  }
+  if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();
+  host_->set_idle(id_, true);
+  arm_deadline(timeout_);  // the keep-alive (and first-request) idle timeout
+  socket_.async_wait(Socket::wait_read, [self = shared_from_this()](const error_code& ec) {
+    if (self->phase_ != Phase::kIdle) return;  // closed meanwhile
+    if (ec || self->timed_out_) {
+      self->close();
+      return;
+    }
+    self->read_header();
+  });
 }
 
-ReadOutcome Connection::on_read_error(const beast::error_code& ec) {
-  if (ec == bhttp::error::body_limit) {
-    // llama-server's HTTP library resets the connection here; an explicit 413 with the
-    // usual error body tells the client why, which is strictly more useful.
-    send_error(413, "request body too large", "invalid_request_error");
-    return ReadOutcome::kRejected;
-  }
-  // Clean close between requests, a client gone mid-request, timeouts, resets: nobody to
-  // answer.
-  if (ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
-      ec.category() != bhttp::make_error_code(bhttp::error::bad_target).category()) {
-    return ReadOutcome::kClose;
-  }
-  log_debug("http: malformed request: {}", ec.message());
-  send_error(400, "bad request: " + ec.message(), "invalid_request_error");
-  return ReadOutcome::kRejected;
+void Connection::read_header() {
+  host_->set_idle(id_, false);
+  phase_ = Phase::kHeader;
+  parser_.emplace();
+  configure_parser(*parser_, options_);
+  arm_deadline(std::min(options_.header_deadline, timeout_));
+  bhttp::async_read_header(
+      socket_, buffer_, *parser_,
+      [self = shared_from_this()](const error_code& ec, size_t) { self->on_header(ec); });
 }
 
-Request Connection::make_request(bhttp::request<bhttp::string_body>&& message) const {
-  Request request;
-  request.method = std::string(sv(message.method_string()));
-  Target target = parse_target(sv(message.target()));
-  request.path = std::move(target.path);
-  request.query = std::move(target.query);
-  request.headers.reserve(16);
-  for (const auto& field : message) {
-    request.headers.emplace_back(sv(field.name_string()), sv(field.value()));
+void Connection::on_header(const error_code& ec) {
+  if (phase_ != Phase::kHeader) return;
+  disarm_deadline();
+  if (timed_out_) {
+    fail(TransportError::kRequestTimeout, "request headers not received in time");
+    return;
   }
-  request.body = std::move(message.body());
-  // Holds the Socket (not the descriptor number), which reads as closed once this
-  // connection ends, so a handler may keep the closure as long as it likes.
-  request.client_connected = [socket = socket_] { return socket->connected(); };
-  return request;
+  if (ec) {
+    if (auto error = classify_read_error(ec)) {
+      fail(*error, ec.message());
+    } else {
+      close();
+    }
+    return;
+  }
+  if (auto error = check_header(*parser_, options_)) {
+    fail(*error, "");
+    return;
+  }
+  version_ = parser_->get().version();
+  keep_alive_ = parser_->get().keep_alive();
+  head_ = parser_->get().method() == bhttp::verb::head;
+  if (!expects_continue(*parser_) || parser_->is_done()) {
+    read_body();
+    return;
+  }
+  // curl waits a second for this before sending bodies over 1 MiB.
+  static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+  arm_deadline(timeout_);
+  asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+                    [self = shared_from_this()](const error_code& write_ec, size_t) {
+                      if (self->phase_ != Phase::kHeader) return;
+                      if (write_ec) {
+                        self->close();
+                        return;
+                      }
+                      self->read_body();
+                    });
 }
 
-Response Connection::call_dispatch(const Request& request) const {
+void Connection::read_body() {
+  phase_ = Phase::kBody;
+  if (parser_->is_done()) {
+    on_body({});
+    return;
+  }
+  arm_deadline(timeout_);
+  bhttp::async_read(
+      socket_, buffer_, *parser_,
+      [self = shared_from_this()](const error_code& ec, size_t) { self->on_body(ec); });
+}
+
+void Connection::on_body(const error_code& ec) {
+  if (phase_ != Phase::kBody) return;
+  disarm_deadline();
+  if (timed_out_) {
+    fail(TransportError::kRequestTimeout, "request body not received in time");
+    return;
+  }
+  if (ec) {
+    if (auto error = classify_read_error(ec)) {
+      fail(*error, ec.message());
+    } else {
+      close();
+    }
+    return;
+  }
+  handle();
+}
+
+void Connection::handle() {
+  Request request = to_request(*parser_);
+  parser_.reset();
+  Response response;
   try {
-    return dispatch_(request);
+    response = host_->dispatch(request);
   } catch (const std::exception& e) {
     log_error("http: handler for {} {} threw: {}", request.method, request.path, e.what());
-    Response response;
-    response.status = 500;
-    response.body = json_error(500, e.what(), "server_error");
-    return response;
+    response = host_->render_error(TransportError::kHandlerFailed, e.what());
   } catch (...) {
-    Response response;
-    response.status = 500;
-    response.body = json_error(500, "unknown error", "server_error");
-    return response;
+    response = host_->render_error(TransportError::kHandlerFailed, "unknown error");
   }
+  if (!response.pending) {
+    send(std::move(response));
+    return;
+  }
+  phase_ = Phase::kWaiting;
+  pending_ = std::move(response.pending);
+  pending_headers_ = std::move(response.headers);
+  watch_peer();
+  std::weak_ptr<Connection> weak = weak_from_this();
+  pending_->on_ready([weak](PendingResponse::Render render) {
+    auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->executor_, [self, render = std::move(render)]() mutable {
+      self->on_resolved(std::move(render));
+    });
+  });
 }
 
-// Sets the headers every response carries; returns false when the handler asked for
-// "Connection: close".
+// --- Answering it --------------------------------------------------------------------------
+
+void Connection::on_resolved(PendingResponse::Render render) {
+  if (phase_ != Phase::kWaiting) return;
+  pending_.reset();
+  Response response;
+  try {
+    response = render ? render() : host_->render_error(TransportError::kHandlerFailed, "");
+  } catch (const std::exception& e) {
+    log_error("http: rendering a response failed: {}", e.what());
+    response = host_->render_error(TransportError::kHandlerFailed, e.what());
+  }
+  for (auto& header : pending_headers_) response.headers.push_back(std::move(header));
+  pending_headers_.clear();
+  send(std::move(response));
+}
+
+void Connection::send(Response response) {
+  if (response.stream && !head_) {
+    start_stream(response);
+    return;
+  }
+  if (response.stream) response.stream->abandon();  // HEAD: the headers alone
+  write_plain(response);
+}
+
 template <class Message>
-bool Connection::apply_headers(Message& message, const Response& response) const {
-  unsigned status = response.status >= 100 && response.status <= 999
-                        ? static_cast<unsigned>(response.status)
-                        : 500u;
+void Connection::apply_headers(Message& message, const Response& response) {
+  const unsigned status = response.status >= 100 && response.status <= 999
+                              ? static_cast<unsigned>(response.status)
+                              : 500u;
   message.result(status);
   message.set(bhttp::field::server, options_.server_header);
   if (!response.content_type.empty() && !status_has_no_body(status)) {
     message.set(bhttp::field::content_type, response.content_type);
   }
-  bool close = false;
   for (const auto& [name, value] : response.headers) {
     // Framing is this layer's job, and CR/LF in a value would split the header.
     if (iequals(name, "content-length") || iequals(name, "transfer-encoding")) continue;
-    if (name.find_first_of("\r\n:") != std::string::npos ||
+    if (name.empty() || name.find_first_of("\r\n: ") != std::string::npos ||
         value.find_first_of("\r\n") != std::string::npos) {
       continue;
     }
     if (iequals(name, "connection")) {
-      close = close || contains_token(value, "close");
+      if (contains_token(value, "close")) keep_alive_ = false;
       continue;
     }
     message.insert(beast::string_view(name.data(), name.size()),
                    beast::string_view(value.data(), value.size()));
   }
-  return !close;
 }
 
-bool Connection::write_response(Response& response, unsigned version, bool keep_alive, bool head) {
-  bhttp::response<bhttp::string_body> message;
-  message.version(version);
-  keep_alive = apply_headers(message, response) && keep_alive;
-  message.keep_alive(keep_alive);
-  if (!status_has_no_body(message.result_int())) {
-    message.body() = std::move(response.body);
-    message.prepare_payload();
+void Connection::write_plain(Response& response) {
+  phase_ = Phase::kWriting;
+  plain_ = std::make_unique<bhttp::response<bhttp::string_body>>();
+  plain_->version(version_);
+  apply_headers(*plain_, response);
+  keep_alive_ = keep_alive_ && !last_response_ && !host_->stopping();
+  plain_->keep_alive(keep_alive_);
+  if (!status_has_no_body(plain_->result_int())) {
+    plain_->body() = std::move(response.body);
+    plain_->prepare_payload();
   }
-  bhttp::response_serializer<bhttp::string_body> serializer(message);
-  beast::error_code ec;
+  plain_serializer_.emplace(*plain_);
+  arm_deadline(timeout_);
+  auto done = [self = shared_from_this()](const error_code& ec, size_t) {
+    if (self->phase_ != Phase::kWriting) return;
+    self->disarm_deadline();
+    self->plain_serializer_.reset();
+    self->plain_.reset();
+    if (ec || self->timed_out_) {
+      self->close();
+      return;
+    }
+    self->finish_response();
+  };
   // HEAD: the headers a GET would get (Content-Length included), no body.
-  if (head) {
-    bhttp::write_header(stream_, serializer, ec);
+  if (head_) {
+    bhttp::async_write_header(socket_, *plain_serializer_, std::move(done));
   } else {
-    bhttp::write(stream_, serializer, ec);
+    bhttp::async_write(socket_, *plain_serializer_, std::move(done));
   }
-  return !ec && keep_alive;
 }
 
-bool Connection::write_stream(Response& response, unsigned version, bool keep_alive) {
-  // HTTP/1.0 has no chunked encoding: stream raw bytes and mark the end by closing.
-  const bool chunked = version >= 11;
-  bhttp::response<bhttp::empty_body> message;
-  message.version(version);
-  keep_alive = apply_headers(message, response) && keep_alive && chunked;
-  message.keep_alive(keep_alive);
-  if (chunked) message.chunked(true);
-  bhttp::response_serializer<bhttp::empty_body> serializer(message);
-  beast::error_code ec;
-  bhttp::write_header(stream_, serializer, ec);
-  StreamBody& body = *response.stream;
-  bool delivered = false;
-  try {
-    delivered = !ec && pump_stream(body, response, chunked);
-  } catch (...) {
-    body.abandon();  // the producer must learn that nobody reads any more
-    throw;
-  }
-  if (!delivered) {
-    body.abandon();
-    return false;
-  }
-  if (chunked) {
-    static constexpr std::string_view kLastChunk = "0\r\n\r\n";
-    asio::write(stream_, asio::buffer(kLastChunk.data(), kLastChunk.size()), ec);
-    if (ec) return false;
-  }
-  return keep_alive;
+void Connection::start_stream(Response& response) {
+  phase_ = Phase::kStreaming;
+  // HTTP/1.0 has no chunked encoding: raw bytes, the end marked by closing.
+  chunked_ = version_ >= 11;
+  stream_ = std::move(response.stream);
+  ping_interval_ = response.ping_chunk.empty() ? std::chrono::seconds(0) : response.ping_interval;
+  ping_chunk_ = std::move(response.ping_chunk);
+  stream_head_ = std::make_unique<bhttp::response<bhttp::empty_body>>();
+  stream_head_->version(version_);
+  apply_headers(*stream_head_, response);
+  keep_alive_ = keep_alive_ && chunked_ && !last_response_ && !host_->stopping();
+  stream_head_->keep_alive(keep_alive_);
+  if (chunked_) stream_head_->chunked(true);
+  head_serializer_.emplace(*stream_head_);
+  std::weak_ptr<Connection> weak = weak_from_this();
+  stream_->set_notify([weak] {
+    auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->executor_, [self] {
+      if (self->phase_ == Phase::kStreaming && !self->writing_) self->pump();
+    });
+  });
+  watch_peer();
+  writing_ = true;
+  arm_deadline(timeout_);
+  bhttp::async_write_header(socket_, *head_serializer_,
+                            [self = shared_from_this()](const error_code& ec, size_t) {
+                              if (self->phase_ != Phase::kStreaming) return;
+                              self->writing_ = false;
+                              self->disarm_deadline();
+                              if (ec || self->timed_out_) {
+                                self->abandon_work();
+                                self->close();
+                                return;
+                              }
+                              self->last_write_ = Clock::now();
+                              self->pump();
+                            });
 }
 
-bool Connection::pump_stream(StreamBody& body, const Response& response, bool chunked) {
-  using Clock = std::chrono::steady_clock;
-  const auto ping_interval = std::chrono::duration_cast<Clock::duration>(response.ping_interval);
-  const bool ping = ping_interval.count() > 0 && !response.ping_chunk.empty();
-  auto last_write = Clock::now();
-  for (;;) {
-    auto wait = kStreamPoll;
-    if (ping) {
-      auto until_ping =
-          std::chrono::ceil<std::chrono::milliseconds>(last_write + ping_interval - Clock::now());
-      wait = std::clamp(until_ping, std::chrono::milliseconds(0), kStreamPoll);
+void Connection::pump() {
+  if (phase_ != Phase::kStreaming || writing_) return;
+  std::string data;
+  const bool ended = stream_->take(data, kMaxChunkBytes);
+  if (!data.empty()) {
+    write_stream_bytes(chunked_ ? chunk_frame(data) : std::move(data), false);
+    return;
+  }
+  if (ended) {
+    if (chunked_) {
+      write_stream_bytes("0\r\n\r\n", true);
+    } else {
+      keep_alive_ = false;
+      stream_.reset();
+      finish_response();
     }
-    bool closed = false;
-    std::optional<std::string> chunk = body.next(wait, closed);
-    if (chunk) {
-      // A write into a socket the peer already closed can still succeed (it only fills
-      // the kernel buffer), so check the connection too.
-      if (!socket_->connected() || !write_chunk(*chunk, chunked)) return false;
-      last_write = Clock::now();
-      continue;
+    return;
+  }
+  if (ping_interval_.count() <= 0) return;  // wait for the producer's notify
+  ping_timer_.expires_at(last_write_ + ping_interval_);
+  ping_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
+    if (!ec) self->on_ping();
+  });
+}
+
+void Connection::on_ping() {
+  if (phase_ != Phase::kStreaming || writing_) return;
+  if (Clock::now() - last_write_ < ping_interval_) {
+    pump();  // data was written since the timer was set: wait again
+    return;
+  }
+  write_stream_bytes(chunked_ ? chunk_frame(ping_chunk_) : ping_chunk_, false);
+}
+
+void Connection::write_stream_bytes(std::string bytes, bool last) {
+  writing_ = true;
+  out_ = std::move(bytes);
+  arm_deadline(timeout_);
+  asio::async_write(socket_, asio::buffer(out_),
+                    [self = shared_from_this(), last](const error_code& ec, size_t) {
+                      if (self->phase_ != Phase::kStreaming) return;
+                      self->writing_ = false;
+                      self->disarm_deadline();
+                      if (ec || self->timed_out_) {
+                        // The client is gone, or stopped reading for longer than the
+                        // timeout: its work is dropped.
+                        self->abandon_work();
+                        self->close();
+                        return;
+                      }
+                      self->last_write_ = Clock::now();
+                      if (!last) {
+                        self->pump();
+                        return;
+                      }
+                      self->stream_.reset();
+                      self->finish_response();
+                    });
+}
+
+void Connection::finish_response() {
+  ping_timer_.cancel();
+  stream_.reset();
+  stream_head_.reset();
+  head_serializer_.reset();
+  out_.clear();
+  out_.shrink_to_fit();
+  if (linger_after_) {
+    close_gracefully();
+    return;
+  }
+  if (!keep_alive_ || last_response_ || host_->stopping()) {
+    close();
+    return;
+  }
+  resume_reading();
+}
+
+void Connection::fail(TransportError error, std::string_view detail) {
+  log_debug("http: connection {}: {} ({})", id_, transport_status(error), detail);
+  parser_.reset();
+  keep_alive_ = false;
+  linger_after_ = true;
+  head_ = false;
+  Response response = host_->render_error(error, detail);
+  write_plain(response);
+}
+
+// --- Watching the peer -------------------------------------------------------------------
+
+void Connection::watch_peer() {
+  if (watching_ || buffer_.size() >= kMaxPipelinedBytes) return;
+  watching_ = true;
+  socket_.async_read_some(
+      buffer_.prepare(4096),
+      [self = shared_from_this()](const error_code& ec, size_t n) { self->on_peer(ec, n); });
+}
+
+void Connection::on_peer(const error_code& ec, size_t n) {
+  watching_ = false;
+  if (!ec) buffer_.commit(n);  // bytes of a pipelined request: kept for later
+  if (phase_ == Phase::kClosed) return;
+  if (resume_after_watch_) {
+    resume_after_watch_ = false;
+    wait_for_request();
+    return;
+  }
+  if (ec) {
+    // EOF or a reset while the answer is prepared or streamed: the client left.
+    abandon_work();
+    close();
+    return;
+  }
+  if (phase_ == Phase::kWaiting || phase_ == Phase::kStreaming || phase_ == Phase::kWriting) {
+    watch_peer();
+  }
+}
+
+// After a response: the next request, once the watch read (if any) has given up.
+void Connection::resume_reading() {
+  if (!watching_) {
+    wait_for_request();
+    return;
+  }
+  resume_after_watch_ = true;
+  error_code ignored;
+  socket_.cancel(ignored);  // only the watch read is outstanding now
+}
+
+// --- Deadlines and closing -----------------------------------------------------------------
+
+void Connection::arm_deadline(std::chrono::milliseconds after) {
+  timed_out_ = false;
+  const uint64_t generation = ++deadline_generation_;
+  deadline_.expires_after(after);
+  deadline_.async_wait([self = shared_from_this(), generation](const error_code& ec) {
+    if (ec || generation != self->deadline_generation_) return;
+    self->on_deadline();
+  });
+}
+
+void Connection::disarm_deadline() {
+  ++deadline_generation_;
+  deadline_.cancel();
+}
+
+void Connection::on_deadline() {
+  timed_out_ = true;
+  switch (phase_) {
+    case Phase::kHeader:
+    case Phase::kBody:
+    case Phase::kIdle: {
+      // The pending read completes with operation_aborted and sees timed_out_.
+      error_code ignored;
+      socket_.cancel(ignored);
+      break;
     }
-    if (closed) return true;
-    if (!socket_->connected()) return false;
-    if (ping && Clock::now() - last_write >= ping_interval) {
-      if (!write_chunk(response.ping_chunk, chunked)) return false;
-      last_write = Clock::now();
-    }
+    case Phase::kWriting:
+    case Phase::kStreaming:
+      // A write stayed blocked for the whole timeout: the client stopped reading.
+      log_debug("http: connection {}: write timed out", id_);
+      abandon_work();
+      close();
+      break;
+    case Phase::kLinger:
+      close();
+      break;
+    case Phase::kWaiting:
+    case Phase::kClosed:
+      break;
   }
 }
 
-bool Connection::write_chunk(std::string_view data, bool chunked) {
-  beast::error_code ec;
-  if (!chunked) {
-    asio::write(stream_, asio::buffer(data.data(), data.size()), ec);
-    return !ec;
+void Connection::abandon_work() {
+  if (pending_) {
+    pending_->cancel();
+    pending_.reset();
   }
-  char size_line[24];
-  int n = std::snprintf(size_line, sizeof size_line, "%zx\r\n", data.size());
-  std::array<asio::const_buffer, 3> buffers{asio::buffer(size_line, static_cast<size_t>(n)),
-                                            asio::buffer(data.data(), data.size()),
-                                            asio::buffer("\r\n", 2)};
-  asio::write(stream_, buffers, ec);
-  return !ec;
+  if (stream_) {
+    stream_->abandon();
+    stream_.reset();
+  }
 }
 
-void Connection::send_error(int status, std::string_view message, std::string_view type) {
-  Response response;
-  response.status = status;
-  response.body = json_error(status, message, type);
-  write_response(response, 11, false, false);
+void Connection::close_gracefully() {
+  phase_ = Phase::kLinger;
+  error_code ignored;
+  socket_.shutdown(Socket::shutdown_send, ignored);
+  arm_deadline(kLinger);
+  linger_scratch_ = std::make_unique<char[]>(kLingerScratch);
+  drain_once();
 }
 
-}  // namespace
-
-std::string json_error(int code, std::string_view message, std::string_view type) {
-  std::string out = "{\"error\":{\"code\":" + std::to_string(code) + ",\"message\":\"";
-  for (char c : message) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escape[8];
-          std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
-          out += escape;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += "\",\"type\":\"";
-  out += type;
-  out += "\"}}";
-  return out;
+void Connection::drain_once() {
+  socket_.async_read_some(asio::buffer(linger_scratch_.get(), kLingerScratch),
+                          [self = shared_from_this()](const error_code& ec, size_t n) {
+                            if (self->phase_ != Phase::kLinger) return;
+                            self->lingered_ += n;
+                            if (ec || self->lingered_ >= kMaxLingerBytes) {
+                              self->close();
+                              return;
+                            }
+                            self->drain_once();
+                          });
 }
 
-void serve_connection(const ServerOptions& options, const Dispatch& dispatch,
-                      const std::shared_ptr<Socket>& socket, ConnectionOwner& owner, uint64_t id) {
-  // Nothing may escape a connection thread: an uncaught exception would terminate the
-  // whole server.
-  try {
-    Connection(options, dispatch, socket, owner, id).serve();
-  } catch (const std::exception& e) {
-    log_error("http: connection failed: {}", e.what());
-  } catch (...) {
-    log_error("http: connection failed with an unknown exception");
-  }
-  socket->close();
+void Connection::close() {
+  if (phase_ == Phase::kClosed) return;
+  phase_ = Phase::kClosed;
+  host_->set_idle(id_, false);
+  disarm_deadline();
+  ping_timer_.cancel();
+  error_code ignored;
+  socket_.shutdown(Socket::shutdown_both, ignored);
+  socket_.close(ignored);
 }
 
 }  // namespace hearth::server::http

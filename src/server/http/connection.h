@@ -1,31 +1,140 @@
-// One client connection, served on its own thread: reads requests (keep-alive), calls the
-// dispatch function, writes plain or streamed responses.
+// One client connection, driven by asynchronous operations on its own strand: wait for a
+// request, read its headers and body under their deadlines, dispatch, then write the
+// response (plain, or streamed chunk by chunk as the producer has data), and loop while the
+// connection is kept alive. While a handler's answer is pending or a stream is written, the
+// socket is watched so a client that leaves is noticed at once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/serializer.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include "server/http/http.h"
-#include "server/http/socket.h"
+#include "server/http/request_reader.h"
 
 namespace hearth::server::http {
 
-// What a connection needs from the server that owns it.
-class ConnectionOwner {
+// What a connection needs from the server that owns it. Called on the connection's strand.
+class ConnectionHost {
  public:
-  virtual ~ConnectionOwner() = default;
-  // The connection waits for its next request; returns false when the server is stopping
-  // (the connection should close instead). Idle connections are shut down by stop().
-  virtual bool begin_idle(uint64_t id) = 0;
-  // A request started arriving; stop() now lets it finish within the grace period.
-  virtual void end_idle(uint64_t id) = 0;
+  virtual ~ConnectionHost() = default;
+  virtual const ServerOptions& options() const = 0;
+  virtual Response dispatch(const Request& request) const = 0;
+  virtual Response render_error(TransportError error, std::string_view detail) const = 0;
+  // The connection waits for a request's first byte (idle) or works on one (busy).
+  virtual void set_idle(uint64_t id, bool idle) = 0;
+  virtual void connection_closed(uint64_t id) = 0;
   virtual bool stopping() const = 0;
 };
 
-void serve_connection(const ServerOptions& options, const Dispatch& dispatch,
-                      const std::shared_ptr<Socket>& socket, ConnectionOwner& owner, uint64_t id);
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  using Socket = boost::asio::ip::tcp::socket;
 
-// `{"error":{"code":...,"message":...,"type":...}}` with the message JSON-escaped.
-std::string json_error(int code, std::string_view message, std::string_view type);
+  Connection(Socket socket, std::shared_ptr<ConnectionHost> host, uint64_t id);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Begins serving (posts to the strand).
+  void start();
+  // Answers `response` (the connection limit's 503) without reading a request, then closes.
+  void reject(Response response);
+  // From any thread. Closes the connection if it waits for a request; otherwise its current
+  // response is its last. With `force`, closes it whatever it does (abandoning its work).
+  void close_soon(bool force);
+
+ private:
+  enum class Phase { kIdle, kHeader, kBody, kWaiting, kWriting, kStreaming, kLinger, kClosed };
+  using Clock = std::chrono::steady_clock;
+
+  // Reading a request.
+  void wait_for_request();
+  void read_header();
+  void on_header(const boost::system::error_code& ec);
+  void read_body();
+  void on_body(const boost::system::error_code& ec);
+  void handle();
+  // Answering it.
+  void on_resolved(PendingResponse::Render render);
+  void send(Response response);
+  void write_plain(Response& response);
+  void start_stream(Response& response);
+  void pump();
+  void write_stream_bytes(std::string bytes, bool last);
+  void on_ping();
+  void finish_response();
+  void fail(TransportError error, std::string_view detail);
+  // Watching the peer while a response is prepared or streamed.
+  void watch_peer();
+  void on_peer(const boost::system::error_code& ec, size_t n);
+  void resume_reading();
+  // Deadlines and closing.
+  void arm_deadline(std::chrono::milliseconds after);
+  void disarm_deadline();
+  void on_deadline();
+  void abandon_work();
+  void close_gracefully();
+  void drain_once();
+  void close();
+  template <class Message>
+  void apply_headers(Message& message, const Response& response);
+
+  Socket socket_;
+  boost::asio::any_io_executor executor_;  // the connection's strand
+  std::shared_ptr<ConnectionHost> host_;
+  const uint64_t id_;
+  const ServerOptions& options_;
+  const std::chrono::milliseconds timeout_;
+
+  Phase phase_ = Phase::kIdle;
+  boost::asio::steady_timer deadline_;
+  uint64_t deadline_generation_ = 0;
+  bool timed_out_ = false;
+  boost::asio::steady_timer ping_timer_;
+  // Kept across requests: it may already hold the start of a pipelined next request.
+  boost::beast::flat_buffer buffer_;
+  std::optional<RequestParser> parser_;
+
+  // The request being answered.
+  unsigned version_ = 11;
+  bool keep_alive_ = false;
+  bool head_ = false;
+  bool last_response_ = false;  // close after the current response (stop, eviction)
+  std::shared_ptr<PendingResponse> pending_;
+  std::vector<std::pair<std::string, std::string>> pending_headers_;
+  std::unique_ptr<boost::beast::http::response<boost::beast::http::string_body>> plain_;
+  std::unique_ptr<boost::beast::http::response<boost::beast::http::empty_body>> stream_head_;
+  std::optional<boost::beast::http::response_serializer<boost::beast::http::string_body>>
+      plain_serializer_;
+  std::optional<boost::beast::http::response_serializer<boost::beast::http::empty_body>>
+      head_serializer_;
+  bool linger_after_ = false;  // an error answer: drain what the client still sends
+  std::unique_ptr<char[]> linger_scratch_;
+  size_t lingered_ = 0;
+
+  // Streaming.
+  std::shared_ptr<StreamSource> stream_;
+  bool chunked_ = true;
+  bool writing_ = false;
+  std::string out_;
+  std::chrono::seconds ping_interval_{0};
+  std::string ping_chunk_;
+  Clock::time_point last_write_;
+
+  // Peer watch.
+  bool watching_ = false;
+  bool resume_after_watch_ = false;
+};
 
 }  // namespace hearth::server::http

@@ -1,263 +1,317 @@
-// HttpServer: an accept loop on the caller's thread (run()) and one thread per connection.
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+// HttpServer: the listener, the I/O threads and the registry of open connections, which
+// enforces the connection limit and lets stop() close them.
+#include <sys/resource.h>
 
-#include <cerrno>
-#include <cstring>
-#include <map>
+#include <algorithm>
+#include <condition_variable>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/http/message.hpp>
 
 #include "base/log.h"
 #include "server/http/connection.h"
 #include "server/http/http.h"
-#include "server/http/socket.h"
 
 namespace hearth::server::http {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using boost::system::error_code;
 
-struct HttpServer::Impl final : ConnectionOwner {
-  struct Connection {
-    std::shared_ptr<Socket> socket;
-    std::thread thread;
+namespace {
+
+// Sockets that carry a 503 to clients over the limit, at most this many at a time (each is
+// closed within a second); past that, an over-limit connection is closed unanswered.
+constexpr size_t kMaxRejecting = 64;
+
+int descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1 << 20;
+  return static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 20));
+}
+
+int io_thread_count(int requested) {
+  if (requested > 0) return std::min(requested, 64);
+  const int hardware = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(hardware, 2, 4);
+}
+
+Response plain_error(TransportError error, std::string_view detail) {
+  Response response;
+  response.status = transport_status(error);
+  response.content_type = "text/plain";
+  response.body = std::string(detail);
+  return response;
+}
+
+}  // namespace
+
+struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Impl> {
+  struct Entry {
+    std::weak_ptr<Connection> connection;
     bool idle = false;
-    bool done = false;
+    bool closing = false;  // asked to close (eviction): not picked again
+    std::chrono::steady_clock::time_point idle_since;
   };
 
-  Impl(ServerOptions o, Dispatch d) : options(std::move(o)), dispatch(std::move(d)) {}
-  ~Impl() override;
+  Impl(ServerOptions o, Dispatch d)
+      : options_(std::move(o)),
+        dispatch_(std::move(d)),
+        max_connections_(options_.max_connections > 0
+                             ? options_.max_connections
+                             : std::max(16, descriptor_limit() - kReservedDescriptors)),
+        io_threads_(io_thread_count(options_.io_threads)) {}
 
-  bool begin_idle(uint64_t id) override;
-  void end_idle(uint64_t id) override;
-  bool stopping() const override;
+  // ConnectionHost.
+  const ServerOptions& options() const override { return options_; }
+  Response dispatch(const Request& request) const override { return dispatch_(request); }
+  Response render_error(TransportError error, std::string_view detail) const override {
+    return options_.render_error ? options_.render_error(error, detail)
+                                 : plain_error(error, detail);
+  }
+  void set_idle(uint64_t id, bool idle) override;
+  void connection_closed(uint64_t id) override;
+  bool stopping() const override { return stop_requested_.load(); }
 
   Status listen();
   void run();
   void stop(std::chrono::milliseconds grace);
-  void accept_ready();
-  void start_connection(int fd);
-  void finish_connection(uint64_t id);
-  // Joins connection threads that have ended (all of them with `all`).
-  void join_finished(bool all);
+  ServerStats stats() const;
 
-  const ServerOptions options;
-  const Dispatch dispatch;
-  asio::io_context io;
-  tcp::acceptor acceptor{io};
-  int bound_port = 0;
-  // stop() writes to this pipe to wake run() out of poll(); closing the acceptor from
-  // another thread would not reliably wake a blocked accept.
-  int wake_read = -1;
-  int wake_write = -1;
+  void accept_next();
+  void on_accept(const error_code& ec, tcp::socket socket);
+  // At the limit: closes the connection idle longest; false when none is idle.
+  bool evict_idle_locked();
+  void reject(tcp::socket socket);
+  std::vector<std::shared_ptr<Connection>> live_connections() const;
 
-  mutable std::mutex mutex;
-  std::condition_variable changed;
-  bool listening = false;
-  bool running = false;
-  bool stop_requested = false;
-  uint64_t next_id = 1;
-  size_t n_active = 0;
-  std::map<uint64_t, Connection> connections;
+  const ServerOptions options_;
+  const Dispatch dispatch_;
+  const int max_connections_;
+  const int io_threads_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_{io_};
+  asio::steady_timer accept_retry_{io_};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  int bound_port_ = 0;
+  std::atomic<bool> stop_requested_{false};
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool listening_ = false;
+  bool running_ = false;
+  uint64_t next_id_ = 1;
+  std::unordered_map<uint64_t, Entry> connections_;
+  size_t rejecting_ = 0;
+  uint64_t evicted_ = 0;
+  uint64_t rejected_ = 0;
 };
 
-HttpServer::Impl::~Impl() {
-  if (wake_read >= 0) ::close(wake_read);
-  if (wake_write >= 0) ::close(wake_write);
+void HttpServer::Impl::set_idle(uint64_t id, bool idle) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = connections_.find(id);
+  if (it == connections_.end() || it->second.idle == idle) return;
+  it->second.idle = idle;
+  if (idle) it->second.idle_since = std::chrono::steady_clock::now();
 }
 
-bool HttpServer::Impl::begin_idle(uint64_t id) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (stop_requested) return false;
-  auto it = connections.find(id);
-  if (it != connections.end()) it->second.idle = true;
-  return true;
-}
-
-void HttpServer::Impl::end_idle(uint64_t id) {
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = connections.find(id);
-  if (it != connections.end()) it->second.idle = false;
-}
-
-bool HttpServer::Impl::stopping() const {
-  std::lock_guard<std::mutex> lock(mutex);
-  return stop_requested;
+void HttpServer::Impl::connection_closed(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (connections_.erase(id) == 0 && rejecting_ > 0) --rejecting_;
+  changed_.notify_all();
 }
 
 Status HttpServer::Impl::listen() {
-  if (listening) return error(ErrorCode::kInvalidArgument, "http server is already listening");
-  if (wake_read < 0) {  // a listen() that failed to bind may be retried
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-      return error(ErrorCode::kIo, std::string("http server: pipe failed: ") + strerror(errno));
-    }
-    wake_read = fds[0];
-    wake_write = fds[1];
-  }
-  const std::string where = options.host + ":" + std::to_string(options.port);
-  boost::system::error_code ec;
-  tcp::resolver resolver(io);
-  auto endpoints = resolver.resolve(options.host, std::to_string(options.port),
+  if (listening_) return error(ErrorCode::kInvalidArgument, "http server is already listening");
+  const std::string where = options_.host + ":" + std::to_string(options_.port);
+  error_code ec;
+  tcp::resolver resolver(io_);
+  auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port),
                                     tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec) return error(ErrorCode::kIo, "cannot resolve " + where + ": " + ec.message());
   for (const auto& entry : endpoints) {
-    acceptor.open(entry.endpoint().protocol(), ec);
+    acceptor_.open(entry.endpoint().protocol(), ec);
     if (ec) continue;
-    acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-    acceptor.bind(entry.endpoint(), ec);
-    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (options_.reuse_port) {
+      using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+      acceptor_.set_option(reuse_port(true), ec);
+    }
+    acceptor_.bind(entry.endpoint(), ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (!ec) break;
-    boost::system::error_code ignored;
-    acceptor.close(ignored);
+    error_code ignored;
+    acceptor_.close(ignored);
   }
-  if (ec || !acceptor.is_open()) {
+  if (ec || !acceptor_.is_open()) {
     return error(ErrorCode::kIo, "couldn't bind HTTP server socket to " + where + ": " +
                                      (ec ? ec.message() : std::string("no address")));
   }
-  // Non-blocking so a connection that vanishes between poll() and accept() cannot block
-  // the loop.
-  acceptor.non_blocking(true, ec);
-  bound_port = acceptor.local_endpoint(ec).port();
-  std::lock_guard<std::mutex> lock(mutex);
-  listening = true;
+  bound_port_ = acceptor_.local_endpoint(ec).port();
+  std::lock_guard<std::mutex> lock(mutex_);
+  listening_ = true;
   return Status::ok();
+}
+
+void HttpServer::Impl::accept_next() {
+  acceptor_.async_accept(asio::make_strand(io_),
+                         [self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+                           self->on_accept(ec, std::move(socket));
+                         });
+}
+
+void HttpServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
+  if (stopping() || !acceptor_.is_open()) return;
+  if (ec) {
+    if (ec == asio::error::operation_aborted) return;
+    // Out of descriptors (or a connection that vanished): back off rather than spin.
+    log_warn("http: accept failed: {}", ec.message());
+    accept_retry_.expires_after(std::chrono::milliseconds(100));
+    accept_retry_.async_wait([self = shared_from_this()](const error_code& wait_ec) {
+      if (!wait_ec) self->accept_next();
+    });
+    return;
+  }
+  std::shared_ptr<Connection> connection;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool full = connections_.size() >= static_cast<size_t>(max_connections_);
+    if (!full || evict_idle_locked()) {
+      const uint64_t id = next_id_++;
+      connection = std::make_shared<Connection>(std::move(socket), shared_from_this(), id);
+      connections_[id] = Entry{connection, false, false, {}};
+    }
+  }
+  if (connection) {
+    connection->start();
+  } else {
+    reject(std::move(socket));
+  }
+  accept_next();
+}
+
+bool HttpServer::Impl::evict_idle_locked() {
+  Entry* oldest = nullptr;
+  for (auto& [id, entry] : connections_) {
+    if (!entry.idle || entry.closing) continue;
+    if (oldest == nullptr || entry.idle_since < oldest->idle_since) oldest = &entry;
+  }
+  if (oldest == nullptr) return false;
+  auto victim = oldest->connection.lock();
+  if (!victim) return false;
+  oldest->closing = true;
+  ++evicted_;
+  victim->close_soon(false);
+  return true;
+}
+
+void HttpServer::Impl::reject(tcp::socket socket) {
+  std::shared_ptr<Connection> carrier;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++rejected_;
+    if (rejecting_ >= kMaxRejecting) {
+      error_code ignored;
+      socket.close(ignored);
+      return;
+    }
+    ++rejecting_;
+    // Id 0: not in the registry, so it does not count against the limit.
+    carrier = std::make_shared<Connection>(std::move(socket), shared_from_this(), 0);
+  }
+  log_warn("http: {} connections open, answering another with 503", max_connections_);
+  carrier->reject(render_error(TransportError::kTooManyConnections,
+                               "too many open connections; try again later"));
 }
 
 void HttpServer::Impl::run() {
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!listening || stop_requested || running) return;
-    running = true;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!listening_ || stopping() || running_) return;
+    running_ = true;
+    work_.emplace(io_.get_executor());
   }
-  const int listen_fd = acceptor.native_handle();
-  for (;;) {
-    join_finished(false);
-    pollfd fds[2] = {{listen_fd, POLLIN, 0}, {wake_read, POLLIN, 0}};
-    // The timeout only bounds how long ended connection threads wait to be joined.
-    int r = ::poll(fds, 2, 1000);
-    if (r < 0 && errno != EINTR) {
-      log_error("http: poll on the listening socket failed: {}", strerror(errno));
-      break;
-    }
-    if (stopping()) break;
-    if (r > 0 && (fds[0].revents & POLLIN)) accept_ready();
-  }
-  // Notify under the lock: once stop() sees running == false it may destroy this object,
-  // so the notification must not touch the condition variable after the unlock.
-  std::lock_guard<std::mutex> lock(mutex);
-  running = false;
-  changed.notify_all();
-}
-
-void HttpServer::Impl::accept_ready() {
-  int fd = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd < 0) {
-    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-      // Out of descriptors: the pending connection stays readable, so back off instead of
-      // spinning on poll().
-      log_warn("http: accept failed: {}", strerror(errno));
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return;
-  }
-  start_connection(fd);
-}
-
-void HttpServer::Impl::start_connection(int fd) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (n_active >= static_cast<size_t>(std::max(1, options.max_connections))) {
-    log_warn("http: {} connections open, refusing another", n_active);
-    ::close(fd);
-    return;
-  }
-  int one = 1;
-  // Streamed tokens are small writes that must leave at once, not wait for Nagle.
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  const uint64_t id = next_id++;
-  Connection& connection = connections[id];
-  connection.socket = std::make_shared<Socket>(fd);
-  try {
-    connection.thread = std::thread([this, id, socket = connection.socket] {
-      serve_connection(options, dispatch, socket, *this, id);
-      finish_connection(id);
-    });
-    ++n_active;
-  } catch (const std::system_error& e) {
-    log_error("http: cannot start a connection thread: {}", e.what());
-    connections.erase(id);  // the Socket closes the descriptor
-  }
-}
-
-void HttpServer::Impl::finish_connection(uint64_t id) {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    // stop() may already have taken the entry to join this very thread.
-    auto it = connections.find(id);
-    if (it != connections.end()) it->second.done = true;
-    --n_active;
-  }
-  changed.notify_all();
-}
-
-void HttpServer::Impl::join_finished(bool all) {
+  accept_next();
   std::vector<std::thread> threads;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = connections.begin(); it != connections.end();) {
-      if (all || it->second.done) {
-        threads.push_back(std::move(it->second.thread));
-        it = connections.erase(it);
-      } else {
-        ++it;
-      }
-    }
+  for (int i = 1; i < io_threads_; ++i) {
+    threads.emplace_back([this] { io_.run(); });
   }
-  for (auto& thread : threads) {
-    if (thread.joinable()) thread.join();
+  io_.run();
+  for (auto& thread : threads) thread.join();
+  // Notify under the lock: once stop() sees running_ == false it may destroy this object.
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_ = false;
+  changed_.notify_all();
+}
+
+std::vector<std::shared_ptr<Connection>> HttpServer::Impl::live_connections() const {
+  std::vector<std::shared_ptr<Connection>> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, entry] : connections_) {
+    if (auto connection = entry.connection.lock()) out.push_back(std::move(connection));
   }
+  return out;
 }
 
 void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
+  if (stop_requested_.exchange(true)) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return !running_; });
+    return;
+  }
   {
-    std::unique_lock<std::mutex> lock(mutex);
-    stop_requested = true;
-    for (auto& [id, connection] : connections) {
-      if (connection.idle && !connection.done) connection.socket->shutdown();
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!running_) {  // run() never started (and now never will): nothing to drain
+      error_code ignored;
+      acceptor_.close(ignored);
+      return;
     }
   }
-  if (wake_write >= 0) {
-    char byte = 1;
-    [[maybe_unused]] ssize_t n = ::write(wake_write, &byte, 1);
+  asio::post(io_, [this] {
+    error_code ignored;
+    acceptor_.close(ignored);
+    accept_retry_.cancel();
+  });
+  for (auto& connection : live_connections()) connection->close_soon(false);
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait_for(lock, grace, [this] { return connections_.empty(); });
+  lock.unlock();
+  // Past the grace period: whatever is still open is closed, its work abandoned.
+  for (auto& connection : live_connections()) connection->close_soon(true);
+  lock.lock();
+  // Without the work guard, run() returns once every handler has run, so none is left
+  // holding a connection (or this object) when the I/O threads end.
+  work_.reset();
+  if (!changed_.wait_for(lock, std::chrono::seconds(3), [this] { return !running_; })) {
+    log_warn("http: {} connections did not close in time; stopping the I/O threads",
+             connections_.size());
+    io_.stop();
+    changed_.wait(lock, [this] { return !running_; });
   }
-  {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [this] { return !running; });
-  }
-  boost::system::error_code ignored;
-  acceptor.close(ignored);
-  {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait_for(lock, grace, [this] { return n_active == 0; });
-    // Past the grace period: wake whatever is still blocked on its socket. Handlers that
-    // poll client_connected() see false; streams see a failed write and are abandoned.
-    for (auto& [id, connection] : connections) {
-      if (!connection.done) connection.socket->shutdown();
-    }
-  }
-  join_finished(true);
+}
+
+ServerStats HttpServer::Impl::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ServerStats s;
+  s.open_connections = connections_.size();
+  for (const auto& [id, entry] : connections_) s.idle_connections += entry.idle ? 1 : 0;
+  s.max_connections = max_connections_;
+  s.io_threads = io_threads_;
+  s.evicted = evicted_;
+  s.rejected = rejected_;
+  return s;
 }
 
 HttpServer::HttpServer(ServerOptions options, Dispatch dispatch)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(dispatch))) {}
+    : impl_(std::make_shared<Impl>(std::move(options), std::move(dispatch))) {}
 
 // No grace here: a destructor that waits seconds for handlers surprises more than it helps;
 // callers who want a graceful shutdown call stop() first (a second stop() is cheap).
@@ -270,7 +324,7 @@ Status HttpServer::listen() {
 }
 
 int HttpServer::port() const {
-  return impl_->bound_port;
+  return impl_->bound_port_;
 }
 
 void HttpServer::run() {
@@ -279,6 +333,10 @@ void HttpServer::run() {
 
 void HttpServer::stop(std::chrono::milliseconds grace) {
   impl_->stop(grace);
+}
+
+ServerStats HttpServer::stats() const {
+  return impl_->stats();
 }
 
 }  // namespace hearth::server::http

@@ -140,6 +140,37 @@ TEST_F(HttpServerTest, SilentStreamNoticesDisconnectWithoutPings) {
   EXPECT_EQ(called.get_future().wait_for(1s), std::future_status::ready);
 }
 
+TEST_F(HttpServerTest, ClientThatStopsReadingIsCutAfterTheTimeout) {
+  ServerOptions options;
+  options.timeout_seconds = 1;
+  auto body = std::make_shared<StreamBody>();
+  std::promise<void> abandoned;
+  body->set_on_abandon([&] { abandoned.set_value(); });
+  start(
+      [this, body](const Request&) {
+        spawn([body] {
+          // A producer that honours backpressure: it waits while its output is queued.
+          const std::string frame = "data: " + std::string(64 * 1024, 'x') + "\n\n";
+          while (!body->abandoned()) {
+            if (body->queued_bytes() < (1u << 20)) body->push(frame);
+            std::this_thread::sleep_for(1ms);
+          }
+        });
+        return sse(body);
+      },
+      options);
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("GET", "/firehose"));
+  ASSERT_TRUE(client.read_head());
+  // The client reads nothing more: the socket buffers fill, the write blocks, and after the
+  // timeout the server gives up on it.
+  auto begin = Clock::now();
+  EXPECT_EQ(abandoned.get_future().wait_for(10s), std::future_status::ready);
+  EXPECT_GT(Clock::now() - begin, 900ms);
+  EXPECT_LE(body->queued_bytes(), 0u);  // dropped with the stream
+  EXPECT_TRUE(client.wait_closed(5s));
+}
+
 TEST_F(HttpServerTest, StopEndsAStreamWhoseProducerNeverCloses) {
   auto body = std::make_shared<StreamBody>();
   start([body](const Request&) { return sse(body); });

@@ -53,4 +53,12 @@ inline Response text(std::string body, int status = 200) {
   return response;
 }
 
+// An error renderer whose body names only the status, so tests can tell it was used.
+inline Response json_errors(TransportError error, std::string_view) {
+  Response response;
+  response.status = transport_status(error);
+  response.body = "{\"status\":" + std::to_string(response.status) + "}";
+  return response;
+}
+
 }  // namespace hearth::server::http::testing
