@@ -5,12 +5,74 @@
 #include <string>
 
 #include "chat/openai_messages.h"
+#include "server/fields/field.h"
 
 namespace hearth::server {
 
 namespace {
 
-// A body value of type T; the fallback when absent, null or of another type.
+// The members of a chat body this route reads, with the types they must have: a wrong type
+// is a 400 naming the member (the reference reads them leniently: a wrong type is the
+// default). Nothing is stored; the checks below read the values once they are known good.
+struct ChatBody {};
+
+template <bool (Json::*is_type)() const noexcept>
+std::optional<ApiError> must_be(const Json& v, const std::string& used, const char* type) {
+  if (!(v.*is_type)()) return fields::type_error(used, type, v);
+  return std::nullopt;
+}
+
+const std::vector<fields::Field<ChatBody>>& chat_body_fields() {
+  using F = fields::Field<ChatBody>;
+  using Ctx = fields::FieldContext;
+  static const std::vector<F> table = {
+      {.name = "tools",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_array>(v, u, "array"); }},
+      {.name = "tool_choice",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
+      {.name = "chat_template_kwargs",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
+      {.name = "add_generation_prompt",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_boolean>(v, u, "boolean"); }},
+      {.name = "continue_final_message",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) -> std::optional<ApiError> {
+         if (v.is_boolean() || v.is_string()) return std::nullopt;
+         return fields::type_error(u, "boolean or string", v);
+       }},
+      {.name = "reasoning_format",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
+      {.name = "reasoning_effort",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
+      {.name = "response_format",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
+      {.name = "json_schema",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
+      {.name = "grammar",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
+      {.name = "logprobs",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_boolean>(v, u, "boolean"); }},
+      {.name = "top_logprobs",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_number_integer>(v, u, "integer"); }},
+      {.name = "stream",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) { return must_be<&Json::is_boolean>(v, u, "boolean"); }},
+  };
+  return table;
+}
+
+// A body value of type T (checked by chat_body_fields); the fallback when absent or null.
 template <typename T>
 T lenient(const Json& object, const char* key, T fallback) {
   if (!object.is_object()) return fallback;
@@ -26,15 +88,15 @@ T lenient(const Json& object, const char* key, T fallback) {
 std::optional<ApiError> check_jinja_only(const ChatSettings& settings, bool has_tools,
                                          const std::string& tool_choice) {
   if (settings.use_jinja) return std::nullopt;
-  if (has_tools) return server_error("tools param requires --jinja flag");
-  if (tool_choice != "auto") return server_error("tool_choice param requires --jinja flag");
+  if (has_tools) return invalid_request("tools param requires --jinja flag");
+  if (tool_choice != "auto") return invalid_request("tool_choice param requires --jinja flag");
   return std::nullopt;
 }
 
 std::optional<ApiError> check_constraints(const Json& body) {
   const Json json_schema = lenient(body, "json_schema", Json());
   if (!json_schema.is_null() && !lenient(body, "grammar", std::string()).empty()) {
-    return server_error("Cannot use both json_schema and grammar");
+    return invalid_request("Cannot use both json_schema and grammar");
   }
   if (body.contains("response_format")) {
     const Json format = lenient(body, "response_format", Json::object());
@@ -52,17 +114,17 @@ std::optional<ApiError> check_content_parts(const Json& content) {
   for (const Json& part : content) {
     const std::string type = lenient(part, "type", std::string());
     if (type == "image_url") {
-      return server_error(
+      return invalid_request(
           "image input is not supported - hint: if this is unexpected, you may need to "
           "provide the mmproj");
     }
     if (type == "input_audio") {
-      return server_error(
+      return invalid_request(
           "audio input is not supported - hint: if this is unexpected, you may need to "
           "provide the mmproj");
     }
     if (type == "input_video") {
-      return server_error(
+      return invalid_request(
           "video input is not supported - hint: if this is unexpected, you may need to "
           "provide the mmproj");
     }
@@ -101,10 +163,10 @@ std::optional<ApiError> check_messages(const Json& body) {
 std::optional<ApiError> parse_conversation(const Json& body, const Json& tools,
                                            chat::ChatInputs& inputs, std::string& tool_choice) {
   Result<std::vector<chat::Message>> messages = chat::parse_openai_messages(body["messages"]);
-  if (!messages.is_ok()) return server_error(messages.status().message());
+  if (!messages.is_ok()) return invalid_request(messages.status().message());
   inputs.messages = std::move(*messages);
   Result<std::vector<chat::Tool>> parsed_tools = chat::parse_openai_tools(tools);
-  if (!parsed_tools.is_ok()) return server_error(parsed_tools.status().message());
+  if (!parsed_tools.is_ok()) return invalid_request(parsed_tools.status().message());
   inputs.tools = std::move(*parsed_tools);
   if (tool_choice != "auto" && tool_choice != "none" && tool_choice != "required") {
     return invalid_request("Invalid tool_choice: " + tool_choice);
@@ -144,9 +206,9 @@ std::optional<ApiError> decide_continuation(const Json& body, const ChatSettings
 
 std::optional<ApiError> check_reasoning_format(const Json& body) {
   if (!body.contains("reasoning_format")) return std::nullopt;
-  const std::string format = body["reasoning_format"].get<std::string>();  // type error: 500
+  const std::string format = lenient(body, "reasoning_format", std::string("deepseek"));
   if (format != "none" && format != "auto" && format != "deepseek" && format != "deepseek-legacy") {
-    return server_error("Unknown reasoning format: " + format);
+    return invalid_request("Unknown reasoning format: " + format);
   }
   return std::nullopt;
 }
@@ -213,9 +275,13 @@ std::optional<ApiError> prepare_inputs(const Json& body, const ChatSettings& set
 
 std::optional<ApiError> build_chat_prompt(const Json& body, const ChatSettings& settings,
                                           ChatPromptRequest& out) {
+  ChatBody checked;
+  if (auto err = fields::parse_fields(chat_body_fields(), body, checked, {})) return err;
   if (auto err = prepare_inputs(body, settings, out.inputs)) return err;
   Result<chat::ChatPrompt> prompt = settings.templates->apply(out.inputs);
-  if (!prompt.is_ok()) return server_error(prompt.status().message());
+  // A template that refuses the conversation (raise_exception, or a message it cannot
+  // render) is answered as the client's mistake; the reference answers 500.
+  if (!prompt.is_ok()) return invalid_request(prompt.status().message());
   out.prompt = std::move(*prompt);
   const Json tools = lenient(body, "tools", Json());
   return check_logprobs(body, tools.is_array() && !tools.empty());

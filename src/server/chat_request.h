@@ -25,9 +25,9 @@ struct ChatPromptRequest {
   chat::ChatPrompt prompt;
 };
 
-// 400 invalid_request_error for malformed requests, 500 server_error for what the
-// reference reports as server failures (unparseable messages or tools, a template error,
-// tools without --jinja, ...).
+// 400 invalid_request_error for every problem with the request, including those the
+// reference reports as 500 (unparseable messages or tools, a template that refuses the
+// conversation, tools without --jinja, wrong member types; a recorded difference).
 std::optional<ApiError> build_chat_prompt(const Json& body, const ChatSettings& settings,
                                           ChatPromptRequest& out);
 

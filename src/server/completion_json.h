@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "scheduler/task.h"
-#include "server/completion_params.h"
+#include "server/fields/completion_fields.h"
 #include "server/json_util.h"
 
 namespace hearth::tokenizer {

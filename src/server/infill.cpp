@@ -1,8 +1,7 @@
 // Fill-in-the-middle prompt assembly for POST /infill (native-completion.md §13.2).
 #include <algorithm>
 
-#include "server/api_error.h"
-#include "server/prompt_forms.h"
+#include "server/fields/completion_fields.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
 
@@ -26,63 +25,37 @@ Tokens first_n(const Tokens& t, int64_t n) {
   return Tokens(t.begin(), t.begin() + n);
 }
 
-std::optional<ApiError> extra_block(const tokenizer::Tokenizer& tok, const Json& body, Tokens& x) {
+Tokens extra_block(const tokenizer::Tokenizer& tok, const InfillInputs& in) {
   auto plain = [&](const std::string& text) { return tok.tokenize(text, false, false); };
+  Tokens x;
   if (tok.fim_rep() >= 0) {
     x.push_back(tok.fim_rep());
     append(x, plain("myproject\n"));
   }
-  auto extra = body.find("input_extra");
-  if (extra != body.end() && !extra->is_null()) {
-    if (!extra->is_array()) {
-      return invalid_request(
-          "\"input_extra\" must be an array of {\"filename\": string, \"text\": string}");
+  for (const auto& [filename, text] : in.extra) {
+    if (tok.fim_sep() >= 0) {
+      x.push_back(tok.fim_sep());
+      append(x, plain(filename + "\n"));
+    } else {
+      append(x, plain("\n\n--- snippet ---\n\n"));
     }
-    for (const Json& chunk : *extra) {
-      if (!chunk.is_object() || !chunk.contains("text") || !chunk["text"].is_string()) {
-        return invalid_request(
-            "extra_context chunk must contain a \"text\" field with a string value");
-      }
-      std::string filename = "tmp";
-      if (chunk.contains("filename")) {
-        if (!chunk["filename"].is_string()) {
-          return invalid_request("extra_context chunk's \"filename\" field must be a string");
-        }
-        filename = chunk["filename"].get<std::string>();
-      }
-      if (tok.fim_sep() >= 0) {
-        x.push_back(tok.fim_sep());
-        append(x, plain(filename + "\n"));
-      } else {
-        append(x, plain("\n\n--- snippet ---\n\n"));
-      }
-      append(x, plain(chunk["text"].get<std::string>()));
-    }
+    append(x, plain(text));
   }
   if (tok.fim_sep() >= 0) {
     x.push_back(tok.fim_sep());
     append(x, plain("filename\n"));
   }
-  return std::nullopt;
+  return x;
 }
 
 }  // namespace
 
-std::optional<ApiError> build_infill_prompt(const ServerState& s, const Json& body, Tokens& out) {
+std::vector<int32_t> build_infill_prompt(const ServerState& s, const InfillInputs& in) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
-  // The reference means to answer 400 here but fails later with a 500; Hearth answers the
-  // 400 it intended (a recorded difference).
-  for (const char* name : {"input_prefix", "input_suffix"}) {
-    if (!body.contains(name)) return invalid_request(std::string("\"") + name + "\" is required");
-  }
-  Tokens x;
-  if (auto err = extra_block(tok, body, x)) return err;
-  const Tokens pre = tokenize_mixed(tok, body["input_prefix"], false, false);
-  const Tokens suf = tokenize_mixed(tok, body["input_suffix"], false, false);
-  auto prompt_it = body.find("prompt");
-  const Tokens pr = prompt_it != body.end() && prompt_it->is_string()
-                        ? tok.tokenize(prompt_it->get<std::string>(), false, true)
-                        : Tokens{};
+  const Tokens x = extra_block(tok, in);
+  const Tokens& pre = in.prefix;
+  const Tokens& suf = in.suffix;
+  const Tokens& pr = in.prompt;
   const int64_t n_batch = s.config.n_batch;
   const int64_t n_ctx = s.scheduler->config().n_ctx_slot;
   const int64_t n_predict = s.config.defaults.n_predict;
@@ -98,11 +71,11 @@ std::optional<ApiError> build_infill_prompt(const ServerState& s, const Json& bo
   Tokens& first = s.config.spm_infill ? b : a;
   Tokens& second = s.config.spm_infill ? a : b;
   if (tok.add_bos() && tok.bos() >= 0) first.insert(first.begin(), tok.bos());
-  out = x_kept;
+  Tokens out = x_kept;
   append(out, first);
   append(out, second);
   out.push_back(tok.fim_mid());
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace hearth::server

@@ -2,12 +2,14 @@
 // the model, without generating.
 #include "server/api_error.h"
 #include "server/chat_request.h"
+#include "server/request_body.h"
 #include "server/server_state.h"
 
 namespace hearth::server {
 
 http::Response handle_apply_template(ServerState& s, const http::Request& r) {
-  const Json body = Json::parse(r.body);  // not JSON: 500 with the parser's message
+  Json body;
+  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
   ChatSettings settings = s.config.chat;
   settings.templates = s.model.chat_templates;
   ChatPromptRequest request;

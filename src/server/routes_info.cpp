@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "server/api_error.h"
+#include "server/request_body.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
 
@@ -62,11 +63,14 @@ http::Response handle_props(ServerState& s, const http::Request&) {
   return json_response(j);
 }
 
-http::Response handle_props_post(ServerState& s, const http::Request&) {
+http::Response handle_props_post(ServerState& s, const http::Request& r) {
   if (!s.config.endpoint_props) {
     return handle_not_supported(
         "This server does not support changing global properties. Start it with `--props`");
   }
+  // No property can be changed yet; the body must still be JSON.
+  Json body;
+  if (auto err = parse_json_body(r.body, body)) return error_response(*err);
   return json_response(Json{{"success", true}});
 }
 
@@ -141,10 +145,30 @@ http::Response handle_lora_list(ServerState&, const http::Request&) {
   return json_response(Json::array());  // Hearth loads no adapters
 }
 
+// Hearth loads no adapters, so every id is unknown: the reference ignores unknown ids,
+// Hearth refuses them (a recorded difference); an empty list sets nothing and succeeds.
 http::Response handle_lora_set(ServerState&, const http::Request& r) {
-  const Json body = Json::parse(r.body);
-  if (!body.is_array()) throw std::invalid_argument("Request body must be an array");
-  return json_response(Json{{"success", true}});  // every listed id is unknown: no effect
+  Json body;
+  if (auto err = parse_json_body(r.body, body)) return error_response(*err);
+  if (!body.is_array()) return error_response(invalid_request("Request body must be an array"));
+  for (const Json& entry : body) {
+    if (!entry.is_object()) {
+      return error_response(
+          invalid_request("each entry must be an object {\"id\": int, \"scale\": number}"));
+    }
+    auto id = entry.find("id");
+    if (id == entry.end() || !id->is_number_integer()) {
+      return error_response(invalid_request("'id' must be an integer"));
+    }
+    auto scale = entry.find("scale");
+    if (scale != entry.end() && !scale->is_number()) {
+      return error_response(invalid_request("'scale' must be a number"));
+    }
+    return error_response(invalid_request("invalid adapter id " +
+                                          std::to_string(id->get<int64_t>()) +
+                                          ": no LoRA adapters are loaded"));
+  }
+  return json_response(Json{{"success", true}});
 }
 
 }  // namespace hearth::server

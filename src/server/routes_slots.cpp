@@ -4,6 +4,8 @@
 #include <string>
 
 #include "server/api_error.h"
+#include "server/fields/field.h"
+#include "server/request_body.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
 
@@ -62,14 +64,48 @@ http::Response after_action(ServerState& s, scheduler::SlotActionKind kind, int3
   return response;
 }
 
-http::Response save_or_restore(ServerState& s, const http::Request& r, int64_t path_id,
-                               int32_t slot, bool save) {
-  const Json body = Json::parse(r.body);  // not JSON: 500 with the parser's message
-  const std::string filename = body.at("filename").get<std::string>();  // absent: 500
+// The reference takes ids past the last slot modulo the slot count; Hearth refuses them (a
+// recorded difference), as both refuse negative ids.
+std::optional<ApiError> check_slot_id(const ServerState& s, int64_t id) {
+  const int32_t n_slots = s.scheduler->config().n_slots;
+  if (id < 0) return invalid_request("Invalid slot ID");
+  if (id >= n_slots) {
+    return invalid_request("Invalid slot ID: " + std::to_string(id) + " is outside 0.." +
+                           std::to_string(n_slots - 1));
+  }
+  return std::nullopt;
+}
+
+struct SlotFileRequest {
+  std::string filename;
+};
+
+const std::vector<fields::Field<SlotFileRequest>>& slot_file_fields() {
+  static const std::vector<fields::Field<SlotFileRequest>> table = {
+      {.name = "filename",
+       .target =
+           [](const Json& v, const std::string& used, SlotFileRequest& out,
+              const fields::FieldContext&) { return fields::to_string(v, used, out.filename); },
+       .limits = {0, 255}},
+  };
+  return table;
+}
+
+http::Response save_or_restore(ServerState& s, const http::Request& r, int64_t path_id, bool save) {
+  Json body;
+  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  SlotFileRequest request;
+  if (auto err = fields::parse_fields(slot_file_fields(), body, request, {})) {
+    return error_response(*err);
+  }
+  // The reference answers 500 with its JSON library's "key 'filename' not found".
+  if (!body.contains("filename"))
+    return error_response(invalid_request("\"filename\" is required"));
+  const std::string& filename = request.filename;
   if (!valid_filename(filename)) return error_response(invalid_request("Invalid filename"));
-  if (path_id < 0) return error_response(invalid_request("Invalid slot ID"));
+  if (auto err = check_slot_id(s, path_id)) return error_response(*err);
   const auto kind = save ? scheduler::SlotActionKind::kSave : scheduler::SlotActionKind::kRestore;
-  return after_action(s, kind, slot, s.config.slot_save_path + filename,
+  return after_action(s, kind, static_cast<int32_t>(path_id), s.config.slot_save_path + filename,
                       [path_id, filename, save](scheduler::SlotFileResult result) {
                         Json j = Json::object();
                         j["id_slot"] = path_id;
@@ -95,11 +131,9 @@ http::Response handle_slot_action(ServerState& s, const http::Request& r) {
   if (action != "save" && action != "restore" && action != "erase") {
     return error_response(invalid_request("Invalid action"));
   }
-  const int32_t n_slots = s.scheduler->config().n_slots;
-  const auto slot = static_cast<int32_t>(path_id >= 0 ? path_id % n_slots : 0);
-  if (action != "erase") return save_or_restore(s, r, path_id, slot, action == "save");
-  if (path_id < 0) return error_response(invalid_request("Invalid slot ID"));
-  return after_action(s, scheduler::SlotActionKind::kErase, slot, {},
+  if (action != "erase") return save_or_restore(s, r, path_id, action == "save");
+  if (auto err = check_slot_id(s, path_id)) return error_response(*err);
+  return after_action(s, scheduler::SlotActionKind::kErase, static_cast<int32_t>(path_id), {},
                       [path_id](scheduler::SlotFileResult result) {
                         Json j = Json::object();
                         j["id_slot"] = path_id;

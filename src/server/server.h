@@ -12,7 +12,7 @@
 #include "chat/chat_templates.h"
 #include "scheduler/scheduler.h"
 #include "server/chat_request.h"
-#include "server/completion_params.h"
+#include "server/fields/completion_fields.h"
 #include "server/http/http.h"
 
 namespace hearth::server {

@@ -88,10 +88,12 @@ TEST_F(ApplyTemplate, BadRequestsAnswerAsTheReference) {
                "Expected 'content' to be a string or an array");
   expect_error({{"messages", {{{"role", "user"}, {"content", {{{"type", "foo"}}}}}}}}, 400,
                "unsupported content[].type");
-  expect_error({{"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}}}}}}}}, 500,
+  // Each 500 of the reference for a client's mistake is a 400 here (differences.json,
+  // client-mistakes-400).
+  expect_error({{"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}}}}}}}}, 400,
                "image input is not supported - hint: if this is unexpected, you may need to "
                "provide the mmproj");
-  expect_error({{"messages", {{{"content", "hi"}}}}}, 500,
+  expect_error({{"messages", {{{"content", "hi"}}}}}, 400,
                "Failed to parse messages: Missing 'role' in message: {\"content\":\"hi\"}");
   expect_error({{"messages", {user("x")}}, {"tool_choice", "maybe"}}, 400,
                "Invalid tool_choice: maybe");
@@ -99,20 +101,27 @@ TEST_F(ApplyTemplate, BadRequestsAnswerAsTheReference) {
                "response_format type must be one of \"text\" or \"json_object\", but got: xml");
   expect_error(
       {{"messages", {user("x")}}, {"json_schema", Json::object()}, {"grammar", "root ::= \"a\""}},
-      500, "Cannot use both json_schema and grammar");
-  expect_error({{"messages", {user("x")}}, {"reasoning_format", "foo"}}, 500,
+      400, "Cannot use both json_schema and grammar");
+  expect_error({{"messages", {user("x")}}, {"reasoning_format", "foo"}}, 400,
                "Unknown reasoning format: foo");
   expect_error({{"messages", {user("x")}}, {"chat_template_kwargs", {{"enable_thinking", "yes"}}}},
                400, "invalid type for \"enable_thinking\" (expected boolean, got string)");
   expect_error({{"messages", {user("x")}}, {"top_logprobs", 2}}, 400,
                "top_logprobs requires logprobs to be set to true");
   Json bad_tools = apply({{"messages", {user("x")}}, {"tools", {{{"function", Json::object()}}}}});
-  EXPECT_EQ(status_, 500);
+  EXPECT_EQ(status_, 400);
   EXPECT_EQ(bad_tools["error"]["message"].get<std::string>().rfind(
                 "Failed to parse tools: Missing tool type: ", 0),
             0u);
   HttpReply not_json = http_request(port(), "POST", "/apply-template", "{\"messages\": ");
-  EXPECT_EQ(not_json.status, 500);
+  EXPECT_EQ(not_json.status, 400);
+  // Members of the wrong type are refused (the reference reads them leniently).
+  expect_error({{"messages", {user("x")}}, {"add_generation_prompt", "yes"}}, 400,
+               "Field 'add_generation_prompt': type must be boolean, but is string");
+  expect_error({{"messages", {user("x")}}, {"tools", "none"}}, 400,
+               "Field 'tools': type must be array, but is string");
+  expect_error({{"messages", {user("x")}}, {"reasoning_format", 3}}, 400,
+               "Field 'reasoning_format': type must be string, but is number");
 }
 
 TEST_F(ApplyTemplate, ToolsWithATemplateThatIgnoresThem) {
@@ -144,8 +153,8 @@ TEST_F(ApplyTemplate, ChatTemplateFileThatRaises) {
   start({"--chat-template-file", path});
   EXPECT_EQ(prompt_for({{"messages", {user("fine")}}}), "[user] fine");
   Json r = apply({{"messages", {user("boom")}}});
-  EXPECT_EQ(status_, 500) << r.dump();
-  EXPECT_EQ(r["error"]["type"], "server_error");
+  EXPECT_EQ(status_, 400) << r.dump();  // the reference: 500 server_error
+  EXPECT_EQ(r["error"]["type"], "invalid_request_error");
   EXPECT_NE(r["error"]["message"].get<std::string>().find("boom is not allowed"), std::string::npos)
       << r.dump();
   // /props shows the normalized source: LF line ends, the final newline dropped.
@@ -177,9 +186,9 @@ TEST_F(ApplyTemplate, NoJinjaWithANamedTemplate) {
             "<|start_header_id|>user<|end_header_id|>\n\na\nb<|eot_id|><|start_header_id|>"
             "assistant<|end_header_id|>\n\nYo<|eot_id|>");
   const Json tools = {{{"type", "function"}, {"function", {{"name", "f"}}}}};
-  expect_error({{"messages", {user("x")}}, {"tools", tools}}, 500,
+  expect_error({{"messages", {user("x")}}, {"tools", tools}}, 400,
                "tools param requires --jinja flag");
-  expect_error({{"messages", {user("x")}}, {"tool_choice", "required"}}, 500,
+  expect_error({{"messages", {user("x")}}, {"tool_choice", "required"}}, 400,
                "tool_choice param requires --jinja flag");
   Json p = parse_or_null(http_request(port(), "GET", "/props").body);
   EXPECT_EQ(p["chat_template"], "llama3");

@@ -4,7 +4,7 @@
 
 #include "base/status.h"
 #include "gguf/file.h"
-#include "server/completion_params.h"
+#include "server/fields/completion_fields.h"
 #include "server/options/server_args.h"
 #include "tokenizer/tokenizer.h"
 

@@ -5,8 +5,7 @@
 
 #include "gguf/file.h"
 #include "server/completion_json.h"
-#include "server/completion_params.h"
-#include "server/prompt_forms.h"
+#include "server/fields/completion_fields.h"
 #include "support/test_paths.h"
 #include "tokenizer/tokenizer.h"
 
@@ -96,9 +95,18 @@ TEST_F(CompletionParamsTest, StopAndBiasForms) {
   EXPECT_EQ(s.task.stop, (std::vector<std::string>{"a", "b"}));
   ASSERT_FALSE(parse(R"({"stop": "x"})", s));
   EXPECT_EQ(s.task.stop, std::vector<std::string>{"x"});
-  ASSERT_FALSE(parse(R"({"logit_bias": [[261, -100], [9999, 1], [1, true]]})", s));
-  ASSERT_EQ(s.logit_bias_echo.size(), 1u);
+  ASSERT_FALSE(parse(R"({"logit_bias": [[261, -100], ["Once", 2]]})", s));
+  ASSERT_GE(s.logit_bias_echo.size(), 2u);
   EXPECT_EQ(s.logit_bias_echo[0].first, 261);
+  // Entries the reference skips silently are refused, naming the problem.
+  EXPECT_EQ(error_of(R"({"logit_bias": [[9999, 1]]})"),
+            "Field 'logit_bias': token id 9999 is outside the vocabulary (0..511)");
+  EXPECT_EQ(error_of(R"({"logit_bias": [[1, true]]})"),
+            "Field 'logit_bias': a bias must be a number or false, but is true");
+  EXPECT_EQ(error_of(R"({"logit_bias": [[1]]})"),
+            "Field 'logit_bias': each entry must be a [token, bias] pair");
+  EXPECT_EQ(error_of(R"({"logit_bias": 5})"),
+            "Field 'logit_bias': type must be array or object, but is number");
   ASSERT_FALSE(parse(R"({"logit_bias": {"261": false}, "ignore_eos": true})", s));
   ASSERT_GE(s.logit_bias_echo.size(), 2u);
   EXPECT_TRUE(std::isinf(s.logit_bias_echo[0].second));
@@ -123,7 +131,7 @@ TEST_F(CompletionParamsTest, UnhonouredFieldsAreRefusedUnlessDefault) {
 
 TEST_F(CompletionParamsTest, SamplingFieldsFollowTheReferenceRules) {
   CompletionSettings s;
-  ASSERT_FALSE(parse(R"({"repeat_penalty": 1.1, "samplers": "kzt", "mirostat": 7,
+  ASSERT_FALSE(parse(R"({"repeat_penalty": 1.1, "samplers": "kt", "mirostat": 7,
                          "xtc_probability": 3, "xtc_threshold": -1, "dry_base": 0.5,
                          "adaptive_target": 4, "dry_sequence_breakers": ["a", "b"],
                          "top_n_sigma": 1.5, "typical_p": 0.5, "dynatemp_range": 0.25})",
@@ -141,11 +149,20 @@ TEST_F(CompletionParamsTest, SamplingFieldsFollowTheReferenceRules) {
   EXPECT_FLOAT_EQ(p.top_n_sigma, 1.5f);
   EXPECT_FLOAT_EQ(p.typical_p, 0.5f);
   EXPECT_FLOAT_EQ(p.dynatemp_range, 0.25f);
-  // Names in an array; other types keep the default order.
-  ASSERT_FALSE(parse(R"({"samplers": ["Top-K", "nucleus", "bogus", "temp"]})", s));
+  // Names in an array, with the reference's aliases; unknown names and letters and other
+  // types are refused (the reference skips them silently).
+  ASSERT_FALSE(parse(R"({"samplers": ["Top-K", "nucleus", "temp"]})", s));
   EXPECT_EQ(s.task.sampling.samplers.size(), 3u);
-  ASSERT_FALSE(parse(R"({"samplers": 5})", s));
-  EXPECT_EQ(s.task.sampling.samplers, sampling::default_samplers());
+  EXPECT_EQ(error_of(R"({"samplers": ["bogus", 5]})")
+                .rfind("Field 'samplers': unknown sampler 'bogus'", 0),
+            0u);
+  EXPECT_EQ(error_of(R"({"samplers": ["top_k", 5]})"),
+            "Field 'samplers': type must be string, but is number");
+  EXPECT_EQ(
+      error_of(R"({"samplers": "kzt"})").rfind("Field 'samplers': unknown sampler letter 'z'", 0),
+      0u);
+  EXPECT_EQ(error_of(R"({"samplers": 5})"),
+            "Field 'samplers': type must be array of names or string of letters, but is number");
   // Hard ranges and the reference's messages.
   EXPECT_EQ(error_of(R"({"adaptive_decay": 1.5})"),
             "Field 'adaptive_decay': Value must be between 0.000000 <= value <= 0.990000, but got "
@@ -159,6 +176,36 @@ TEST_F(CompletionParamsTest, SamplingFieldsFollowTheReferenceRules) {
   EXPECT_EQ(error_of(R"({"repeat_penalty": -1})").rfind("Failed to initialize samplers: ", 0), 0u);
   EXPECT_EQ(error_of(R"({"frequency_penalty": 1e39})").rfind("Failed to initialize samplers", 0),
             0u);
+}
+
+TEST_F(CompletionParamsTest, WrongTypesAreRefusedWhereTheReferenceFallsBack) {
+  // Each of these the reference accepts and ignores (or reads as its default).
+  EXPECT_EQ(error_of(R"({"stop": 5})"),
+            "Field 'stop': type must be string or array of strings, but is number");
+  EXPECT_EQ(error_of(R"({"stream_options": 1})"),
+            "Field 'stream_options': type must be object, but is number");
+  EXPECT_EQ(error_of(R"({"response_fields": "content"})"),
+            "Field 'response_fields': type must be array, but is string");
+  EXPECT_EQ(error_of(R"({"response_fields": [1]})"),
+            "Field 'response_fields': type must be string, but is number");
+  EXPECT_EQ(error_of(R"({"id_slot": "0"})"),
+            "Field 'id_slot': type must be integer, but is string");
+  EXPECT_EQ(error_of(R"({"id_slot": 4})"), "Field 'id_slot': slot id 4 is outside -1 (any) .. 3");
+  EXPECT_EQ(error_of(R"({"json_schema": "notobject"})"),
+            "Field 'json_schema': must be a JSON Schema object");
+  EXPECT_EQ(error_of(R"({"json_schema": 5})"), "Field 'json_schema': must be a JSON Schema object");
+  EXPECT_EQ(error_of(R"({"message_delimiters": {}})"),
+            "Field 'message_delimiters': type must be array, but is object");
+  EXPECT_EQ(error_of(R"({"grammar_type": 1})"),
+            "Field 'grammar_type': type must be string, but is number");
+  // Size limits on what feeds the engine.
+  Json many = Json::array();
+  for (int i = 0; i < 200; ++i) many.push_back("s" + std::to_string(i));
+  EXPECT_EQ(error_of(Json{{"stop", many}}.dump()), "Field 'stop': at most 128 items, but got 200");
+  EXPECT_EQ(error_of(Json{{"stop", std::string(5000, 'x')}}.dump()),
+            "Field 'stop': strings of at most 4096 bytes");
+  CompletionSettings s;
+  EXPECT_FALSE(parse(R"({"id_slot": -1, "stop": [], "response_fields": []})", s));
 }
 
 TEST_F(CompletionParamsTest, GrammarFields) {
