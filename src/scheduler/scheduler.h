@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/serving_defaults.h"
 #include "base/status.h"
 #include "base/tensor_type.h"
 #include "engine/model.h"
@@ -18,13 +19,14 @@
 namespace hearth::scheduler {
 
 struct SchedulerConfig {
-  int32_t n_slots = 4;                   // -np
-  int32_t n_ctx_slot = 512;              // context of each slot
-  int32_t n_batch = 2048;                // -b: tokens per engine step
-  int32_t n_ubatch = 512;                // -ub: tokens per forward call
-  bool cont_batching = true;             // -cb / --no-cont-batching
-  float slot_prompt_similarity = 0.10f;  // -sps
-  int64_t cache_ram_mib = 8192;          // --cache-ram: host prompt cache; 0 off, -1 unlimited
+  int32_t n_slots = 4;                                    // -np
+  int32_t n_ctx_slot = 512;                               // context of each slot
+  int32_t n_batch = kDefaultBatchSize;                    // -b: tokens per engine step
+  int32_t n_ubatch = kDefaultUbatchSize;                  // -ub: tokens per forward call
+  bool cont_batching = true;                              // -cb / --no-cont-batching
+  float slot_prompt_similarity = kDefaultSlotSimilarity;  // -sps
+  int64_t cache_ram_mib =
+      kDefaultCacheRamMib;               // --cache-ram: host prompt cache; 0 off, -1 unlimited
   bool cache_idle_slots = true;          // --cache-idle-slots
   int32_t n_threads = 0;                 // -t (0: hardware)
   int32_t n_threads_batch = 0;           // -tb (0: as -t)

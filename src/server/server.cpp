@@ -49,6 +49,10 @@ void Server::set_defaults(RequestDefaults defaults) {
   impl_->state.config.defaults = std::move(defaults);
 }
 
+http::ServerStats Server::http_stats() const {
+  return impl_->http->stats();
+}
+
 void Server::run() {
   impl_->http->run();
 }

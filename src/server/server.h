@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/serving_defaults.h"
 #include "base/status.h"
 #include "chat/chat_templates.h"
 #include "scheduler/scheduler.h"
@@ -45,7 +46,7 @@ struct ServerConfig {
   bool endpoint_props = false;
   std::string slot_save_path;
   bool special = false;
-  int32_t n_batch = 2048;
+  int32_t n_batch = kDefaultBatchSize;
   bool spm_infill = false;
   std::string build_info = "b0-unknown";
   std::string media_marker;  // chosen once per process
@@ -71,6 +72,8 @@ class Server {
   void set_defaults(RequestDefaults defaults);
   // Serves until stop(); blocks.
   void run();
+  // The HTTP layer's threads and connections.
+  http::ServerStats http_stats() const;
   void stop();
 
   // The request pipeline (exposed for tests that skip the socket).

@@ -2,6 +2,7 @@
 // The listener opens before the model loads (routes answer 503 "Loading model" until then);
 // SIGINT/SIGTERM stop accepting, cancel in-flight work and exit 0.
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <csignal>
@@ -78,6 +79,8 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.http.host = args.host;
   c.http.port = args.port;
   c.http.timeout_seconds = args.timeout_s;
+  c.http.io_threads = args.threads_http > 0 ? args.threads_http : 0;
+  c.http.reuse_port = args.reuse_port;
   return c;
 }
 
@@ -144,6 +147,17 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
   return true;
 }
 
+// The connection limit follows the descriptor limit: take the hard limit, as servers do,
+// so thousands of clients fit.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    hearth::log_warn("could not raise the open-file limit to {}", limit.rlim_max);
+  }
+}
+
 int serve(const ServerArgs& args) {
   if (args.model_path.empty()) {
     hearth::log_error("no model given: hearth-server needs -m (router mode is not supported)");
@@ -158,6 +172,7 @@ int serve(const ServerArgs& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  raise_descriptor_limit();
   hearth::server::ServerConfig config = make_config(args);
   if (auto st = hearth::server_tool::sampling_defaults(args, config.defaults); !st.is_ok()) {
     hearth::log_error("{}", st.message());
@@ -171,6 +186,9 @@ int serve(const ServerArgs& args) {
   }
   std::thread http_thread([&] { server->run(); });
   hearth::log_info("server is listening on http://{}:{}", args.host, server->port());
+  const auto http = server->http_stats();
+  hearth::log_info("http: {} I/O threads, at most {} open connections", http.io_threads,
+                   http.max_connections);
   std::thread signal_thread([&] {
     int received = 0;
     sigwait(&signals, &received);

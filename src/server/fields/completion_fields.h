@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/serving_defaults.h"
 #include "scheduler/task.h"
 #include "server/api_error.h"
 #include "server/fields/field.h"
@@ -33,7 +34,7 @@ struct RequestDefaults {
   bool ignore_eos = false;               // --ignore-eos (its EOG bans are in sampling.logit_bias)
   std::string grammar;                   // --grammar / --grammar-file, or the converted -j schema
   std::vector<std::string> stop;         // -r
-  int32_t sse_ping_interval = 30;
+  int32_t sse_ping_interval = kDefaultSsePingSeconds;
   int32_t n_slots = 4;
   int32_t max_prompts = 1024;  // prompts of one request at most (the scheduler's queue)
 };
@@ -58,7 +59,7 @@ struct CompletionSettings {
   bool return_tokens = false;
   bool verbose = false;
   std::optional<std::vector<std::string>> response_fields;
-  int32_t sse_ping_interval = 30;
+  int32_t sse_ping_interval = kDefaultSsePingSeconds;
   bool backend_sampling = false;
   std::vector<std::pair<int32_t, float>> logit_bias_echo;  // as sent, incl. EOG bans
   bool logit_bias_sent = false;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/serving_defaults.h"
 #include "base/status.h"
 #include "server/http/stream.h"
 
@@ -111,8 +112,8 @@ inline constexpr int kReservedDescriptors = 128;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;            // 0: any free port
-  int timeout_seconds = 600;  // --timeout: keep-alive idle, request body, each write
+  int port = kDefaultPort;                       // 0: any free port
+  int timeout_seconds = kDefaultTimeoutSeconds;  // --timeout: keep-alive idle, body, each write
   std::chrono::milliseconds header_deadline = kHeaderDeadline;
   size_t max_body_bytes = 64u << 20;
   size_t max_header_bytes = kMaxHeaderBytes;

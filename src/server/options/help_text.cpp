@@ -7,6 +7,7 @@
 #include "chat/legacy_templates.h"
 #include "server/options/option_table.h"
 #include "server/options/parse_args.h"
+#include "server/options/server_args.h"
 
 #ifndef HEARTH_VERSION
 #define HEARTH_VERSION "0.0.0"
@@ -82,12 +83,23 @@ std::string state_note(const OptionSpec& spec) {
 
 }  // namespace
 
+std::string default_shown(const OptionSpec& spec) {
+  if (spec.parsed_default == nullptr) return std::string(spec.default_text);
+  std::string shown = spec.parsed_default(ServerArgs{});
+  if (shown.empty()) shown = "\"\"";
+  // The reference's explanation of the value stays: "-1 (= auto)", "0 (model)".
+  const size_t note = spec.default_text.find(" (");
+  if (note != std::string_view::npos) shown += spec.default_text.substr(note);
+  return shown;
+}
+
 std::string option_help_entry(const OptionSpec& spec) {
   std::string desc(spec.help);
   if (option_name(spec) == "--chat-template") {
     desc += ". Built-in names: " + chat::legacy_template_name_list();
   }
-  if (!spec.default_text.empty()) desc += " (default: " + std::string(spec.default_text) + ")";
+  const std::string shown = default_shown(spec);
+  if (!shown.empty()) desc += " (default: " + shown + ")";
   desc += state_note(spec);
   std::vector<std::string> lines = wrap(desc, kDescWidth);
   if (!spec.env.empty()) lines.push_back("(env: " + std::string(spec.env) + ")");

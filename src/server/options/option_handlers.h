@@ -1,17 +1,23 @@
-// Internal: what an option handler sees and changes, and the lookup of handlers by option
-// name. Every supported option has a handler; accepted-without-effect options have one
-// when their value needs validating.
+// Internal: what an option handler sees and changes, and the handlers the option table's
+// rows carry. A row whose option just stores its value names the ServerArgs member it goes
+// to (set_member / set_sampling) and how its default shows in --help (show_member /
+// show_sampling); options that do more have a handler function of their own below.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "base/status.h"
 #include "server/options/option_table.h"
 #include "server/options/server_args.h"
+#include "server/options/value_parse.h"
 
 namespace hearth::server::options {
 
@@ -32,26 +38,6 @@ struct OptionInput {
   bool from_env = false;
 };
 
-// Errors with ErrorCode::kInvalidArgument / kOutOfRange are reported as "error while
-// handling argument"; any other code prints the message as it is.
-using OptionHandler = Status (*)(const OptionInput& in, ParseState& state);
-
-// The handler for the option named `name` (option_name()); nullptr when none.
-OptionHandler find_handler(std::string_view name);
-// Names of all options with a handler (tests check them against the table).
-std::vector<std::string_view> handler_names();
-
-struct HandlerEntry {
-  std::string_view name;
-  OptionHandler handler;
-};
-// Validators of accepted-without-effect options (option_handlers_no_effect.cpp).
-std::span<const HandlerEntry> no_effect_handlers();
-// Handlers of the sampling and grammar options (option_handlers_sampling.cpp).
-std::span<const HandlerEntry> sampling_handlers();
-// Handlers of the chat-template options (option_handlers_chat.cpp).
-std::span<const HandlerEntry> chat_handlers();
-
 // An "error while handling argument" reason.
 Status invalid_value(std::string_view reason);
 // Parses the option's value as a float into `out`.
@@ -59,5 +45,146 @@ Status set_float(const OptionInput& in, float& out);
 // Reads a whole file (--grammar-file, --json-schema-file, --chat-template-file) into `out`;
 // kIo "failed to open file '<path>'" when it cannot be opened.
 Status read_whole_file(std::string_view path, std::string& out);
+// Records that the user chose this sampling option, so the model's general.sampling.*
+// default for it does not apply.
+void mark_sampling_choice(const OptionInput& in, ParseState& st);
+
+// --- Targets -----------------------------------------------------------------------------
+
+// Stores the option's value in `value`: a flag or bool pair sets a bool, a value option is
+// read as an int32 (std::stoi), a float (std::stof) or kept as text.
+template <class T>
+Status store(const OptionInput& in, T& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    value = in.enabled;
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    HEARTH_ASSIGN_OR_RETURN(value, parse_int(in.value));
+  } else if constexpr (std::is_same_v<T, float>) {
+    HEARTH_ASSIGN_OR_RETURN(value, parse_float(in.value));
+  } else {
+    static_assert(std::is_same_v<T, std::string>, "unsupported option target");
+    value = std::string(in.value);
+  }
+  return Status::ok();
+}
+
+// A value as --help shows a default: integers plainly, floats with two decimals, booleans
+// as enabled/disabled, text as it is.
+template <class T>
+std::string show(const T& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value ? "enabled" : "disabled";
+  } else if constexpr (std::is_same_v<T, float>) {
+    return fmt::format("{:.2f}", value);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return value;
+  } else {
+    return fmt::format("{}", value);
+  }
+}
+
+template <auto Member>
+Status set_member(const OptionInput& in, ParseState& st) {
+  return store(in, st.args.*Member);
+}
+template <auto Member>
+std::string show_member(const ServerArgs& args) {
+  return show(args.*Member);
+}
+
+// Sampling defaults; `kUserChoice` marks the options the model's general.sampling.* keys
+// also set (a choice on the command line wins over the model's).
+template <auto Member, bool kUserChoice = false>
+Status set_sampling(const OptionInput& in, ParseState& st) {
+  HEARTH_RETURN_IF_ERROR(store(in, st.args.sampling.*Member));
+  if constexpr (kUserChoice) mark_sampling_choice(in, st);
+  return Status::ok();
+}
+template <auto Member>
+std::string show_sampling(const ServerArgs& args) {
+  return show(args.sampling.*Member);
+}
+// The same with the reference's checks: a finite float, a non-negative int.
+template <auto Member>
+Status set_sampling_finite(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(float v, parse_float(in.value));
+  if (!std::isfinite(v)) return invalid_value("value must be finite");
+  st.args.sampling.*Member = v;
+  return Status::ok();
+}
+template <auto Member, bool kUserChoice = false>
+Status set_sampling_non_negative(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(int32_t v, parse_int(in.value));
+  if (v < 0) return invalid_value("value must be non-negative");
+  st.args.sampling.*Member = v;
+  if constexpr (kUserChoice) mark_sampling_choice(in, st);
+  return Status::ok();
+}
+
+// --- Handlers of options that do more than store a value -----------------------------------
+
+// option_handlers.cpp: the process, threads, KV types, slots, network and keys.
+Status handle_help(const OptionInput& in, ParseState& st);
+Status handle_version(const OptionInput& in, ParseState& st);
+Status handle_completion_bash(const OptionInput& in, ParseState& st);
+Status handle_threads(const OptionInput& in, ParseState& st);
+Status handle_threads_batch(const OptionInput& in, ParseState& st);
+std::string show_threads(const ServerArgs& args);
+Status handle_cache_type(const OptionInput& in, ParseState& st);
+Status handle_verbose(const OptionInput& in, ParseState& st);
+Status handle_reverse_prompt(const OptionInput& in, ParseState& st);
+Status handle_parallel(const OptionInput& in, ParseState& st);
+Status handle_alias(const OptionInput& in, ParseState& st);
+Status handle_cors_origins(const OptionInput& in, ParseState& st);
+Status handle_api_key(const OptionInput& in, ParseState& st);
+Status handle_api_key_file(const OptionInput& in, ParseState& st);
+Status handle_slot_save_path(const OptionInput& in, ParseState& st);
+Status handle_threads_http(const OptionInput& in, ParseState& st);
+
+// option_handlers_no_effect.cpp: validators of the options accepted without effect.
+Status check_cpu_mask(const OptionInput& in, ParseState& st);
+Status check_cpu_range(const OptionInput& in, ParseState& st);
+Status check_ulong(const OptionInput& in, ParseState& st);
+Status check_int(const OptionInput& in, ParseState& st);
+Status check_float(const OptionInput& in, ParseState& st);
+Status check_priority(const OptionInput& in, ParseState& st);
+Status check_batch_priority(const OptionInput& in, ParseState& st);
+Status check_flash_attn(const OptionInput& in, ParseState& st);
+Status check_rpc(const OptionInput& in, ParseState& st);
+Status check_numa(const OptionInput& in, ParseState& st);
+Status check_devices(const OptionInput& in, ParseState& st);
+Status handle_list_devices(const OptionInput& in, ParseState& st);
+Status check_tensor_overrides(const OptionInput& in, ParseState& st);
+Status check_non_negative(const OptionInput& in, ParseState& st);
+Status check_gpu_layers(const OptionInput& in, ParseState& st);
+Status check_split_mode(const OptionInput& in, ParseState& st);
+Status check_tensor_split(const OptionInput& in, ParseState& st);
+Status check_fit(const OptionInput& in, ParseState& st);
+Status check_int_list(const OptionInput& in, ParseState& st);
+Status check_load_mode(const OptionInput& in, ParseState& st);
+Status check_tristate(const OptionInput& in, ParseState& st);
+Status handle_checkpoint_min_step(const OptionInput& in, ParseState& st);
+// Any text is valid (a token, a path): nothing to check.
+Status accept_any_text(const OptionInput& in, ParseState& st);
+
+// option_handlers_sampling.cpp: sampling options with the reference's validation.
+Status handle_seed(const OptionInput& in, ParseState& st);
+std::string show_seed(const ServerArgs& args);
+Status handle_temp(const OptionInput& in, ParseState& st);
+Status handle_logit_bias(const OptionInput& in, ParseState& st);
+Status handle_samplers(const OptionInput& in, ParseState& st);
+std::string show_samplers(const ServerArgs& args);
+Status handle_sampler_seq(const OptionInput& in, ParseState& st);
+std::string show_sampler_seq(const ServerArgs& args);
+Status handle_repeat_penalty(const OptionInput& in, ParseState& st);
+Status handle_dry_base(const OptionInput& in, ParseState& st);
+Status handle_dry_breaker(const OptionInput& in, ParseState& st);
+Status handle_mirostat(const OptionInput& in, ParseState& st);
+Status handle_grammar_file(const OptionInput& in, ParseState& st);
+Status handle_json_schema_file(const OptionInput& in, ParseState& st);
+
+// option_handlers_chat.cpp: chat templates.
+Status handle_chat_template_file(const OptionInput& in, ParseState& st);
+Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st);
 
 }  // namespace hearth::server::options

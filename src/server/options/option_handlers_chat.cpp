@@ -10,13 +10,8 @@
 
 namespace hearth::server::options {
 
-namespace {
-
-using St = ParseState;
-using In = OptionInput;
-
 // Each occurrence adds its keys; a key given again takes the later value.
-Status add_template_kwargs(const In& in, St& st) {
+Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st) {
   nlohmann::ordered_json object;
   try {
     object = nlohmann::ordered_json::parse(in.value);
@@ -42,26 +37,8 @@ Status add_template_kwargs(const In& in, St& st) {
   return Status::ok();
 }
 
-constexpr HandlerEntry kChatHandlers[] = {
-    {"--jinja",
-     [](const In& in, St& st) {
-       st.args.use_jinja = in.enabled;
-       return Status::ok();
-     }},
-    {"--chat-template",
-     [](const In& in, St& st) {
-       st.args.chat_template = std::string(in.value);
-       return Status::ok();
-     }},
-    {"--chat-template-file",
-     [](const In& in, St& st) { return read_whole_file(in.value, st.args.chat_template); }},
-    {"--chat-template-kwargs", add_template_kwargs},
-};
-
-}  // namespace
-
-std::span<const HandlerEntry> chat_handlers() {
-  return kChatHandlers;
+Status handle_chat_template_file(const OptionInput& in, ParseState& st) {
+  return read_whole_file(in.value, st.args.chat_template);
 }
 
 }  // namespace hearth::server::options

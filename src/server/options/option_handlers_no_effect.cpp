@@ -14,20 +14,7 @@ namespace hearth::server::options {
 
 namespace {
 
-using St = ParseState;
-using In = OptionInput;
-
-Status check_int(const In& in) {
-  return parse_int(in.value).status();
-}
-Status check_float(const In& in) {
-  return parse_float(in.value).status();
-}
-Status check_ulong(const In& in) {
-  return parse_ulong(in.value).status();
-}
-
-Status check_int_range(const In& in, int32_t lo, int32_t hi) {
+Status check_int_range(const OptionInput& in, int32_t lo, int32_t hi) {
   HEARTH_ASSIGN_OR_RETURN(int32_t value, parse_int(in.value));
   if (value < lo || value > hi) {
     return invalid_value("value out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
@@ -36,15 +23,36 @@ Status check_int_range(const In& in, int32_t lo, int32_t hi) {
   return Status::ok();
 }
 
-Status check_one_of(const In& in, std::initializer_list<std::string_view> values) {
+Status check_one_of(const OptionInput& in, std::initializer_list<std::string_view> values) {
   for (std::string_view v : values) {
     if (in.value == v) return Status::ok();
   }
   return invalid_value("invalid value: " + std::string(in.value));
 }
 
+}  // namespace
+
+Status check_int(const OptionInput& in, ParseState&) {
+  return parse_int(in.value).status();
+}
+Status check_float(const OptionInput& in, ParseState&) {
+  return parse_float(in.value).status();
+}
+Status check_ulong(const OptionInput& in, ParseState&) {
+  return parse_ulong(in.value).status();
+}
+Status check_priority(const OptionInput& in, ParseState&) {
+  return check_int_range(in, -1, 3);
+}
+Status check_batch_priority(const OptionInput& in, ParseState&) {
+  return check_int_range(in, 0, 3);
+}
+Status check_non_negative(const OptionInput& in, ParseState&) {
+  return check_int_range(in, 0, INT32_MAX);
+}
+
 // Arbitrary-length hex mask, optional 0x prefix.
-Status check_cpu_mask(const In& in) {
+Status check_cpu_mask(const OptionInput& in, ParseState&) {
   std::string_view mask = in.value;
   if (mask.starts_with("0x") || mask.starts_with("0X")) mask.remove_prefix(2);
   if (mask.empty() || mask.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
@@ -54,7 +62,7 @@ Status check_cpu_mask(const In& in) {
 }
 
 // "lo-hi", either side may be omitted; lo <= hi.
-Status check_cpu_range(const In& in) {
+Status check_cpu_range(const OptionInput& in, ParseState&) {
   size_t dash = in.value.find('-');
   if (dash == std::string_view::npos) return invalid_value("format of CPU range is invalid");
   std::string_view lo_text = in.value.substr(0, dash);
@@ -71,16 +79,34 @@ Status check_cpu_range(const In& in) {
   return Status::ok();
 }
 
+Status check_flash_attn(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(st.args.flash_attn, parse_tristate(in.value));
+  return Status::ok();
+}
+
+Status check_rpc(const OptionInput& in, ParseState&) {
+  return in.value.empty() ? invalid_value("empty RPC server list") : Status::ok();
+}
+
+Status check_numa(const OptionInput& in, ParseState&) {
+  return check_one_of(in, {"", "distribute", "isolate", "numactl"});
+}
+
 // A CPU-only build has no devices: only "none" is a valid device list.
-Status check_devices(const In& in) {
+Status check_devices(const OptionInput& in, ParseState&) {
   for (const std::string& device : split_any(in.value, ",")) {
     if (device != "none") return invalid_value("invalid device: " + device);
   }
   return Status::ok();
 }
 
+Status handle_list_devices(const OptionInput&, ParseState& st) {
+  st.print_now = "Available devices:\n  (none)\n";
+  return Status::ok();
+}
+
 // pattern=buffer-type,...; CPU is the only buffer type of a CPU-only build.
-Status check_tensor_overrides(const In& in) {
+Status check_tensor_overrides(const OptionInput& in, ParseState&) {
   for (const std::string& item : split_any(in.value, ",")) {
     size_t eq = item.find('=');
     if (eq == std::string::npos) return invalid_value("invalid value");
@@ -92,102 +118,56 @@ Status check_tensor_overrides(const In& in) {
   return Status::ok();
 }
 
-Status check_gpu_layers(const In& in) {
+Status check_gpu_layers(const OptionInput& in, ParseState& st) {
   if (in.value == "auto" || in.value == "all") return Status::ok();
-  return check_int(in);
+  return check_int(in, st);
+}
+
+Status check_split_mode(const OptionInput& in, ParseState&) {
+  return check_one_of(in, {"none", "layer", "row", "tensor"});
 }
 
 // At most 15 proportions, separated by ',' or '/'.
-Status check_tensor_split(const In& in) {
+Status check_tensor_split(const OptionInput& in, ParseState&) {
   std::vector<std::string> items = split_any(in.value, ",/");
   if (items.size() >= 16) return invalid_value("too many tensor split values");
   for (const std::string& item : items) HEARTH_RETURN_IF_ERROR(parse_float(item).status());
   return Status::ok();
 }
 
-Status check_int_list(const In& in) {
+Status check_fit(const OptionInput& in, ParseState&) {
+  return is_truthy(in.value) || is_falsey(in.value)
+             ? Status::ok()
+             : invalid_value("invalid value: " + std::string(in.value));
+}
+
+Status check_int_list(const OptionInput& in, ParseState&) {
   for (const std::string& item : split_any(in.value, ",/")) {
     HEARTH_RETURN_IF_ERROR(parse_int(item).status());
   }
   return Status::ok();
 }
 
-constexpr HandlerEntry kNoEffect[] = {
-    {"--cpu-mask", [](const In& in, St&) { return check_cpu_mask(in); }},
-    {"--cpu-range", [](const In& in, St&) { return check_cpu_range(in); }},
-    {"--cpu-strict", [](const In& in, St&) { return check_ulong(in); }},
-    {"--prio", [](const In& in, St&) { return check_int_range(in, -1, 3); }},
-    {"--poll", [](const In& in, St&) { return check_ulong(in); }},
-    {"--cpu-mask-batch", [](const In& in, St&) { return check_cpu_mask(in); }},
-    {"--cpu-range-batch", [](const In& in, St&) { return check_cpu_range(in); }},
-    {"--cpu-strict-batch", [](const In& in, St&) { return check_ulong(in); }},
-    {"--prio-batch", [](const In& in, St&) { return check_int_range(in, 0, 3); }},
-    {"--poll-batch", [](const In& in, St&) { return check_ulong(in); }},
-    {"--flash-attn",
-     [](const In& in, St& st) {
-       HEARTH_ASSIGN_OR_RETURN(st.args.flash_attn, parse_tristate(in.value));
-       return Status::ok();
-     }},
-    {"--defrag-thold", [](const In& in, St&) { return check_float(in); }},
-    {"--rpc",
-     [](const In& in, St&) {
-       return in.value.empty() ? invalid_value("empty RPC server list") : Status::ok();
-     }},
-    {"--numa",
-     [](const In& in, St&) {
-       return check_one_of(in, {"", "distribute", "isolate", "numactl"});
-     }},
-    {"--device", [](const In& in, St&) { return check_devices(in); }},
-    {"--list-devices",
-     [](const In&, St& st) {
-       st.print_now = "Available devices:\n  (none)\n";
-       return Status::ok();
-     }},
-    {"--override-tensor", [](const In& in, St&) { return check_tensor_overrides(in); }},
-    {"--n-cpu-moe", [](const In& in, St&) { return check_int_range(in, 0, INT32_MAX); }},
-    {"--gpu-layers", [](const In& in, St&) { return check_gpu_layers(in); }},
-    {"--split-mode",
-     [](const In& in, St&) {
-       return check_one_of(in, {"none", "layer", "row", "tensor"});
-     }},
-    {"--tensor-split", [](const In& in, St&) { return check_tensor_split(in); }},
-    {"--main-gpu", [](const In& in, St&) { return check_int(in); }},
-    {"--fit",
-     [](const In& in, St&) {
-       return is_truthy(in.value) || is_falsey(in.value)
-                  ? Status::ok()
-                  : invalid_value("invalid value: " + std::string(in.value));
-     }},
-    {"--fit-target", [](const In& in, St&) { return check_int_list(in); }},
-    {"--fit-ctx", [](const In& in, St&) { return check_int(in); }},
-    {"--hf-token", [](const In&, St&) { return Status::ok(); }},
-    {"--load-mode",
-     [](const In& in, St&) {
-       return check_one_of(in, {"auto", "none", "mmap", "mlock", "mmap+mlock", "dio"}).is_ok()
-                  ? Status::ok()
-                  : invalid_value("unknown load mode '" + std::string(in.value) +
-                                  "' (expected auto, none, mmap, mlock, mmap+mlock or dio)");
-     }},
-    {"--log-colors", [](const In& in, St&) { return parse_tristate(in.value).status(); }},
-    {"--threads-http", [](const In& in, St&) { return check_int(in); }},
-    {"--ctx-checkpoints",
-     [](const In& in, St& st) {
-       HEARTH_ASSIGN_OR_RETURN(st.args.n_ctx_checkpoints, parse_int(in.value));
-       return Status::ok();
-     }},
-    {"--checkpoint-min-step",
-     [](const In& in, St& st) {
-       HEARTH_ASSIGN_OR_RETURN(int32_t step, parse_int(in.value));
-       if (step < 0) return invalid_value("value must be >= 0");
-       st.args.checkpoint_min_step = step;
-       return Status::ok();
-     }},
-};
+Status check_load_mode(const OptionInput& in, ParseState&) {
+  return check_one_of(in, {"auto", "none", "mmap", "mlock", "mmap+mlock", "dio"}).is_ok()
+             ? Status::ok()
+             : invalid_value("unknown load mode '" + std::string(in.value) +
+                             "' (expected auto, none, mmap, mlock, mmap+mlock or dio)");
+}
 
-}  // namespace
+Status check_tristate(const OptionInput& in, ParseState&) {
+  return parse_tristate(in.value).status();
+}
 
-std::span<const HandlerEntry> no_effect_handlers() {
-  return kNoEffect;
+Status accept_any_text(const OptionInput&, ParseState&) {
+  return Status::ok();
+}
+
+Status handle_checkpoint_min_step(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(int32_t step, parse_int(in.value));
+  if (step < 0) return invalid_value("value must be >= 0");
+  st.args.checkpoint_min_step = step;
+  return Status::ok();
 }
 
 }  // namespace hearth::server::options

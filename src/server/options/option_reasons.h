@@ -51,10 +51,6 @@ inline constexpr std::string_view kNoteFlashAttn =
 inline constexpr std::string_view kNoteLoadMode =
     "Hearth always memory-maps the model file read-only (no locking, no direct I/O)";
 inline constexpr std::string_view kNoteWarmup = "Hearth runs no warm-up pass";
-inline constexpr std::string_view kNoteReusePort =
-    "Hearth's HTTP server does not set SO_REUSEPORT (SO_REUSEADDR is always set)";
-inline constexpr std::string_view kNoteThreadsHttp =
-    "Hearth's HTTP server runs one thread per connection";
 inline constexpr std::string_view kNoteLogFormat =
     "Hearth's log format is fixed (level letter and time, no colours)";
 inline constexpr std::string_view kNoteSwaFull =

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+
 namespace hearth::server::options {
 
 // The four help sections, in help order.
@@ -28,6 +30,16 @@ enum class OptionState {
   kRemoved,           // removed upstream too: always fails with `reason` (as the reference does)
 };
 
+struct OptionInput;
+struct ParseState;
+struct ServerArgs;
+// Converts and stores an option's value (or validates it, for an option without effect).
+// Errors with ErrorCode::kInvalidArgument / kOutOfRange are reported as "error while
+// handling argument"; any other code prints the message as it is.
+using OptionHandler = Status (*)(const OptionInput& in, ParseState& state);
+// The value an option's target holds, as --help shows a default.
+using DefaultOf = std::string (*)(const ServerArgs& args);
+
 struct OptionSpec {
   std::string_view spellings;      // positive spellings in help order, ", "-separated
   std::string_view neg_spellings;  // negative spellings of a bool pair, ", "-separated
@@ -45,6 +57,12 @@ struct OptionSpec {
   std::string_view accepted;
   int issue = 0;      // kDeferred: the Hearth issue that delivers the option
   bool core = false;  // marked as a core serving option in the spec
+  // Supported options: what handles the value; accepted-without-effect options: what
+  // validates it (null when there is nothing to check).
+  OptionHandler handler = nullptr;
+  // Options with a value to show: the parsed default, which --help prints (default_text is
+  // the reference's, kept for options whose default is not a value Hearth holds).
+  DefaultOf parsed_default = nullptr;
   OptionSection section = OptionSection::kCommon;
 };
 

@@ -3,6 +3,7 @@
 
 #include <span>
 
+#include "server/options/option_handlers.h"
 #include "server/options/option_reasons.h"
 #include "server/options/option_table.h"
 

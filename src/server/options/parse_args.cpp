@@ -76,9 +76,7 @@ Status dispatch(const OptionInput& in, ParseState& st) {
     case OptionState::kNotApplicable:
       return is_accepted_default(in) ? Status::ok() : refusal(in);
     case OptionState::kAcceptedNoEffect: {
-      if (OptionHandler handler = find_handler(option_name(spec))) {
-        HEARTH_RETURN_IF_ERROR(handler(in, st));
-      }
+      if (spec.handler != nullptr) HEARTH_RETURN_IF_ERROR(spec.handler(in, st));
       st.warnings.push_back("option '" + std::string(in.arg) +
                             "' has no effect in hearth-server: " + std::string(spec.reason));
       return Status::ok();
@@ -86,12 +84,11 @@ Status dispatch(const OptionInput& in, ParseState& st) {
     case OptionState::kSupported:
       break;
   }
-  OptionHandler handler = find_handler(option_name(spec));
-  if (handler == nullptr) {
+  if (spec.handler == nullptr) {
     return error(ErrorCode::kInternal,
                  "no handler for supported option " + std::string(option_name(spec)));
   }
-  return handler(in, st);
+  return spec.handler(in, st);
 }
 
 // Applies one option's environment variable(s); sets `applied` when one was used.

@@ -47,6 +47,9 @@ std::string help_text();
 std::string version_text();
 // The script printed by --completion-bash.
 std::string completion_bash_text();
+// The default --help prints for an option: its parsed default (with the reference's note,
+// "-1 (= auto)") when it has one, else the reference's default text.
+std::string default_shown(const OptionSpec& spec);
 // The help entry of one option (used by argument errors).
 std::string option_help_entry(const OptionSpec& spec);
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/serving_defaults.h"
 #include "sampling/params.h"
 
 namespace hearth::server::options {
@@ -31,15 +32,15 @@ struct ServerArgs {
   std::optional<int32_t> n_threads_batch;  // -tb
 
   // Context, batching, slots.
-  int32_t n_ctx = 0;           // -c; 0: the model's training context
-  int32_t n_predict = -1;      // -n; request default n_predict
-  int32_t n_batch = 2048;      // -b
-  int32_t n_ubatch = 512;      // -ub
-  int32_t n_keep = 0;          // --keep; request default n_keep
-  int32_t n_parallel = -1;     // -np; -1: auto (see resolved_n_slots)
-  bool cont_batching = true;   // -cb / -nocb
-  bool kv_unified = false;     // -kvu; forced on when -np is auto
-  bool context_shift = false;  // --context-shift (enabling it is refused for now)
+  int32_t n_ctx = 0;                      // -c; 0: the model's training context
+  int32_t n_predict = -1;                 // -n; request default n_predict
+  int32_t n_batch = kDefaultBatchSize;    // -b
+  int32_t n_ubatch = kDefaultUbatchSize;  // -ub
+  int32_t n_keep = 0;                     // --keep; request default n_keep
+  int32_t n_parallel = -1;                // -np; -1: auto (see resolved_n_slots)
+  bool cont_batching = true;              // -cb / -nocb
+  bool kv_unified = false;                // -kvu; forced on when -np is auto
+  bool context_shift = false;             // --context-shift (enabling it is refused for now)
 
   // KV cache and loading.
   std::string cache_type_k = "f16";       // -ctk: f32, f16, bf16 or q8_0
@@ -47,13 +48,13 @@ struct ServerArgs {
   TriState flash_attn = TriState::kAuto;  // -fa (validated; no effect)
 
   // Prompt caching and slot reuse.
-  bool cache_prompt = true;      // request default cache_prompt
-  int32_t n_cache_reuse = 0;     // request default; always 0 (--cache-reuse N > 0 is refused)
-  int32_t cache_ram_mib = 8192;  // -cram; -1 unlimited, 0 off
-  bool cache_idle_slots = true;  // --cache-idle-slots
-  float slot_prompt_similarity = 0.10f;  // -sps
-  int32_t n_ctx_checkpoints = 32;        // -ctxcp (no effect for Hearth's architectures)
-  int32_t checkpoint_min_step = 8192;    // -cms
+  bool cache_prompt = true;   // request default cache_prompt
+  int32_t n_cache_reuse = 0;  // request default; always 0 (--cache-reuse N > 0 is refused)
+  int32_t cache_ram_mib = kDefaultCacheRamMib;            // -cram; -1 unlimited, 0 off
+  bool cache_idle_slots = true;                           // --cache-idle-slots
+  float slot_prompt_similarity = kDefaultSlotSimilarity;  // -sps
+  int32_t n_ctx_checkpoints = 32;      // -ctxcp (no effect for Hearth's architectures)
+  int32_t checkpoint_min_step = 8192;  // -cms
 
   // Generation defaults for requests.
   std::vector<std::string> reverse_prompts;  // -r, escapes processed unless --no-escape
@@ -78,11 +79,13 @@ struct ServerArgs {
   std::vector<std::pair<std::string, std::string>> chat_template_kwargs;
 
   // Network and HTTP.
-  std::string host = "127.0.0.1";    // a value ending in ".sock" is a Unix socket path
-  int32_t port = 8080;               // 0: any free port
-  std::string api_prefix;            // --api-prefix
-  int32_t timeout_s = 3600;          // -to: socket read/write timeout
-  int32_t sse_ping_interval_s = 30;  // -1: no pings
+  std::string host = "127.0.0.1";  // a value ending in ".sock" is a Unix socket path
+  int32_t port = kDefaultPort;     // 0: any free port
+  std::string api_prefix;          // --api-prefix
+  bool reuse_port = false;         // --reuse-port: SO_REUSEPORT on the listener
+  int32_t threads_http = -1;       // --threads-http: I/O threads; < 1: from the CPU count
+  int32_t timeout_s = kDefaultTimeoutSeconds;            // -to: socket read/write timeout
+  int32_t sse_ping_interval_s = kDefaultSsePingSeconds;  // -1: no pings
   std::string cors_origins = "*";
   bool cors_origins_set = false;  // --cors-origins given explicitly
   std::string cors_methods = "GET, POST, DELETE, OPTIONS";

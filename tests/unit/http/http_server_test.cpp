@@ -446,6 +446,29 @@ TEST_F(HttpServerTest, Http10ClosesAfterResponseAndHeadHasNoBody) {
   EXPECT_EQ(next->body, "GET /next");  // no stray HEAD body before it
 }
 
+TEST_F(HttpServerTest, ReusePortLetsTwoServersListenOnOnePort) {
+  ServerOptions options;
+  options.reuse_port = true;
+  start(echo, options);
+  options.port = port();
+  HttpServer second(options, echo);
+  EXPECT_TRUE(second.listen().is_ok());
+  ServerOptions plain;
+  plain.port = port();
+  HttpServer third(plain, echo);  // without SO_REUSEPORT the port is taken
+  EXPECT_FALSE(third.listen().is_ok());
+}
+
+TEST_F(HttpServerTest, IoThreadsFollowTheOption) {
+  ServerOptions options;
+  options.io_threads = 3;
+  start(echo, options);
+  EXPECT_EQ(server_->stats().io_threads, 3);
+  RawClient client(port());
+  ASSERT_TRUE(client.send_request("GET", "/x"));
+  EXPECT_TRUE(client.read_response());
+}
+
 TEST_F(HttpServerTest, ListenFailsOnABusyPort) {
   start(echo);
   ServerOptions options;

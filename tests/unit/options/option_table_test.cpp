@@ -2,6 +2,7 @@
 // supported options parse under every spelling, refused options are refused.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -74,24 +75,70 @@ TEST(OptionTableTest, StatesCarryTheirDetails) {
   }
 }
 
-TEST(OptionTableTest, EverySupportedOptionHasHandler) {
-  std::set<std::string_view> names;
+TEST(OptionTableTest, EverySupportedOptionCarriesItsHandler) {
   for (const OptionSpec& spec : option_table()) {
-    names.insert(option_name(spec));
-    bool needs_handler = spec.state == OptionState::kSupported ||
-                         (spec.state == OptionState::kAcceptedNoEffect &&
-                          (spec.kind == OptionKind::kValue || spec.kind == OptionKind::kTwoValues));
+    SCOPED_TRACE(std::string(option_name(spec)));
+    const bool needs_handler =
+        spec.state == OptionState::kSupported ||
+        (spec.state == OptionState::kAcceptedNoEffect &&
+         (spec.kind == OptionKind::kValue || spec.kind == OptionKind::kTwoValues));
     if (needs_handler) {
-      EXPECT_NE(find_handler(option_name(spec)), nullptr) << option_name(spec);
+      EXPECT_NE(spec.handler, nullptr);
+    }
+    // Refused and removed options never reach a handler.
+    if (is_refused_state(spec.state) || spec.state == OptionState::kRemoved) {
+      EXPECT_EQ(spec.handler, nullptr);
+      EXPECT_EQ(spec.parsed_default, nullptr);
     }
   }
-  for (std::string_view name : handler_names()) {
-    const OptionSpec* spec = find_option(name);
-    ASSERT_NE(spec, nullptr) << name;
-    EXPECT_TRUE(spec->state == OptionState::kSupported ||
-                spec->state == OptionState::kAcceptedNoEffect)
-        << name;
+}
+
+// The leading value of a default as written ("-1 (= auto)" -> "-1", "0.80" -> "0.80").
+std::string leading_value(std::string_view text) {
+  std::string value(text.substr(0, text.find(" (")));
+  if (value == "\"\"" || value == "none" || value == "disabled" || value == "off" ||
+      value == "false") {
+    return value == "\"\"" || value == "none" ? "" : "disabled";
   }
+  if (value == "enabled" || value == "on" || value == "true") return "enabled";
+  return value;
+}
+
+bool same_default(const std::string& parsed, std::string_view reference) {
+  const std::string want = leading_value(reference);
+  const std::string got = leading_value(parsed);
+  if (want == got) return true;
+  char* end_want = nullptr;
+  char* end_got = nullptr;
+  const double a = std::strtod(want.c_str(), &end_want);
+  const double b = std::strtod(got.c_str(), &end_got);
+  return !want.empty() && *end_want == '\0' && *end_got == '\0' && a == b;
+}
+
+// --help prints each option's parsed default; it is what parsing no option at all gives, and
+// it is the reference's default (cli.md section 9, kept in default_text).
+TEST(OptionTableTest, HelpDefaultsAreTheParsedDefaults) {
+  ParseOutcome outcome = parse_args(std::vector<std::string>{},
+                                    [](std::string_view) { return std::optional<std::string>(); });
+  ASSERT_EQ(outcome.action, ParseAction::kRun);
+  // Long entries wrap at column 40: join the lines back.
+  std::string help = help_text();
+  const std::string wrap = "\n" + std::string(40, ' ');
+  for (size_t at; (at = help.find(wrap)) != std::string::npos;) help.replace(at, wrap.size(), " ");
+  int compared = 0;
+  for (const OptionSpec& spec : option_table()) {
+    if (spec.parsed_default == nullptr) continue;
+    SCOPED_TRACE(std::string(option_name(spec)));
+    const std::string parsed = spec.parsed_default(outcome.args);
+    EXPECT_EQ(parsed, spec.parsed_default(ServerArgs{}));
+    EXPECT_TRUE(same_default(parsed, spec.default_text))
+        << "parsed " << parsed << ", reference " << spec.default_text;
+    const std::string shown = default_shown(spec);
+    EXPECT_EQ(shown.rfind(parsed.empty() ? "\"\"" : parsed, 0), 0u) << shown;
+    EXPECT_NE(help.find("(default: " + shown + ")"), std::string::npos) << shown;
+    ++compared;
+  }
+  EXPECT_GE(compared, 60);
 }
 
 // A valid value for every value-taking supported (or no-effect) option.

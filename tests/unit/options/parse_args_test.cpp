@@ -174,8 +174,6 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
   const Case cases[] = {
       {{"--warmup"}, "Hearth runs no warm-up pass"},
       {{"--no-warmup"}, "Hearth runs no warm-up pass"},
-      {{"--reuse-port"}, "does not set SO_REUSEPORT"},
-      {{"--threads-http", "6"}, "one thread per connection"},
       {{"--log-colors", "on"}, "log format is fixed"},
       {{"--no-log-prefix"}, "log format is fixed"},
       {{"--log-timestamps"}, "log format is fixed"},
@@ -190,6 +188,12 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
   }
   // Values are still validated as the reference validates them.
   EXPECT_EQ(parse({"--threads-http", "many"}).action, ParseAction::kError);
+  // The HTTP layer's options are honoured (no warning).
+  ParseOutcome http = parse({"--reuse-port", "--threads-http", "6"});
+  ASSERT_EQ(http.action, ParseAction::kRun);
+  EXPECT_TRUE(http.args.reuse_port);
+  EXPECT_EQ(http.args.threads_http, 6);
+  EXPECT_TRUE(http.warnings.empty());
   EXPECT_EQ(parse({"--log-colors", "sometimes"}).action, ParseAction::kError);
 }
 
