@@ -77,21 +77,23 @@ TEST(OptionsManifestTest, AgreesWithTable) {
   }
 }
 
-// "Suite.Name" for every TEST(Suite, Name) in this directory's sources.
+// "Suite.Name" for every TEST(Suite, Name) and TEST_F(Suite, Name) under tests/.
 std::set<std::string> defined_tests() {
   std::set<std::string> names;
-  for (const auto& file : std::filesystem::directory_iterator(source_path("tests/unit/options"))) {
+  for (const auto& file : std::filesystem::recursive_directory_iterator(source_path("tests"))) {
     if (file.path().extension() != ".cpp") continue;
     std::string text = hearth::test::read_file(file.path().string());
-    size_t pos = 0;
-    while ((pos = text.find("\nTEST(", pos)) != std::string::npos) {
-      pos += 6;
-      size_t comma = text.find(',', pos);
-      size_t close = text.find(')', comma);
-      std::string suite = text.substr(pos, comma - pos);
-      std::string name = text.substr(comma + 1, close - comma - 1);
-      name.erase(0, name.find_first_not_of(' '));
-      names.insert(suite + "." + name);
+    for (const std::string macro : {"\nTEST(", "\nTEST_F("}) {
+      size_t pos = 0;
+      while ((pos = text.find(macro, pos)) != std::string::npos) {
+        pos += macro.size();
+        size_t comma = text.find(',', pos);
+        size_t close = text.find(')', comma);
+        std::string suite = text.substr(pos, comma - pos);
+        std::string name = text.substr(comma + 1, close - comma - 1);
+        name.erase(0, name.find_first_not_of(' '));
+        names.insert(suite + "." + name);
+      }
     }
   }
   return names;
