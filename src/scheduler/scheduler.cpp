@@ -45,6 +45,7 @@ Status SchedulerImpl::submit_all(std::vector<TaskRequest> requests) {
       return error(ErrorCode::kInvalidArgument,
                    fmt::format("n_cmpl {} is outside [1, {}]", request.n_cmpl, config_.n_slots));
     Pending p;
+    p.t_queued_us = now_us();
     p.prompt = std::make_shared<const std::vector<int32_t>>(std::move(request.prompt));
     p.req = std::move(request);
     pending.push_back(std::move(p));
@@ -207,6 +208,26 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
 }
 
 }  // namespace detail
+
+Histogram::Histogram(std::vector<double> upper_bounds)
+    : bounds(std::move(upper_bounds)), counts(bounds.size() + 1, 0) {}
+
+void Histogram::observe(double value) {
+  const auto at = std::lower_bound(bounds.begin(), bounds.end(), value) - bounds.begin();
+  ++counts[static_cast<size_t>(at)];
+  sum += value;
+  ++count;
+}
+
+std::vector<double> time_to_first_token_buckets() {
+  return {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25, 0.5,
+          0.75,  1.0,   2.5,  5.0,  7.5,  10.0, 20.0, 40.0, 80.0};
+}
+
+std::vector<double> time_per_output_token_buckets() {
+  return {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,  0.3,  0.4, 0.5,
+          0.75, 1.0,   2.5,  5.0,   7.5, 10.0, 20.0, 40.0, 80.0};
+}
 
 namespace {
 

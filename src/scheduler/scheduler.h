@@ -64,7 +64,22 @@ struct SlotInfo {
   int32_t n_decoded = 0;
 };
 
-// Counters for GET /metrics (llama-server's llamacpp:* set).
+// A Prometheus histogram: observations counted in buckets by upper bound.
+struct Histogram {
+  std::vector<double> bounds;    // upper bounds, ascending; +Inf is implied
+  std::vector<uint64_t> counts;  // per bucket, not cumulative: bounds.size() + 1 entries
+  double sum = 0.0;
+  uint64_t count = 0;
+
+  explicit Histogram(std::vector<double> upper_bounds = {});
+  void observe(double value);
+};
+
+// Bucket bounds, in seconds, as vLLM exports its latency histograms.
+std::vector<double> time_to_first_token_buckets();
+std::vector<double> time_per_output_token_buckets();
+
+// Counters for GET /metrics (llama-server's llamacpp:* set, and Hearth's additions).
 struct MetricsSnapshot {
   uint64_t prompt_tokens_total = 0;
   uint64_t prompt_tokens_cached_total = 0;
@@ -81,6 +96,12 @@ struct MetricsSnapshot {
   double window_predicted_seconds = 0.0;
   int32_t requests_processing = 0;
   int32_t requests_deferred = 0;
+  // Hearth's additions: KV-cache occupancy, latency histograms (time to first token counts
+  // from when the request was queued).
+  int64_t kv_blocks_used = 0;
+  int64_t kv_blocks_total = 0;
+  Histogram time_to_first_token{time_to_first_token_buckets()};
+  Histogram time_per_output_token{time_per_output_token_buckets()};
 };
 
 class Scheduler {

@@ -26,6 +26,7 @@ struct Pending {
   TaskRequest req;
   std::shared_ptr<const std::vector<int32_t>> prompt;
   bool checked = false;  // check_task() ran
+  int64_t t_queued_us = 0;
 };
 
 struct Slot {

@@ -42,6 +42,7 @@ struct RunningTask {
   size_t last_nl_pos = 0;
   StopType stop = StopType::kNone;
   bool has_next_token = true;
+  int64_t t_queued_us = 0;  // the request was queued
   int64_t t_start_us = 0;   // the slot started the prompt
   int64_t t_prompt_us = 0;  // prompt evaluated, first token sampled
   int64_t t_last_us = 0;    // latest generated token

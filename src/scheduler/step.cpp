@@ -14,6 +14,10 @@ double seconds(double ms) {
   return ms / 1000.0;
 }
 
+double ms_since(int64_t from_us, int64_t to_us) {
+  return static_cast<double>(to_us - from_us) / 1000.0;
+}
+
 void send_progress(RunningTask& task, int32_t processed) {
   if (!task.params.stream || !task.params.return_progress) return;
   ProgressInfo info;
@@ -49,6 +53,7 @@ std::unique_ptr<RunningTask> SchedulerImpl::make_task(const Pending& p, int32_t 
     t->init_error = "Failed to initialize samplers: " + sampler.status().message();
   }
   t->funnel = StopFunnel(t->params.stop);
+  t->t_queued_us = p.t_queued_us;
   t->t_start_us = now_us();
   return t;
 }
@@ -255,9 +260,18 @@ void SchedulerImpl::prompt_finished(Slot& slot, std::span<const float> logits) {
 void SchedulerImpl::sample_into(Slot& slot, std::span<const float> logits) {
   RunningTask& t = *slot.task;
   const TokenContext tc{*tok_, config_.special, config_.n_ctx_slot};
+  const int64_t previous_token_us = t.t_last_us;
   if (!sample_token(t, logits, tc, static_cast<int32_t>(slot.cached.size()))) {
     release(slot);
     return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (t.n_decoded == 1) {
+      metrics_.time_to_first_token.observe(seconds(ms_since(t.t_queued_us, t.t_last_us)));
+    } else {
+      metrics_.time_per_output_token.observe(seconds(ms_since(previous_token_us, t.t_last_us)));
+    }
   }
   if (!t.has_next_token) finish(slot);
 }
@@ -367,9 +381,12 @@ void SchedulerImpl::publish() {
     }
     out.push_back(std::move(info));
   }
+  const engine::KvCache& kv = ctx_->kv_cache();
   std::lock_guard<std::mutex> lock(mu_);
   snapshot_ = std::move(out);
   metrics_.requests_processing = busy_slots();
+  metrics_.kv_blocks_used = kv.used_blocks();
+  metrics_.kv_blocks_total = kv.n_blocks();
 }
 
 }  // namespace hearth::scheduler::detail

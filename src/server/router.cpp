@@ -141,7 +141,7 @@ http::Response route(ServerState& state, const http::Request& request) {
   if (request.path.compare(0, prefix.size(), prefix) != 0) return not_found_response();
   const std::string path = request.path.substr(prefix.size());
   // HEAD is served wherever GET is (the HTTP layer drops the body).
-  const std::string_view method = request.method == "HEAD" ? "GET" : request.method;
+  const std::string method = request.method == "HEAD" ? "GET" : request.method;
   for (const Route& r : route_table()) {
     if (method == r.method && path_matches(r.path, path)) {
       http::Response response = run_handler(r.handler, state, request);

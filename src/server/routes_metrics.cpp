@@ -1,5 +1,7 @@
 // GET /metrics: Prometheus text with llama-server's llamacpp:* names, HELP texts and types
-// (other-native-routes.md §6).
+// (other-native-routes.md §6), then Hearth's additions (recorded in differences.json,
+// metrics-extensions): KV-cache usage, latency histograms, prefix-cache hits and misses,
+// and the vllm:* names Kubernetes inference gateways and vLLM routers read by default.
 #include <sstream>
 
 #include "server/api_error.h"
@@ -17,15 +19,34 @@ void add_metric(std::ostringstream& out, const char* name, const char* type, con
       << '\n';  // default stream formatting, as the reference
 }
 
-}  // namespace
-
-http::Response handle_metrics(ServerState& s, const http::Request&) {
-  if (!s.config.endpoint_metrics) {
-    return handle_not_supported(
-        "This server does not support metrics endpoint. Start it with `--metrics`");
+void add_histogram(std::ostringstream& out, const char* name, const char* help,
+                   const scheduler::Histogram& h) {
+  out << "# HELP llamacpp:" << name << ' ' << help << '\n';
+  out << "# TYPE llamacpp:" << name << " histogram\n";
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < h.bounds.size(); ++i) {
+    cumulative += h.counts[i];
+    out << "llamacpp:" << name << "_bucket{le=\"" << h.bounds[i] << "\"} " << cumulative << '\n';
   }
-  const scheduler::MetricsSnapshot m = s.scheduler->metrics(true);
-  std::ostringstream out;
+  out << "llamacpp:" << name << "_bucket{le=\"+Inf\"} " << h.count << '\n';
+  out << "llamacpp:" << name << "_sum " << h.sum << '\n';
+  out << "llamacpp:" << name << "_count " << h.count << '\n';
+}
+
+// A vLLM-named gauge, labelled with the served model as vLLM labels its own.
+void add_vllm_gauge(std::ostringstream& out, const char* name, const char* help,
+                    const std::string& model, double value) {
+  out << "# HELP vllm:" << name << ' ' << help << '\n';
+  out << "# TYPE vllm:" << name << " gauge\n";
+  out << "vllm:" << name << "{model_name=\"";
+  for (char c : model) {
+    if (c == '"' || c == '\\') out << '\\';
+    out << (c == '\n' ? ' ' : c);
+  }
+  out << "\"} " << value << '\n';
+}
+
+void add_reference_metrics(std::ostringstream& out, const scheduler::MetricsSnapshot& m) {
   add_metric(out, "prompt_tokens_total", "counter",
              "Number of prompt tokens processed, excluding cached tokens",
              static_cast<double>(m.prompt_tokens_total));
@@ -63,6 +84,45 @@ http::Response handle_metrics(ServerState& s, const http::Request&) {
       out, "n_busy_slots_per_decode", "gauge",
       "Average number of busy slots per llama_decode() call",
       m.n_decode_total > 0 ? static_cast<double>(m.n_busy_slots_total) / m.n_decode_total : 0.0);
+}
+
+void add_hearth_metrics(std::ostringstream& out, const scheduler::MetricsSnapshot& m,
+                        const std::string& model) {
+  const double kv_usage =
+      m.kv_blocks_total > 0 ? static_cast<double>(m.kv_blocks_used) / m.kv_blocks_total : 0.0;
+  add_metric(out, "kv_cache_usage_ratio", "gauge",
+             "Fraction of the KV cache in use (0 to 1), idle slots' cached prompts included",
+             kv_usage);
+  add_metric(out, "prefix_cache_hits_total", "counter",
+             "Prompt tokens found in a slot's or the host prompt cache (not evaluated)",
+             static_cast<double>(m.prompt_tokens_cached_total));
+  add_metric(out, "prefix_cache_misses_total", "counter",
+             "Prompt tokens not found in any cache (evaluated)",
+             static_cast<double>(m.prompt_tokens_total));
+  add_histogram(out, "time_to_first_token_seconds",
+                "Time from a request being queued to its first generated token",
+                m.time_to_first_token);
+  add_histogram(out, "time_per_output_token_seconds",
+                "Time between consecutive generated tokens of a request", m.time_per_output_token);
+  add_vllm_gauge(out, "num_requests_running", "Requests being processed (in a slot)", model,
+                 m.requests_processing);
+  add_vllm_gauge(out, "num_requests_waiting", "Requests waiting for a slot", model,
+                 m.requests_deferred);
+  add_vllm_gauge(out, "kv_cache_usage_perc", "KV-cache usage; 1 means 100 percent", model,
+                 kv_usage);
+}
+
+}  // namespace
+
+http::Response handle_metrics(ServerState& s, const http::Request&) {
+  if (!s.config.endpoint_metrics) {
+    return handle_not_supported(
+        "This server does not support metrics endpoint. Start it with `--metrics`");
+  }
+  const scheduler::MetricsSnapshot m = s.scheduler->metrics(true);
+  std::ostringstream out;
+  add_reference_metrics(out, m);
+  add_hearth_metrics(out, m, s.config.model_name());
   http::Response response;
   response.content_type = "text/plain; version=0.0.4";
   response.body = out.str();

@@ -3,6 +3,7 @@
 // compares status, content type, keys, value types and every deterministic value.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -132,7 +133,31 @@ void check_metrics_text(const std::string& expected, const std::string& actual) 
     }
     return lines;
   };
-  EXPECT_EQ(meta_lines(expected), meta_lines(actual));
+  // The reference's metrics come first, in its order; Hearth's additions follow
+  // (differences.json, metrics-extensions).
+  std::vector<std::string> want = meta_lines(expected);
+  std::vector<std::string> got = meta_lines(actual);
+  while (!want.empty() && want.back().empty()) want.pop_back();
+  ASSERT_GE(got.size(), want.size());
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin()));
+  std::set<std::string> added;
+  for (size_t i = want.size(); i < got.size(); ++i) {
+    if (got[i].empty() || got[i][0] == '#') continue;
+    added.insert(got[i].substr(0, got[i].find_first_of("{ ")));
+  }
+  const std::set<std::string> extensions = {"llamacpp:kv_cache_usage_ratio",
+                                            "llamacpp:prefix_cache_hits_total",
+                                            "llamacpp:prefix_cache_misses_total",
+                                            "llamacpp:time_to_first_token_seconds_bucket",
+                                            "llamacpp:time_to_first_token_seconds_sum",
+                                            "llamacpp:time_to_first_token_seconds_count",
+                                            "llamacpp:time_per_output_token_seconds_bucket",
+                                            "llamacpp:time_per_output_token_seconds_sum",
+                                            "llamacpp:time_per_output_token_seconds_count",
+                                            "vllm:num_requests_running",
+                                            "vllm:num_requests_waiting",
+                                            "vllm:kv_cache_usage_perc"};
+  EXPECT_EQ(added, extensions);
 }
 
 void replay_case(int port, const std::string& dir, const OJson& c, const std::string& model_path) {

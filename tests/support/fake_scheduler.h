@@ -1,0 +1,61 @@
+// An in-memory Scheduler for route and pipeline tests and the request-path fuzz target: no
+// model, no engine. Each task "generates" deterministic tokens (its prompt's tokens again,
+// cycling) on the fake's own thread, as the real scheduler reports them: a begin marker,
+// progress, streamed partials, one final result, or an error (invalid token ids, a prompt
+// longer than the slot context). It honours n_predict (8 tokens for -1, at most 64),
+// n_cmpl copies, n_probs, cancellation and backpressure. Slot actions answer at once: erase
+// succeeds, save and restore fail (the fake keeps no files).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "scheduler/scheduler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth::test {
+
+class FakeScheduler final : public scheduler::Scheduler {
+ public:
+  FakeScheduler(std::shared_ptr<const tokenizer::Tokenizer> tok, scheduler::SchedulerConfig config);
+  ~FakeScheduler() override;
+
+  void start() override;
+  void stop() override;
+  Status submit(scheduler::TaskRequest request) override;
+  Status submit_all(std::vector<scheduler::TaskRequest> requests) override;
+  std::vector<scheduler::SlotInfo> slots() const override;
+  bool has_idle_slot() const override;
+  scheduler::MetricsSnapshot metrics(bool reset_window) override;
+  void slot_action(scheduler::SlotActionKind kind, int32_t id, std::string path,
+                   scheduler::SlotActionDone done) override;
+  const scheduler::SchedulerConfig& config() const override { return config_; }
+  const tokenizer::Tokenizer& tokenizer() const override { return *tok_; }
+
+  // Tasks run so far (each n_cmpl copy counts).
+  size_t tasks_run() const;
+
+ private:
+  void run();
+  void run_task(const scheduler::TaskRequest& request, int32_t copy);
+
+  std::shared_ptr<const tokenizer::Tokenizer> tok_;
+  scheduler::SchedulerConfig config_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<scheduler::TaskRequest> queue_;
+  bool stopping_ = false;
+  size_t tasks_run_ = 0;
+  scheduler::MetricsSnapshot metrics_;
+  std::thread thread_;
+};
+
+// The vocabulary of a GGUF file (e.g. the shared stories260K model); null when it cannot be
+// read.
+std::shared_ptr<const tokenizer::Tokenizer> load_tokenizer(const std::string& gguf_path);
+
+}  // namespace hearth::test
