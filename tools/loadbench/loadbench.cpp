@@ -129,10 +129,40 @@ std::string error_message_of(const std::string& body) {
   return body.substr(0, 200);
 }
 
+// A non-streamed answer: the whole body, then its one JSON object.
+void read_whole(tcp::socket& socket, beast::flat_buffer& buffer,
+                http::response_parser<http::buffer_body>& parser, Clock::time_point start,
+                RequestResult& result) {
+  std::string body;
+  char chunk[16384];
+  while (!parser.is_done()) {
+    parser.get().body().data = chunk;
+    parser.get().body().size = sizeof(chunk);
+    beast::error_code ec;
+    http::read_some(socket, buffer, parser, ec);
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec) throw beast::system_error(ec);
+    body.append(chunk, sizeof(chunk) - parser.get().body().size);
+  }
+  if (result.status != 200) {
+    result.error = "HTTP " + std::to_string(result.status) + ": " + error_message_of(body);
+    return;
+  }
+  const Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("tokens_predicted")) {
+    result.error = "unexpected body: " + body.substr(0, 120);
+    return;
+  }
+  result.ttft_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  result.tokens_predicted = j.value("tokens_predicted", int64_t{0});
+  result.tokens_evaluated = j.value("tokens_evaluated", int64_t{0});
+  result.ok = true;
+}
+
 // Everything after the response headers: frames are applied as they arrive.
 void read_stream(tcp::socket& socket, beast::flat_buffer& buffer,
                  http::response_parser<http::buffer_body>& parser, Clock::time_point start,
-                 RequestResult& result) {
+                 int cancel_after_tokens, RequestResult& result) {
   SseDecoder sse;
   std::vector<std::string> payloads;
   std::string error_body;
@@ -157,6 +187,12 @@ void read_stream(tcp::socket& socket, beast::flat_buffer& buffer,
     sse.feed(std::string_view(chunk, n), payloads);
     for (const std::string& p : payloads) {
       if (!finished) finished = apply_frame(p, now_ms, last_token_ms, result);
+    }
+    const auto tokens = static_cast<int>(result.gaps_ms.size()) + (result.ttft_ms ? 1 : 0);
+    if (!finished && cancel_after_tokens > 0 && tokens >= cancel_after_tokens) {
+      result.cancelled = true;  // leave mid-stream; the caller closes the connection
+      result.tokens_predicted = tokens;
+      return;
     }
   }
   if (result.status != 200) {
@@ -246,9 +282,10 @@ void SseDecoder::feed(std::string_view bytes, std::vector<std::string>& payloads
 }
 
 std::string request_body(const RequestSpec& spec) {
-  Json body = {{"prompt", spec.prompt}, {"n_predict", spec.n_predict}, {"stream", true}};
+  Json body = {{"prompt", spec.prompt}, {"n_predict", spec.n_predict}, {"stream", spec.stream}};
   if (spec.temperature) body["temperature"] = *spec.temperature;
   if (spec.ignore_eos) body["ignore_eos"] = true;
+  if (!spec.stop.empty()) body["stop"] = spec.stop;
   if (!spec.extra_json.empty()) body.update(Json::parse(spec.extra_json));
   return body.dump();
 }
@@ -316,7 +353,11 @@ RequestResult run_request(const ClientConfig& config, const RequestSpec& spec) {
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     http::read_header(socket, buffer, parser);
     result.status = static_cast<int>(parser.get().result_int());
-    read_stream(socket, buffer, parser, start, result);
+    if (spec.stream) {
+      read_stream(socket, buffer, parser, start, spec.cancel_after_tokens, result);
+    } else {
+      read_whole(socket, buffer, parser, start, result);
+    }
     guard.reset();  // before the socket closes, so the watchdog never sees a reused fd
     beast::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_both, ignored);
@@ -327,9 +368,27 @@ RequestResult run_request(const ClientConfig& config, const RequestSpec& spec) {
     result.error = timed_out ? "timed out after " + std::to_string(config.timeout.count()) + " ms"
                              : std::string(e.what());
   }
+  if (result.cancelled && result.error.empty()) result.ok = true;
   if (!result.error.empty()) result.ok = false;
   result.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return result;
+}
+
+RequestSpec mixed_request(int i, RequestSpec base) {
+  switch (i % 4) {
+    case 0:
+      break;  // streaming, to n_predict or the end of the text
+    case 1:
+      base.stream = false;
+      break;
+    case 2:
+      base.stop = {" the", ".", "\n"};
+      break;
+    default:
+      base.cancel_after_tokens = 1 + i % 7;  // leave after a few tokens
+      break;
+  }
+  return base;
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -347,6 +406,10 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
   std::vector<double> gaps;
   std::set<std::string> seen_errors;
   for (const RequestResult& r : results) {
+    if (r.ok && r.cancelled) {
+      ++s.requests_cancelled;
+      continue;
+    }
     if (!r.ok) {
       ++s.requests_failed;
       if (s.errors.size() < 5 && seen_errors.insert(r.error).second) s.errors.push_back(r.error);

@@ -1,8 +1,9 @@
-// hearth-loadbench: concurrent streaming clients against a llama-server compatible server.
-// Each client is one thread with a blocking Boost.Beast connection; it sends
-// POST <prefix>/completion with "stream": true, decodes the SSE frames as they arrive and
-// records when each token frame came, so the summary can give time to first token,
-// inter-token latency and aggregate throughput.
+// hearth-loadbench: concurrent clients against a llama-server compatible server. Each client
+// is one thread with a blocking Boost.Beast connection; it sends POST <prefix>/completion,
+// streaming by default: the SSE frames are decoded as they arrive and the time of each token
+// frame recorded, so the summary can give time to first token, inter-token latency and
+// aggregate throughput. The soak mix adds non-streaming requests, stop strings and clients
+// that cancel mid-stream.
 #pragma once
 
 #include <chrono>
@@ -41,7 +42,15 @@ struct RequestSpec {
   std::optional<double> temperature;  // unset: the server's default
   bool ignore_eos = false;
   std::string extra_json;  // a JSON object merged into the body (e.g. a json_schema); "" none
+  bool stream = true;
+  std::vector<std::string> stop;  // sent as "stop" when not empty
+  // > 0: the client closes the connection after this many token frames (a cancellation).
+  int cancel_after_tokens = 0;
 };
+
+// The soak mix (--mix): request i is streaming, non-streaming, streaming with stop strings,
+// or cancelled mid-stream, in turn.
+RequestSpec mixed_request(int i, RequestSpec base);
 
 struct ClientConfig {
   Url url;
@@ -53,8 +62,9 @@ struct ClientConfig {
 // connection was opened).
 struct RequestResult {
   bool ok = false;
-  std::string error;  // why it failed, when !ok
-  int status = 0;     // HTTP status, 0 when none came
+  bool cancelled = false;  // the client left on purpose (cancel_after_tokens): not a failure
+  std::string error;       // why it failed, when !ok
+  int status = 0;          // HTTP status, 0 when none came
   int64_t tokens_predicted = 0;
   int64_t tokens_evaluated = 0;
   std::optional<double> ttft_ms;  // first token frame
@@ -76,7 +86,8 @@ bool apply_frame(std::string_view payload, double at_ms, std::optional<double>& 
 struct Summary {
   int64_t requests_ok = 0;
   int64_t requests_failed = 0;
-  int64_t tokens_predicted = 0;  // over every request that reached its final frame
+  int64_t requests_cancelled = 0;  // by the client, on purpose
+  int64_t tokens_predicted = 0;    // over every request that reached its final frame
   int64_t tokens_evaluated = 0;
   double wall_s = 0;
   double tokens_per_s = 0;  // tokens_predicted / wall_s

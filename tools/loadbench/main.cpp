@@ -4,7 +4,16 @@
 //   hearth-loadbench --url http://127.0.0.1:8080 --clients 8 --requests 64 --n-predict 128
 //
 // Exit status: 0 when every request succeeded, 1 when any failed, 2 on bad arguments.
+#include <netdb.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 #include <atomic>
 #include <chrono>
@@ -44,12 +53,42 @@ struct Settings {
   std::string api_key;
   double timeout_s = 600;
   bool json = false;
+  bool mix = false;          // the soak mix: streaming, non-streaming, stop strings, cancels
+  int server_pid = 0;        // > 0: sample the server's RSS and threads from /proc
+  int idle_connections = 0;  // held open (sending nothing) for the whole run
 };
 
-void print_text(const Settings& s, const Summary& sum) {
-  std::printf("hearth-loadbench: %s, %d clients, %d requests, n_predict %d\n", s.url.c_str(),
-              s.clients, s.requests, s.n_predict);
-  std::printf("  requests     %lld ok, %lld failed\n", static_cast<long long>(sum.requests_ok),
+// What /proc says about the server process.
+struct ServerSample {
+  long rss_kib = -1;
+  int threads = -1;
+};
+
+ServerSample sample_server(int pid) {
+  ServerSample out;
+  if (pid <= 0) return out;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) out.rss_kib = std::atol(line.c_str() + 6);
+    if (line.rfind("Threads:", 0) == 0) out.threads = std::atoi(line.c_str() + 8);
+  }
+  return out;
+}
+
+struct ServerReport {
+  ServerSample after_first_100;
+  ServerSample after_last;
+  ServerSample with_idle;  // while the idle connections were held
+  int idle_held = 0;
+};
+
+void print_text(const Settings& s, const Summary& sum, const ServerReport& server) {
+  std::printf("hearth-loadbench: %s, %d clients, %d requests, n_predict %d%s\n", s.url.c_str(),
+              s.clients, s.requests, s.n_predict, s.mix ? ", soak mix" : "");
+  std::printf("  requests     %lld ok, %lld cancelled by the client, %lld failed\n",
+              static_cast<long long>(sum.requests_ok),
+              static_cast<long long>(sum.requests_cancelled),
               static_cast<long long>(sum.requests_failed));
   std::printf("  wall time    %.3f s\n", sum.wall_s);
   std::printf("  throughput   %.2f generated tokens/s (%lld tokens), %.3f requests/s\n",
@@ -57,17 +96,31 @@ void print_text(const Settings& s, const Summary& sum) {
   std::printf("  TTFT         p50 %.2f ms, p99 %.2f ms, mean %.2f ms\n", sum.ttft_p50_ms,
               sum.ttft_p99_ms, sum.ttft_mean_ms);
   std::printf("  inter-token  p50 %.2f ms, p99 %.2f ms\n", sum.itl_p50_ms, sum.itl_p99_ms);
+  if (s.server_pid > 0) {
+    const ServerSample& a = server.after_first_100;
+    const ServerSample& b = server.after_last;
+    std::printf("  server RSS   %.1f MiB after the first 100 requests, %.1f MiB after the last",
+                a.rss_kib / 1024.0, b.rss_kib / 1024.0);
+    if (a.rss_kib > 0) std::printf(" (%+.1f %%)", 100.0 * (b.rss_kib - a.rss_kib) / a.rss_kib);
+    std::printf("; %d threads\n", b.threads);
+    if (server.idle_held > 0) {
+      std::printf("  idle         %d connections held; server threads meanwhile: %d\n",
+                  server.idle_held, server.with_idle.threads);
+    }
+  }
   for (const std::string& e : sum.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
 }
 
-void print_json(const Settings& s, const Summary& sum) {
-  const nlohmann::json out = {
+void print_json(const Settings& s, const Summary& sum, const ServerReport& server) {
+  nlohmann::json out = {
       {"url", s.url},
       {"clients", s.clients},
       {"requests", s.requests},
       {"n_predict", s.n_predict},
       {"requests_ok", sum.requests_ok},
       {"requests_failed", sum.requests_failed},
+      {"requests_cancelled", sum.requests_cancelled},
+      {"mix", s.mix},
       {"wall_s", sum.wall_s},
       {"tokens_predicted", sum.tokens_predicted},
       {"tokens_evaluated", sum.tokens_evaluated},
@@ -77,7 +130,43 @@ void print_json(const Settings& s, const Summary& sum) {
       {"inter_token_ms", {{"p50", sum.itl_p50_ms}, {"p99", sum.itl_p99_ms}}},
       {"errors", sum.errors},
   };
+  if (s.server_pid > 0) {
+    out["server"] = {{"rss_kib_after_first_100", server.after_first_100.rss_kib},
+                     {"rss_kib_after_last", server.after_last.rss_kib},
+                     {"threads", server.after_last.threads},
+                     {"idle_connections_held", server.idle_held},
+                     {"threads_with_idle_connections", server.with_idle.threads}};
+  }
   std::printf("%s\n", out.dump(2).c_str());
+}
+
+// Connections that send nothing, held for the run (what an idle keep-alive pool or a
+// slow-loris attacker leaves on a server).
+std::vector<int> hold_idle_connections(const hearth::loadbench::Url& url, int n) {
+  std::vector<int> fds;
+  if (n <= 0) return fds;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(url.host.c_str(), url.port.c_str(), &hints, &found) != 0) return fds;
+  for (int i = 0; i < n; ++i) {
+    const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || ::connect(fd, found->ai_addr, found->ai_addrlen) != 0) {
+      if (fd >= 0) ::close(fd);
+      std::fprintf(stderr, "hearth-loadbench: held %d idle connections, then: %s\n", i,
+                   std::strerror(errno));
+      break;
+    }
+    fds.push_back(fd);
+  }
+  freeaddrinfo(found);
+  return fds;
 }
 
 }  // namespace
@@ -110,6 +199,15 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_flag("--json", s.json, "Print the summary as JSON");
+  app.add_flag("--mix", s.mix,
+               "Soak mix: requests alternate streaming, non-streaming, streaming with stop "
+               "strings, and streaming cancelled by the client after a few tokens");
+  app.add_option("--server-pid", s.server_pid,
+                 "Report the server's RSS after the first 100 requests and after the last, and "
+                 "its thread count (read from /proc)");
+  app.add_option("--idle-connections", s.idle_connections,
+                 "Hold this many idle connections to the server during the run")
+      ->check(CLI::Range(0, 1000000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -136,8 +234,16 @@ int main(int argc, char** argv) {
   config.api_key = s.api_key;
   config.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000.0));
 
+  ServerReport server;
+  std::vector<int> idle = hold_idle_connections(*url, s.idle_connections);
+  server.idle_held = static_cast<int>(idle.size());
+  if (!idle.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the server accept
+    server.with_idle = sample_server(s.server_pid);
+  }
   std::vector<RequestResult> results(static_cast<size_t>(s.requests));
   std::atomic<int> next{0};
+  std::atomic<int> done{0};
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < std::min(s.clients, s.requests); ++c) {
@@ -149,19 +255,23 @@ int main(int argc, char** argv) {
         spec.temperature = s.temperature;
         spec.ignore_eos = s.ignore_eos;
         spec.extra_json = s.extra;
+        if (s.mix) spec = hearth::loadbench::mixed_request(i, spec);
         results[static_cast<size_t>(i)] = hearth::loadbench::run_request(config, spec);
+        if (done.fetch_add(1) + 1 == 100) server.after_first_100 = sample_server(s.server_pid);
       }
     });
   }
   for (std::thread& t : threads) t.join();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  server.after_last = sample_server(s.server_pid);
+  for (int fd : idle) ::close(fd);
 
   const Summary summary = hearth::loadbench::summarize(results, wall_s);
   if (s.json) {
-    print_json(s, summary);
+    print_json(s, summary, server);
   } else {
-    print_text(s, summary);
+    print_text(s, summary, server);
   }
   return summary.requests_failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,175 @@
+// hearth-server as an attacker and a busy deployment meet it: thousands of idle
+// connections, clients dripping their headers, a client that stops reading its stream,
+// hostile JSON, and a battery of malformed requests. Each probe is bounded in count and
+// time; the server must stay responsive to everyone else throughout.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "server/hardening_util.h"
+#include "server/server_fixture.h"
+
+namespace hearth::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+class ServerHardening : public StoriesServer {};
+
+TEST_F(ServerHardening, HoldsFiveThousandIdleConnectionsWhileServing) {
+  constexpr int kIdle = 5000;
+  if (!raise_descriptor_limit(kIdle + 200)) {
+    GTEST_SKIP() << "the open-file limit is below " << kIdle + 200 << " (ulimit -Hn)";
+  }
+  start();
+  const int threads_before = thread_count(server_.pid());
+  std::vector<int> idle = open_idle_connections(port(), kIdle);
+  ASSERT_EQ(static_cast<int>(idle.size()), kIdle);
+  // Every connection is held open by the server (none answered, none closed).
+  EXPECT_TRUE(wait_for([&] { return open_descriptors(server_.pid()) >= kIdle; }, 10s))
+      << open_descriptors(server_.pid()) << " descriptors open in the server";
+  const auto begin = Clock::now();
+  int status = 0;
+  Json r = post_json(port(), "/completion",
+                     Json{{"prompt", "Once upon a time"}, {"n_predict", 8}, {"temperature", 0}},
+                     &status);
+  const auto elapsed = Clock::now() - begin;
+  EXPECT_EQ(status, 200) << r.dump();
+  EXPECT_LT(elapsed, 1s);
+  EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+  const int threads = thread_count(server_.pid());
+  // A few I/O threads serve them all: no thread per connection.
+  EXPECT_LE(threads, threads_before + 2);
+  RecordProperty("server_threads_with_5000_idle_connections", threads);
+  std::printf("hearth-server threads with %d idle connections: %d\n", kIdle, threads);
+  EXPECT_EQ(count_closed(idle), 0);
+  close_all(idle);
+}
+
+TEST_F(ServerHardening, HeaderDrippersAreCutAtTheDeadlineWhileOthersAreServed) {
+  constexpr int kDrippers = 200;
+  start({"--timeout", "2"});  // header deadline: min(10 s, --timeout)
+  std::vector<int> drippers = open_idle_connections(port(), kDrippers);
+  ASSERT_EQ(static_cast<int>(drippers.size()), kDrippers);
+  for (int fd : drippers) send_raw(fd, "GET /health HTTP/1.1\r\nX-Slow: ");
+  const auto begin = Clock::now();
+  // Each dripper sends one byte every 300 ms: in time for any per-read timeout, never done.
+  std::atomic<bool> dripping{true};
+  std::thread drip([&] {
+    while (dripping) {
+      for (int fd : drippers) send_raw(fd, "a");
+      std::this_thread::sleep_for(300ms);
+    }
+  });
+  int served = 0;
+  while (Clock::now() - begin < 1500ms) {
+    int status = 0;
+    post_json(port(), "/completion", Json{{"prompt", "Once"}, {"n_predict", 4}}, &status);
+    served += status == 200 ? 1 : 0;
+    EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+  }
+  EXPECT_GT(served, 0);
+  // Past the deadline every dripper has its 408 and is closed.
+  std::vector<std::string> answers = read_until_closed(drippers, 4s);
+  dripping = false;
+  drip.join();
+  const auto elapsed = Clock::now() - begin;
+  int timed_out = 0;
+  for (const std::string& answer : answers) {
+    timed_out += answer.rfind("HTTP/1.1 408", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(timed_out, kDrippers);
+  EXPECT_LT(elapsed, 5s);
+  close_all(drippers);
+  EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+}
+
+TEST_F(ServerHardening, ClientThatStopsReadingLosesItsStreamAndSlot) {
+  start({"-np", "1", "--timeout", "2"});
+  // Large frames (every token with all 512 candidate probabilities) fill the socket buffers
+  // after a few hundred tokens; the client then reads nothing.
+  const int fd = connect_with_small_buffer(port());
+  ASSERT_GE(fd, 0);
+  const std::string body = Json{
+      {"prompt", "Once upon a time"},
+      {"n_predict", -1},
+      {"ignore_eos", true},
+      {"n_probs", 512},
+      {"stream", true}}.dump();
+  send_raw(fd, "POST /completion HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
+  // While the client is stalled, backpressure holds the slot (it generates nothing more).
+  EXPECT_TRUE(wait_for([&] { return slot_busy(port(), 0); }, 3s));
+  std::this_thread::sleep_for(1s);
+  EXPECT_TRUE(slot_busy(port(), 0));
+  // Past the write timeout the server gives up on the client: the slot is freed...
+  const auto begin = Clock::now();
+  EXPECT_TRUE(wait_for([&] { return !slot_busy(port(), 0); }, 5s));
+  EXPECT_LT(Clock::now() - begin, 4s);
+  // ...the connection is closed, and the stream never reached its final frame.
+  std::string received = drain_until_closed(fd, 10s);
+  EXPECT_EQ(received.find("\"stop\":true"), std::string::npos);
+  ::close(fd);
+  int status = 0;
+  post_json(port(), "/completion", Json{{"prompt", "Once"}, {"n_predict", 2}}, &status);
+  EXPECT_EQ(status, 200);
+}
+
+TEST_F(ServerHardening, MillionDeepJsonIs400) {
+  start();
+  const std::string deep =
+      "{\"prompt\":" + std::string(1000000, '[') + std::string(1000000, ']') + ",\"n_predict\":2}";
+  for (const char* path : {"/completion", "/tokenize", "/detokenize", "/apply-template"}) {
+    HttpReply reply = http_request(port(), "POST", path, deep);
+    EXPECT_EQ(reply.status, 400) << path << ": " << reply.body.substr(0, 200);
+    EXPECT_EQ(parse_or_null(reply.body)["error"]["message"],
+              "Invalid JSON in request body: nested deeper than 512 levels");
+  }
+  EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+}
+
+TEST_F(ServerHardening, MalformedRequestsGet4xxInTheEnvelope) {
+  const std::string dir = make_temp_dir("hardening-slots");
+  start({"--slot-save-path", dir, "--props"});
+  const std::vector<MalformedCase> cases = malformed_cases();
+  ASSERT_GE(cases.size(), 60u);
+  for (const MalformedCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string raw = send_and_read(port(), c.raw, 5s);
+    const int status = status_of(raw);
+    EXPECT_TRUE(status == 400 || status == 408 || status == 413 || status == 431)
+        << status << " " << raw.substr(0, 300);
+    if (c.expected_status != 0) {
+      EXPECT_EQ(status, c.expected_status) << raw.substr(0, 300);
+    }
+    const Json body = parse_or_null(body_of(raw));
+    EXPECT_EQ(body["error"]["code"], status) << raw.substr(0, 300);
+    EXPECT_TRUE(body["error"]["message"].is_string());
+    EXPECT_TRUE(body["error"]["type"].is_string());
+    ASSERT_EQ(http_request(port(), "GET", "/health").status, 200) << "the server died";
+  }
+}
+
+TEST_F(ServerHardening, HeadIsServedAndUnknownMethodsAre400) {
+  start();
+  const std::string head = send_and_read(port(),
+                                         "HEAD /health HTTP/1.1\r\nHost: x\r\n"
+                                         "Connection: close\r\n\r\n",
+                                         5s);
+  EXPECT_EQ(status_of(head), 200);
+  EXPECT_EQ(body_of(head), "");
+  EXPECT_NE(head.find("Content-Length: 15"), std::string::npos) << head;
+  const std::string foo = send_and_read(port(), "FOO /health HTTP/1.1\r\nHost: x\r\n\r\n", 5s);
+  EXPECT_EQ(status_of(foo), 400);
+  EXPECT_EQ(parse_or_null(body_of(foo))["error"]["message"], "unsupported HTTP method");
+}
+
+}  // namespace
+}  // namespace hearth::test
