@@ -140,6 +140,7 @@ TEST_F(ServerHardening, MalformedRequestsGet4xxInTheEnvelope) {
   start({"--slot-save-path", dir, "--props"});
   const std::vector<MalformedCase> cases = malformed_cases();
   ASSERT_GE(cases.size(), 60u);
+  std::printf("%zu malformed requests\n", cases.size());
   for (const MalformedCase& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string raw = send_and_read(port(), c.raw, 5s);
