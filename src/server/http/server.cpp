@@ -88,8 +88,9 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
 
   void accept_next();
   void on_accept(const error_code& ec, tcp::socket socket);
-  // At the limit: closes the connection idle longest; false when none is idle.
-  bool evict_idle_locked();
+  // At the limit: the connection idle longest, marked for closing (null when none is idle).
+  // The caller closes it once the registry's lock is released: its destructor takes it.
+  std::shared_ptr<Connection> evict_idle_locked();
   void reject(tcp::socket socket);
   std::vector<std::shared_ptr<Connection>> live_connections() const;
 
@@ -181,15 +182,19 @@ void HttpServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
     return;
   }
   std::shared_ptr<Connection> connection;
+  std::shared_ptr<Connection> evicted;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const bool full = connections_.size() >= static_cast<size_t>(max_connections_);
-    if (!full || evict_idle_locked()) {
+    if (full) evicted = evict_idle_locked();
+    if (!full || evicted) {
       const uint64_t id = next_id_++;
       connection = std::make_shared<Connection>(std::move(socket), shared_from_this(), id);
       connections_[id] = Entry{connection, false, false, {}};
     }
   }
+  if (evicted) evicted->close_soon(false);
+  evicted.reset();
   if (connection) {
     connection->start();
   } else {
@@ -198,19 +203,18 @@ void HttpServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
   accept_next();
 }
 
-bool HttpServer::Impl::evict_idle_locked() {
+std::shared_ptr<Connection> HttpServer::Impl::evict_idle_locked() {
   Entry* oldest = nullptr;
   for (auto& [id, entry] : connections_) {
     if (!entry.idle || entry.closing) continue;
     if (oldest == nullptr || entry.idle_since < oldest->idle_since) oldest = &entry;
   }
-  if (oldest == nullptr) return false;
+  if (oldest == nullptr) return nullptr;
   auto victim = oldest->connection.lock();
-  if (!victim) return false;
+  if (!victim) return nullptr;
   oldest->closing = true;
   ++evicted_;
-  victim->close_soon(false);
-  return true;
+  return victim;
 }
 
 void HttpServer::Impl::reject(tcp::socket socket) {
