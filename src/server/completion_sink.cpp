@@ -39,6 +39,7 @@ void CompletionSink::resolve_first_locked() {
 void CompletionSink::on_start(int32_t index) {
   {
     std::lock_guard lock(mutex_);
+    if (error_) return;  // the request already failed: nothing follows the error frame
     if (index % n_cmpl_ != 0) return;  // n_cmpl copies share the parent's prompt pass
     // Only the first begin marker is silent; each further prompt's is a `data: null` frame
     // (when progress frames are off), as the reference sends.
@@ -52,7 +53,7 @@ void CompletionSink::on_start(int32_t index) {
 void CompletionSink::on_progress(int32_t index, const scheduler::ProgressInfo& progress) {
   {
     std::lock_guard lock(mutex_);
-    if (!stream_ || !settings_->task.return_progress) return;
+    if (error_ || !stream_ || !settings_->task.return_progress) return;
     queue_locked(Progress{index, progress});
     resolve_first_locked();
   }
@@ -62,7 +63,7 @@ void CompletionSink::on_progress(int32_t index, const scheduler::ProgressInfo& p
 void CompletionSink::on_partial(scheduler::PartialResult&& partial) {
   {
     std::lock_guard lock(mutex_);
-    if (!stream_) return;
+    if (error_ || !stream_) return;
     queue_locked(std::move(partial));
     resolve_first_locked();
   }

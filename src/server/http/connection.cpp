@@ -72,7 +72,6 @@ Connection::~Connection() {
   if (pending_) pending_->cancel();
   error_code ignored;
   socket_.close(ignored);
-  host_->connection_closed(id_);
 }
 
 void Connection::start() {
@@ -143,7 +142,8 @@ void Connection::read_header() {
 void Connection::on_header(const error_code& ec) {
   if (phase_ != Phase::kHeader) return;
   disarm_deadline();
-  if (timed_out_) {
+  // A read that completed as the deadline fired is kept.
+  if (timed_out_ && ec == asio::error::operation_aborted) {
     fail(TransportError::kRequestTimeout, "request headers not received in time");
     return;
   }
@@ -195,7 +195,7 @@ void Connection::read_body() {
 void Connection::on_body(const error_code& ec) {
   if (phase_ != Phase::kBody) return;
   disarm_deadline();
-  if (timed_out_) {
+  if (timed_out_ && ec == asio::error::operation_aborted) {
     fail(TransportError::kRequestTimeout, "request body not received in time");
     return;
   }
@@ -211,6 +211,7 @@ void Connection::on_body(const error_code& ec) {
 }
 
 void Connection::handle() {
+  ++response_id_;
   Request request = to_request(*parser_);
   parser_.reset();
   Response response;
@@ -339,33 +340,38 @@ void Connection::start_stream(Response& response) {
   if (chunked_) stream_head_->chunked(true);
   head_serializer_.emplace(*stream_head_);
   std::weak_ptr<Connection> weak = weak_from_this();
-  stream_->set_notify([weak] {
+  stream_->set_notify([weak, id = response_id_] {
     auto self = weak.lock();
     if (!self) return;
-    asio::post(self->executor_, [self] {
-      if (self->phase_ == Phase::kStreaming && !self->writing_) self->pump();
+    asio::post(self->executor_, [self, id] {
+      if (self->streaming(id) && !self->writing_) self->pump();
     });
   });
   watch_peer();
   writing_ = true;
   arm_deadline(timeout_);
-  bhttp::async_write_header(socket_, *head_serializer_,
-                            [self = shared_from_this()](const error_code& ec, size_t) {
-                              if (self->phase_ != Phase::kStreaming) return;
-                              self->writing_ = false;
-                              self->disarm_deadline();
-                              if (ec || self->timed_out_) {
-                                self->abandon_work();
-                                self->close();
-                                return;
-                              }
-                              self->last_write_ = Clock::now();
-                              self->pump();
-                            });
+  bhttp::async_write_header(
+      socket_, *head_serializer_,
+      [self = shared_from_this(), id = response_id_](const error_code& ec, size_t) {
+        if (!self->streaming(id)) return;
+        self->writing_ = false;
+        self->disarm_deadline();
+        if (ec || self->timed_out_) {
+          self->abandon_work();
+          self->close();
+          return;
+        }
+        self->last_write_ = Clock::now();
+        self->pump();
+      });
+}
+
+bool Connection::streaming(uint64_t id) const {
+  return phase_ == Phase::kStreaming && id == response_id_ && stream_ != nullptr;
 }
 
 void Connection::pump() {
-  if (phase_ != Phase::kStreaming || writing_) return;
+  if (!streaming(response_id_) || writing_) return;
   std::string data;
   const bool ended = stream_->take(data, kMaxChunkBytes);
   if (!data.empty()) {
@@ -384,13 +390,13 @@ void Connection::pump() {
   }
   if (ping_interval_.count() <= 0) return;  // wait for the producer's notify
   ping_timer_.expires_at(last_write_ + ping_interval_);
-  ping_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
-    if (!ec) self->on_ping();
+  ping_timer_.async_wait([self = shared_from_this(), id = response_id_](const error_code& ec) {
+    if (!ec && self->streaming(id)) self->on_ping();
   });
 }
 
 void Connection::on_ping() {
-  if (phase_ != Phase::kStreaming || writing_) return;
+  if (!streaming(response_id_) || writing_) return;
   if (Clock::now() - last_write_ < ping_interval_) {
     pump();  // data was written since the timer was set: wait again
     return;
@@ -402,30 +408,33 @@ void Connection::write_stream_bytes(std::string bytes, bool last) {
   writing_ = true;
   out_ = std::move(bytes);
   arm_deadline(timeout_);
-  asio::async_write(socket_, asio::buffer(out_),
-                    [self = shared_from_this(), last](const error_code& ec, size_t) {
-                      if (self->phase_ != Phase::kStreaming) return;
-                      self->writing_ = false;
-                      self->disarm_deadline();
-                      if (ec || self->timed_out_) {
-                        // The client is gone, or stopped reading for longer than the
-                        // timeout: its work is dropped.
-                        self->abandon_work();
-                        self->close();
-                        return;
-                      }
-                      self->last_write_ = Clock::now();
-                      if (!last) {
-                        self->pump();
-                        return;
-                      }
-                      self->stream_.reset();
-                      self->finish_response();
-                    });
+  asio::async_write(
+      socket_, asio::buffer(out_),
+      [self = shared_from_this(), last, id = response_id_](const error_code& ec, size_t) {
+        if (!self->streaming(id)) return;
+        self->writing_ = false;
+        self->disarm_deadline();
+        if (ec || self->timed_out_) {
+          // The client is gone, or stopped reading for longer than the
+          // timeout: its work is dropped.
+          self->abandon_work();
+          self->close();
+          return;
+        }
+        self->last_write_ = Clock::now();
+        if (!last) {
+          self->pump();
+          return;
+        }
+        self->stream_.reset();
+        self->finish_response();
+      });
 }
 
 void Connection::finish_response() {
+  phase_ = Phase::kDone;  // late completions of this response's stream find nothing to do
   ping_timer_.cancel();
+  if (stream_) stream_->set_notify(nullptr);
   stream_.reset();
   stream_head_.reset();
   head_serializer_.reset();
@@ -477,7 +486,8 @@ void Connection::on_peer(const error_code& ec, size_t n) {
     close();
     return;
   }
-  if (phase_ == Phase::kWaiting || phase_ == Phase::kStreaming || phase_ == Phase::kWriting) {
+  if (phase_ == Phase::kWaiting || phase_ == Phase::kStreaming || phase_ == Phase::kWriting ||
+      phase_ == Phase::kDone) {
     watch_peer();
   }
 }
@@ -532,6 +542,7 @@ void Connection::on_deadline() {
       close();
       break;
     case Phase::kWaiting:
+    case Phase::kDone:
     case Phase::kClosed:
       break;
   }
@@ -573,12 +584,14 @@ void Connection::drain_once() {
 void Connection::close() {
   if (phase_ == Phase::kClosed) return;
   phase_ = Phase::kClosed;
-  host_->set_idle(id_, false);
   disarm_deadline();
   ping_timer_.cancel();
+  if (stream_) stream_->set_notify(nullptr);
   error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
+  // Last: the host drops its reference; the handler running this holds another.
+  host_->connection_closed(id_);
 }
 
 }  // namespace hearth::server::http

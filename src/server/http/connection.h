@@ -33,6 +33,8 @@ class ConnectionHost {
   virtual Response render_error(TransportError error, std::string_view detail) const = 0;
   // The connection waits for a request's first byte (idle) or works on one (busy).
   virtual void set_idle(uint64_t id, bool idle) = 0;
+  // The connection closed its socket: the host drops it (the registry holds each open
+  // connection, so one waiting for a producer stays alive with no handler pending).
   virtual void connection_closed(uint64_t id) = 0;
   virtual bool stopping() const = 0;
 };
@@ -55,7 +57,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void close_soon(bool force);
 
  private:
-  enum class Phase { kIdle, kHeader, kBody, kWaiting, kWriting, kStreaming, kLinger, kClosed };
+  // kDone: a response was written; the next request is read once the peer watch ends.
+  enum class Phase {
+    kIdle,
+    kHeader,
+    kBody,
+    kWaiting,
+    kWriting,
+    kStreaming,
+    kDone,
+    kLinger,
+    kClosed
+  };
   using Clock = std::chrono::steady_clock;
 
   // Reading a request.
@@ -70,6 +83,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void send(Response response);
   void write_plain(Response& response);
   void start_stream(Response& response);
+  // True while response `id`'s stream is being written.
+  bool streaming(uint64_t id) const;
   void pump();
   void write_stream_bytes(std::string bytes, bool last);
   void on_ping();
@@ -123,7 +138,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::unique_ptr<char[]> linger_scratch_;
   size_t lingered_ = 0;
 
-  // Streaming.
+  // Streaming. Completions of the stream's writes, pings and notifications carry the
+  // response they belong to; a late one for an earlier response is ignored.
+  uint64_t response_id_ = 0;
   std::shared_ptr<StreamSource> stream_;
   bool chunked_ = true;
   bool writing_ = false;

@@ -44,6 +44,8 @@ void PendingResponse::resolve(Render render) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (resolved_) return;
     resolved_ = true;
+    // Nobody will write it: keep nothing (a render often holds its producer).
+    if (cancelled_) return;
     if (!ready_) {
       render_ = std::move(render);
       return;
@@ -94,6 +96,7 @@ void PendingResponse::cancel() {
     callback = std::move(on_cancel_);
     on_cancel_ = nullptr;
     ready_ = nullptr;  // nobody will write the response any more
+    render_ = nullptr;
   }
   // Outside the lock: the callback may call back into this object.
   if (callback) callback();

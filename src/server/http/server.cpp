@@ -56,7 +56,9 @@ Response plain_error(TransportError error, std::string_view detail) {
 
 struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Impl> {
   struct Entry {
-    std::weak_ptr<Connection> connection;
+    // The registry keeps every open connection alive (one waiting for a producer may have
+    // no handler pending); Connection::close() removes it.
+    std::shared_ptr<Connection> connection;
     bool idle = false;
     bool closing = false;  // asked to close (eviction): not picked again
     std::chrono::steady_clock::time_point idle_since;
@@ -99,8 +101,10 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   const int max_connections_;
   const int io_threads_;
   asio::io_context io_;
-  tcp::acceptor acceptor_{io_};
-  asio::steady_timer accept_retry_{io_};
+  // The acceptor and its retry timer run on one strand (several threads run io_).
+  asio::strand<asio::io_context::executor_type> accept_strand_{io_.get_executor()};
+  tcp::acceptor acceptor_{accept_strand_};
+  asio::steady_timer accept_retry_{accept_strand_};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   int bound_port_ = 0;
   std::atomic<bool> stop_requested_{false};
@@ -210,11 +214,9 @@ std::shared_ptr<Connection> HttpServer::Impl::evict_idle_locked() {
     if (oldest == nullptr || entry.idle_since < oldest->idle_since) oldest = &entry;
   }
   if (oldest == nullptr) return nullptr;
-  auto victim = oldest->connection.lock();
-  if (!victim) return nullptr;
   oldest->closing = true;
   ++evicted_;
-  return victim;
+  return oldest->connection;
 }
 
 void HttpServer::Impl::reject(tcp::socket socket) {
@@ -243,7 +245,7 @@ void HttpServer::Impl::run() {
     running_ = true;
     work_.emplace(io_.get_executor());
   }
-  accept_next();
+  asio::post(accept_strand_, [this] { accept_next(); });
   std::vector<std::thread> threads;
   for (int i = 1; i < io_threads_; ++i) {
     threads.emplace_back([this] { io_.run(); });
@@ -259,9 +261,7 @@ void HttpServer::Impl::run() {
 std::vector<std::shared_ptr<Connection>> HttpServer::Impl::live_connections() const {
   std::vector<std::shared_ptr<Connection>> out;
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [id, entry] : connections_) {
-    if (auto connection = entry.connection.lock()) out.push_back(std::move(connection));
-  }
+  for (const auto& [id, entry] : connections_) out.push_back(entry.connection);
   return out;
 }
 
@@ -279,7 +279,7 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
       return;
     }
   }
-  asio::post(io_, [this] {
+  asio::post(accept_strand_, [this] {
     error_code ignored;
     acceptor_.close(ignored);
     accept_retry_.cancel();

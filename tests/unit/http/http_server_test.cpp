@@ -234,6 +234,34 @@ TEST_F(HttpServerTest, PendingResponseIsCancelledWhenTheClientLeaves) {
   kept->resolve([] { return text("too late"); });  // harmless
 }
 
+// A request waiting for its answer while the client pipelines more than the watch keeps
+// (64 KiB): the connection must stay alive with no read pending and answer both.
+TEST_F(HttpServerTest, PendingResponseSurvivesALargePipelinedRequest) {
+  start([this](const Request& request) {
+    if (request.path == "/big") return text("big " + std::to_string(request.body.size()));
+    auto pending = std::make_shared<PendingResponse>();
+    spawn([pending] {
+      std::this_thread::sleep_for(300ms);
+      pending->resolve([] { return text("slow"); });
+    });
+    Response response;
+    response.pending = pending;
+    return response;
+  });
+  RawClient client(port());
+  const std::string big(100 * 1024, 'x');
+  ASSERT_TRUE(
+      client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\nPOST /big HTTP/1.1\r\nHost: "
+                  "x\r\nContent-Length: " +
+                  std::to_string(big.size()) + "\r\n\r\n" + big));
+  auto first = client.read_response(5s);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->body, "slow");
+  auto second = client.read_response(5s);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->body, "big 102400");
+}
+
 TEST_F(HttpServerTest, PendingResponseResolvedFromAnotherThreadKeepsItsHeaders) {
   start([this](const Request&) {
     auto pending = std::make_shared<PendingResponse>();

@@ -171,6 +171,33 @@ TEST_F(HttpServerTest, ClientThatStopsReadingIsCutAfterTheTimeout) {
   EXPECT_TRUE(client.wait_closed(5s));
 }
 
+// Late notifications and pings of a finished stream must not touch the next response on
+// the same connection (a producer may notify after it closed the stream).
+TEST_F(HttpServerTest, KeepAliveStreamsBackToBackStayFramed) {
+  start([this](const Request& request) {
+    if (request.path == "/plain") return text("plain");
+    auto body = std::make_shared<StreamBody>();
+    spawn([body] {
+      body->push("a");
+      body->push("b");
+      body->close();
+      body->push("late");  // ignored, but notifies nobody harmful
+    });
+    return sse(body, std::chrono::seconds(1));
+  });
+  RawClient client(port());
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(client.send_request("GET", "/stream"));
+    auto streamed = client.read_response();
+    ASSERT_TRUE(streamed) << i;
+    EXPECT_EQ(streamed->body, "ab") << i;
+    ASSERT_TRUE(client.send_request("GET", "/plain"));
+    auto plain = client.read_response();
+    ASSERT_TRUE(plain) << i;
+    EXPECT_EQ(plain->body, "plain") << i;
+  }
+}
+
 TEST_F(HttpServerTest, StopEndsAStreamWhoseProducerNeverCloses) {
   auto body = std::make_shared<StreamBody>();
   start([body](const Request&) { return sse(body); });
