@@ -122,6 +122,48 @@ TEST_F(ServerHardening, ClientThatStopsReadingLosesItsStreamAndSlot) {
   EXPECT_EQ(status, 200);
 }
 
+TEST_F(ServerHardening, SigtermWithStreamsInFlightEndsEachWithAnErrorFrame) {
+  start();
+  // Four streams held in flight: large frames, and clients that read nothing yet.
+  std::vector<int> fds;
+  const std::string body = Json{
+      {"prompt", "Once upon a time"},
+      {"n_predict", -1},
+      {"ignore_eos", true},
+      {"n_probs", 512},
+      {"stream", true}}.dump();
+  for (int i = 0; i < 4; ++i) {
+    fds.push_back(connect_with_small_buffer(port()));
+    ASSERT_GE(fds.back(), 0);
+    send_raw(fds.back(), "POST /completion HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                             std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+  ASSERT_TRUE(wait_for(
+      [&] {
+        for (int id = 0; id < 4; ++id) {
+          if (!slot_busy(port(), id)) return false;
+        }
+        return true;
+      },
+      5s));
+  const auto begin = Clock::now();
+  int code = -2;
+  std::thread stopper([&] { code = server_.stop(10); });
+  std::this_thread::sleep_for(50ms);
+  const std::vector<std::string> received = read_until_closed(fds, 8s);
+  stopper.join();
+  EXPECT_EQ(code, 0);
+  EXPECT_LT(Clock::now() - begin, 3s);
+  for (const std::string& stream : received) {
+    const size_t last = stream.rfind("data: ");
+    ASSERT_NE(last, std::string::npos);
+    const std::string frame = stream.substr(last, stream.find('\n', last) - last);
+    EXPECT_NE(frame.find("\"error\""), std::string::npos) << frame.substr(0, 200);
+    EXPECT_NE(frame.find("shutting down"), std::string::npos) << frame.substr(0, 200);
+  }
+  close_all(fds);
+}
+
 TEST_F(ServerHardening, MillionDeepJsonIs400) {
   start();
   const std::string deep =
