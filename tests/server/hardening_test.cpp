@@ -23,6 +23,19 @@ using namespace std::chrono_literals;
 
 class ServerHardening : public StoriesServer {};
 
+// A stream that never ends on its own (no end of text, no budget) with large frames (every
+// token with all 512 candidate probabilities), which fill socket buffers quickly.
+std::string endless_stream_request() {
+  const std::string body = Json{
+      {"prompt", "Once upon a time"},
+      {"n_predict", -1},
+      {"ignore_eos", true},
+      {"n_probs", 512},
+      {"stream", true}}.dump();
+  return "POST /completion HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body;
+}
+
 TEST_F(ServerHardening, HoldsFiveThousandIdleConnectionsWhileServing) {
   constexpr int kIdle = 5000;
   if (!raise_descriptor_limit(kIdle + 200)) {
@@ -58,13 +71,13 @@ TEST_F(ServerHardening, HeaderDrippersAreCutAtTheDeadlineWhileOthersAreServed) {
   start({"--timeout", "2"});  // header deadline: min(10 s, --timeout)
   std::vector<int> drippers = open_idle_connections(port(), kDrippers);
   ASSERT_EQ(static_cast<int>(drippers.size()), kDrippers);
-  for (int fd : drippers) send_raw(fd, "GET /health HTTP/1.1\r\nX-Slow: ");
+  for (int fd : drippers) send_all(fd, "GET /health HTTP/1.1\r\nX-Slow: ");
   const auto begin = Clock::now();
   // Each dripper sends one byte every 300 ms: in time for any per-read timeout, never done.
   std::atomic<bool> dripping{true};
   std::thread drip([&] {
     while (dripping) {
-      for (int fd : drippers) send_raw(fd, "a");
+      for (int fd : drippers) send_all(fd, "a");
       std::this_thread::sleep_for(300ms);
     }
   });
@@ -97,14 +110,7 @@ TEST_F(ServerHardening, ClientThatStopsReadingLosesItsStreamAndSlot) {
   // after a few hundred tokens; the client then reads nothing.
   const int fd = connect_with_small_buffer(port());
   ASSERT_GE(fd, 0);
-  const std::string body = Json{
-      {"prompt", "Once upon a time"},
-      {"n_predict", -1},
-      {"ignore_eos", true},
-      {"n_probs", 512},
-      {"stream", true}}.dump();
-  send_raw(fd, "POST /completion HTTP/1.1\r\nHost: x\r\nContent-Length: " +
-                   std::to_string(body.size()) + "\r\n\r\n" + body);
+  send_all(fd, endless_stream_request());
   // While the client is stalled, backpressure holds the slot (it generates nothing more).
   EXPECT_TRUE(wait_for([&] { return slot_busy(port(), 0); }, 3s));
   std::this_thread::sleep_for(1s);
@@ -126,17 +132,10 @@ TEST_F(ServerHardening, SigtermWithStreamsInFlightEndsEachWithAnErrorFrame) {
   start();
   // Four streams held in flight: large frames, and clients that read nothing yet.
   std::vector<int> fds;
-  const std::string body = Json{
-      {"prompt", "Once upon a time"},
-      {"n_predict", -1},
-      {"ignore_eos", true},
-      {"n_probs", 512},
-      {"stream", true}}.dump();
   for (int i = 0; i < 4; ++i) {
     fds.push_back(connect_with_small_buffer(port()));
     ASSERT_GE(fds.back(), 0);
-    send_raw(fds.back(), "POST /completion HTTP/1.1\r\nHost: x\r\nContent-Length: " +
-                             std::to_string(body.size()) + "\r\n\r\n" + body);
+    send_all(fds.back(), endless_stream_request());
   }
   ASSERT_TRUE(wait_for(
       [&] {

@@ -105,16 +105,6 @@ void close_all(std::vector<int>& fds) {
   fds.clear();
 }
 
-bool send_raw(int fd, const std::string& data) {
-  size_t sent = 0;
-  while (sent < data.size()) {
-    const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 std::vector<std::string> read_until_closed(const std::vector<int>& fds,
                                            std::chrono::milliseconds timeout) {
   std::vector<std::string> out(fds.size());
@@ -185,7 +175,7 @@ std::string send_and_read(int port, const std::string& raw, std::chrono::millise
     if (fd >= 0) ::close(fd);
     return "";
   }
-  send_raw(fd, raw);
+  send_all(fd, raw);
   std::string out;
   const auto deadline = Clock::now() + timeout;
   char buffer[65536];

@@ -23,7 +23,6 @@ std::vector<int> open_idle_connections(int port, int n);
 // How many of `fds` the peer has closed (EOF or reset).
 int count_closed(const std::vector<int>& fds);
 void close_all(std::vector<int>& fds);
-bool send_raw(int fd, const std::string& data);
 // Reads each socket until its peer closes it or `timeout` passes; what each received.
 std::vector<std::string> read_until_closed(const std::vector<int>& fds,
                                            std::chrono::milliseconds timeout);

@@ -33,16 +33,6 @@ int connect_local(int port) {
   return fd;
 }
 
-bool send_all(int fd, const std::string& data) {
-  size_t sent = 0;
-  while (sent < data.size()) {
-    const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 std::string build_request(const std::string& method, const std::string& path,
                           const std::string& body,
                           const std::vector<std::pair<std::string, std::string>>& headers,
@@ -97,6 +87,16 @@ HttpReply parse_reply(const std::string& raw) {
 }
 
 }  // namespace
+
+bool send_all(int fd, const std::string& data) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<size_t>(n);
+  }
+  return true;
+}
 
 std::string HttpReply::header(const std::string& name) const {
   auto it = headers.find(name);

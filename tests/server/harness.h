@@ -25,6 +25,9 @@ HttpReply http_request(int port, const std::string& method, const std::string& p
                        const std::string& body = "",
                        const std::vector<std::pair<std::string, std::string>>& headers = {});
 
+// Writes all of `data` to a connected socket; false when the peer is gone.
+bool send_all(int fd, const std::string& data);
+
 // The `data:` payloads of an SSE body, in order (comment frames skipped).
 std::vector<std::string> sse_payloads(const std::string& body);
 

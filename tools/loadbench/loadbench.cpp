@@ -129,21 +129,28 @@ std::string error_message_of(const std::string& body) {
   return body.substr(0, 200);
 }
 
+using Parser = http::response_parser<http::buffer_body>;
+
+// Reads what comes next of the body into `chunk` (returns as soon as some bytes were
+// parsed, so frames are timed on arrival); the number of bytes.
+size_t read_chunk(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser, char* chunk,
+                  size_t size) {
+  parser.get().body().data = chunk;
+  parser.get().body().size = size;
+  beast::error_code ec;
+  http::read_some(socket, buffer, parser, ec);
+  if (ec == http::error::need_buffer) ec = {};
+  if (ec) throw beast::system_error(ec);
+  return size - parser.get().body().size;
+}
+
 // A non-streamed answer: the whole body, then its one JSON object.
-void read_whole(tcp::socket& socket, beast::flat_buffer& buffer,
-                http::response_parser<http::buffer_body>& parser, Clock::time_point start,
-                RequestResult& result) {
+void read_whole(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
+                Clock::time_point start, RequestResult& result) {
   std::string body;
   char chunk[16384];
-  while (!parser.is_done()) {
-    parser.get().body().data = chunk;
-    parser.get().body().size = sizeof(chunk);
-    beast::error_code ec;
-    http::read_some(socket, buffer, parser, ec);
-    if (ec == http::error::need_buffer) ec = {};
-    if (ec) throw beast::system_error(ec);
-    body.append(chunk, sizeof(chunk) - parser.get().body().size);
-  }
+  while (!parser.is_done())
+    body.append(chunk, read_chunk(socket, buffer, parser, chunk, sizeof chunk));
   if (result.status != 200) {
     result.error = "HTTP " + std::to_string(result.status) + ": " + error_message_of(body);
     return;
@@ -160,9 +167,8 @@ void read_whole(tcp::socket& socket, beast::flat_buffer& buffer,
 }
 
 // Everything after the response headers: frames are applied as they arrive.
-void read_stream(tcp::socket& socket, beast::flat_buffer& buffer,
-                 http::response_parser<http::buffer_body>& parser, Clock::time_point start,
-                 int cancel_after_tokens, RequestResult& result) {
+void read_stream(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
+                 Clock::time_point start, int cancel_after_tokens, RequestResult& result) {
   SseDecoder sse;
   std::vector<std::string> payloads;
   std::string error_body;
@@ -170,14 +176,7 @@ void read_stream(tcp::socket& socket, beast::flat_buffer& buffer,
   bool finished = false;
   char chunk[16384];
   while (!parser.is_done()) {
-    parser.get().body().data = chunk;
-    parser.get().body().size = sizeof(chunk);
-    beast::error_code ec;
-    // read_some returns as soon as some bytes were parsed, so frames are timed on arrival.
-    http::read_some(socket, buffer, parser, ec);
-    if (ec == http::error::need_buffer) ec = {};
-    if (ec) throw beast::system_error(ec);
-    const size_t n = sizeof(chunk) - parser.get().body().size;
+    const size_t n = read_chunk(socket, buffer, parser, chunk, sizeof chunk);
     if (result.status != 200) {
       error_body.append(chunk, n);
       continue;

@@ -139,22 +139,24 @@ void Connection::read_header() {
       [self = shared_from_this()](const error_code& ec, size_t) { self->on_header(ec); });
 }
 
-void Connection::on_header(const error_code& ec) {
-  if (phase_ != Phase::kHeader) return;
+bool Connection::read_failed(const error_code& ec, std::string_view what) {
   disarm_deadline();
   // A read that completed as the deadline fired is kept.
   if (timed_out_ && ec == asio::error::operation_aborted) {
-    fail(TransportError::kRequestTimeout, "request headers not received in time");
-    return;
+    fail(TransportError::kRequestTimeout, std::string(what) + " not received in time");
+    return true;
   }
-  if (ec) {
-    if (auto error = classify_read_error(ec)) {
-      fail(*error, ec.message());
-    } else {
-      close();
-    }
-    return;
+  if (!ec) return false;
+  if (auto error = classify_read_error(ec)) {
+    fail(*error, ec.message());
+  } else {
+    close();  // nobody to answer
   }
+  return true;
+}
+
+void Connection::on_header(const error_code& ec) {
+  if (phase_ != Phase::kHeader || read_failed(ec, "request headers")) return;
   if (auto error = check_header(*parser_, options_)) {
     fail(*error, "");
     return;
@@ -193,20 +195,7 @@ void Connection::read_body() {
 }
 
 void Connection::on_body(const error_code& ec) {
-  if (phase_ != Phase::kBody) return;
-  disarm_deadline();
-  if (timed_out_ && ec == asio::error::operation_aborted) {
-    fail(TransportError::kRequestTimeout, "request body not received in time");
-    return;
-  }
-  if (ec) {
-    if (auto error = classify_read_error(ec)) {
-      fail(*error, ec.message());
-    } else {
-      close();
-    }
-    return;
-  }
+  if (phase_ != Phase::kBody || read_failed(ec, "request body")) return;
   handle();
 }
 

@@ -77,6 +77,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_header(const boost::system::error_code& ec);
   void read_body();
   void on_body(const boost::system::error_code& ec);
+  // After a header or body read: answers a deadline or a parse error, or closes when there
+  // is nobody to answer; false when the read succeeded.
+  bool read_failed(const boost::system::error_code& ec, std::string_view what);
   void handle();
   // Answering it.
   void on_resolved(PendingResponse::Render render);
