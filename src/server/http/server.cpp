@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -15,6 +16,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 
 #include "base/log.h"
 #include "server/http/connection.h"
@@ -28,8 +31,9 @@ using boost::system::error_code;
 
 namespace {
 
-// Sockets that carry a 503 to clients over the limit, at most this many at a time (each is
-// closed within a second); past that, an over-limit connection is closed unanswered.
+// Sockets that carry a 503 to clients over the limit, draining what the client sends so the
+// answer is not lost to a reset: at most this many at a time (each is closed within a
+// second); past that, the 503 is sent in one write and the socket closed at once.
 constexpr size_t kMaxRejecting = 64;
 
 int descriptor_limit() {
@@ -42,6 +46,21 @@ int io_thread_count(int requested) {
   if (requested > 0) return std::min(requested, 64);
   const int hardware = static_cast<int>(std::thread::hardware_concurrency());
   return std::clamp(hardware, 2, 4);
+}
+
+// A complete "Connection: close" response as bytes.
+std::string serialize_response(const Response& response, const std::string& server_header) {
+  boost::beast::http::response<boost::beast::http::string_body> message;
+  message.version(11);
+  message.result(static_cast<unsigned>(response.status));
+  message.set(boost::beast::http::field::server, server_header);
+  message.set(boost::beast::http::field::content_type, response.content_type);
+  message.keep_alive(false);
+  message.body() = response.body;
+  message.prepare_payload();
+  std::ostringstream out;
+  out << message;
+  return out.str();
 }
 
 Response plain_error(TransportError error, std::string_view detail) {
@@ -220,22 +239,31 @@ std::shared_ptr<Connection> HttpServer::Impl::evict_idle_locked() {
 }
 
 void HttpServer::Impl::reject(tcp::socket socket) {
+  Response refusal = render_error(TransportError::kTooManyConnections,
+                                  "too many open connections; try again later");
   std::shared_ptr<Connection> carrier;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++rejected_;
-    if (rejecting_ >= kMaxRejecting) {
-      error_code ignored;
-      socket.close(ignored);
-      return;
+    if (rejecting_ < kMaxRejecting) {
+      ++rejecting_;
+      // Id 0: not in the registry, so it does not count against the limit.
+      carrier = std::make_shared<Connection>(std::move(socket), shared_from_this(), 0);
     }
-    ++rejecting_;
-    // Id 0: not in the registry, so it does not count against the limit.
-    carrier = std::make_shared<Connection>(std::move(socket), shared_from_this(), 0);
   }
   log_warn("http: {} connections open, answering another with 503", max_connections_);
-  carrier->reject(render_error(TransportError::kTooManyConnections,
-                               "too many open connections; try again later"));
+  if (carrier) {
+    carrier->reject(std::move(refusal));
+    return;
+  }
+  // Too many 503s in flight to linger over each: this one is written at once, in one send
+  // into the new socket's empty buffer, and the socket closed.
+  const std::string bytes = serialize_response(refusal, options_.server_header);
+  error_code ignored;
+  socket.non_blocking(true, ignored);
+  socket.send(asio::buffer(bytes), 0, ignored);
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  socket.close(ignored);
 }
 
 void HttpServer::Impl::run() {

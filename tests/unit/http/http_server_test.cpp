@@ -417,6 +417,42 @@ TEST_F(HttpServerTest, AtTheConnectionLimitWithNoneIdleTheNewOneGets503) {
   EXPECT_EQ(server_->stats().rejected, 1u);
 }
 
+// A flood past the limit: every newcomer is told 503, none is dropped silently (past 64 at
+// once the answer is written in one send instead of lingering).
+TEST_F(HttpServerTest, EveryConnectionOverTheLimitIsAnswered503) {
+  ServerOptions options;
+  options.max_connections = 1;
+  std::shared_ptr<PendingResponse> held;
+  std::mutex mutex;
+  start(
+      [&](const Request&) {
+        auto pending = std::make_shared<PendingResponse>();
+        std::lock_guard<std::mutex> lock(mutex);
+        held = pending;
+        Response response;
+        response.pending = pending;
+        return response;
+      },
+      options);
+  RawClient busy(port());
+  ASSERT_TRUE(busy.send_request("GET", "/busy"));
+  auto deadline = Clock::now() + 2s;
+  while (Clock::now() < deadline) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (held) break;
+  }
+  std::vector<std::unique_ptr<RawClient>> flood;
+  for (int i = 0; i < 100; ++i) flood.push_back(std::make_unique<RawClient>(port()));
+  int refused = 0;
+  for (auto& client : flood) {
+    auto response = client->read_response(5s);
+    refused += response && response->status == 503 ? 1 : 0;
+  }
+  EXPECT_EQ(refused, 100);
+  std::lock_guard<std::mutex> lock(mutex);
+  held->resolve([] { return text("done"); });
+}
+
 TEST_F(HttpServerTest, StopReturnsPromptlyWithIdleKeepAliveConnection) {
   start(echo);
   RawClient client(port());
