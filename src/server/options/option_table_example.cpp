@@ -180,8 +180,10 @@ constexpr OptionSpec kEntries[] = {
      "chat_template_kwargs merge over them)",
      kValue, kSupported, "", "", 0, false, handle_chat_template_kwargs, nullptr},
     {"-to, --timeout", "", "N", "LLAMA_ARG_TIMEOUT", "3600",
-     "HTTP read and write timeout of the server sockets, in seconds", kValue, kSupported, "", "", 0,
-     true, set_member<&ServerArgs::timeout_s>, show_member<&ServerArgs::timeout_s>},
+     "HTTP timeout in seconds: idle keep-alive connections, request bodies and each write "
+     "(request headers must arrive within min(10 s, this) of their first byte)",
+     kValue, kSupported, "", "", 0, true, set_member<&ServerArgs::timeout_s>,
+     show_member<&ServerArgs::timeout_s>},
     {"--sse-ping-interval", "", "N", "LLAMA_ARG_SSE_PING_INTERVAL", "30",
      "Interval of SSE comment pings sent while a stream is silent; -1 disables", kValue, kSupported,
      "", "", 0, false, set_member<&ServerArgs::sse_ping_interval_s>,
