@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "base/serving_defaults.h"
+
 namespace hearth::scheduler {
 
 struct PlanSlot {
@@ -31,9 +33,9 @@ struct PlanTask {
 struct PlanInput {
   std::vector<PlanSlot> slots;  // in slot-id order
   std::vector<PlanTask> queue;  // FIFO order
-  int32_t n_batch = 2048;
+  int32_t n_batch = kDefaultBatchSize;
   bool cont_batching = true;
-  float similarity = 0.10f;  // -sps; 0 turns the similarity choice off
+  float similarity = kDefaultSlotSimilarity;  // -sps; 0 turns the similarity choice off
 };
 
 struct Admission {

@@ -137,11 +137,21 @@ bool sample_token(RunningTask& task, std::span<const float> logits, const TokenC
                   int32_t kv_len) {
   auto sampled = task.sampler.sample(logits);
   if (!sampled.is_ok()) {
-    task.sink->on_error(task.index, {TaskError::Kind::kServer, sampled.status().message()});
+    // Only the request's own constraints leave nothing to sample (every token banned by
+    // logit_bias or ignore_eos, or a grammar that allows none of the rest): its mistake.
+    const bool constrained = sampled.status().code() == ErrorCode::kInvalidArgument;
+    task.sink->on_error(
+        task.index, constrained
+                        ? TaskError{TaskError::Kind::kInvalidRequest,
+                                    "No token can be sampled: the request's logit_bias, ignore_eos "
+                                    "and grammar exclude every token"}
+                        : TaskError{TaskError::Kind::kServer, sampled.status().message()});
     return false;
   }
   const int32_t token = *sampled;
   if (Status st = task.sampler.accept(token, true); !st.is_ok()) {
+    // Not reachable when the grammar constrained the step (grammar.md §2.3): an internal
+    // error of the request.
     task.sink->on_error(task.index, {TaskError::Kind::kServer, "grammar: " + st.message()});
     return false;
   }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "chat/openai_messages.h"
-#include "server/fields/field.h"
+#include "server/fields/completion_fields.h"
 
 namespace hearth::server {
 
@@ -52,7 +52,7 @@ const std::vector<fields::Field<ChatBody>>& chat_body_fields() {
                     const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
       {.name = "response_format",
        .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
+                    const Ctx&) { return fields::validate_response_format(v, u); }},
       {.name = "json_schema",
        .target = [](const Json& v, const std::string& u, ChatBody&,
                     const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
@@ -97,14 +97,6 @@ std::optional<ApiError> check_constraints(const Json& body) {
   const Json json_schema = lenient(body, "json_schema", Json());
   if (!json_schema.is_null() && !lenient(body, "grammar", std::string()).empty()) {
     return invalid_request("Cannot use both json_schema and grammar");
-  }
-  if (body.contains("response_format")) {
-    const Json format = lenient(body, "response_format", Json::object());
-    const std::string type = lenient(format, "type", std::string());
-    if (!type.empty() && type != "text" && type != "json_object" && type != "json_schema") {
-      return invalid_request(
-          "response_format type must be one of \"text\" or \"json_object\", but got: " + type);
-    }
   }
   return std::nullopt;
 }
@@ -163,10 +155,12 @@ std::optional<ApiError> check_messages(const Json& body) {
 std::optional<ApiError> parse_conversation(const Json& body, const Json& tools,
                                            chat::ChatInputs& inputs, std::string& tool_choice) {
   Result<std::vector<chat::Message>> messages = chat::parse_openai_messages(body["messages"]);
-  if (!messages.is_ok()) return invalid_request(messages.status().message());
+  if (!messages.is_ok()) return invalid_request(without_library_tags(messages.status().message()));
   inputs.messages = std::move(*messages);
   Result<std::vector<chat::Tool>> parsed_tools = chat::parse_openai_tools(tools);
-  if (!parsed_tools.is_ok()) return invalid_request(parsed_tools.status().message());
+  if (!parsed_tools.is_ok()) {
+    return invalid_request(without_library_tags(parsed_tools.status().message()));
+  }
   inputs.tools = std::move(*parsed_tools);
   if (tool_choice != "auto" && tool_choice != "none" && tool_choice != "required") {
     return invalid_request("Invalid tool_choice: " + tool_choice);

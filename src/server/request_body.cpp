@@ -7,15 +7,6 @@ namespace hearth::server {
 
 namespace {
 
-// nlohmann's messages start with "[json.exception.parse_error.101] ": a library detail.
-std::string without_library_prefix(std::string message) {
-  if (!message.empty() && message.front() == '[') {
-    const size_t end = message.find("] ");
-    if (end != std::string::npos) message.erase(0, end + 2);
-  }
-  return message;
-}
-
 // True when every number in `value` is finite (a literal such as 1e400 parses to infinity).
 // The depth is already bounded, so an explicit stack is only for tidiness.
 bool all_numbers_finite(const Json& value) {
@@ -67,7 +58,7 @@ std::optional<ApiError> parse_json_body(std::string_view body, Json& out) {
   try {
     out = Json::parse(body.begin(), body.end());
   } catch (const Json::exception& e) {
-    return invalid_request("Invalid JSON in request body: " + without_library_prefix(e.what()));
+    return invalid_request("Invalid JSON in request body: " + without_library_tags(e.what()));
   }
   if (!all_numbers_finite(out)) {
     return invalid_request("Invalid JSON in request body: a number is too large for a double");

@@ -68,9 +68,14 @@ http::Response handle_props_post(ServerState& s, const http::Request& r) {
     return handle_not_supported(
         "This server does not support changing global properties. Start it with `--props`");
   }
-  // No property can be changed yet; the body must still be JSON.
+  // The reference has no property that can be changed and ignores what it is sent; Hearth
+  // refuses any member rather than ignore it (differences.json, props-post-members).
   Json body;
-  if (auto err = parse_json_body(r.body, body)) return error_response(*err);
+  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  if (!body.empty()) {
+    return error_response(
+        invalid_request("Field '" + body.begin().key() + "': no global property can be changed"));
+  }
   return json_response(Json{{"success", true}});
 }
 

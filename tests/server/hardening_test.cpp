@@ -193,8 +193,11 @@ TEST_F(ServerHardening, MalformedRequestsGet4xxInTheEnvelope) {
     }
     const Json body = parse_or_null(body_of(raw));
     EXPECT_EQ(body["error"]["code"], status) << raw.substr(0, 300);
-    EXPECT_TRUE(body["error"]["message"].is_string());
+    ASSERT_TRUE(body["error"]["message"].is_string()) << raw.substr(0, 300);
     EXPECT_TRUE(body["error"]["type"].is_string());
+    const std::string message = body["error"]["message"];
+    EXPECT_EQ(message.find("[json.exception"), std::string::npos) << message;
+    EXPECT_NE(message.find(c.message_part), std::string::npos) << message;
     ASSERT_EQ(http_request(port(), "GET", "/health").status, 200) << "the server died";
   }
 }

@@ -42,8 +42,9 @@ std::string body_of(const std::string& raw_response);
 
 struct MalformedCase {
   std::string name;
-  std::string raw;          // the bytes sent
-  int expected_status = 0;  // 0: any 4xx the battery allows
+  std::string raw;                // the bytes sent
+  int expected_status = 0;        // 0: any 4xx the battery allows
+  std::string message_part = {};  // when set, the error message must contain it
 };
 // At least 60 malformed requests: broken HTTP, limits, hostile JSON, wrong types on every
 // route.

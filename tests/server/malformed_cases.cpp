@@ -163,6 +163,42 @@ void add_route_cases(std::vector<MalformedCase>& c) {
   c.push_back({"lora not an array", post("/lora-adapters", R"({"id": 0})"), 400});
   c.push_back({"lora unknown adapter", post("/lora-adapters", R"([{"id": 0, "scale": 1}])"), 400});
   c.push_back({"props bad json", post("/props", "{"), 400});
+  c.push_back({"props with a member", post("/props", R"({"n_slots": 9})"), 400});
+  c.push_back({"apply-template role number",
+               post("/apply-template", R"({"messages": [{"role": 5, "content": "x"}]})"), 400});
+}
+
+// What the answers of some cases must say: the field or the problem, in words a client can
+// act on.
+void add_expected_messages(std::vector<MalformedCase>& cases) {
+  const std::vector<std::pair<std::string, std::string>> parts = {
+      {"deep nesting", "nested deeper than 512 levels"},
+      {"nan", "Invalid JSON in request body: "},
+      {"invalid utf-8", "Invalid JSON in request body: "},
+      {"missing prompt", "\"prompt\" is required"},
+      {"stop number", "Field 'stop'"},
+      {"samplers unknown", "Field 'samplers': unknown sampler 'bogus'"},
+      {"json_schema string", "Field 'json_schema'"},
+      {"logit_bias out of vocabulary", "Field 'logit_bias': token id 99999"},
+      {"id_slot past the slots", "Field 'id_slot'"},
+      {"too many stop strings", "Field 'stop': at most 128 items"},
+      {"tokenize number content", "Field 'content'"},
+      {"tokenize boolean as string", "Field 'add_special'"},
+      {"detokenize floats", "Field 'tokens'"},
+      {"slot save without filename", "\"filename\" is required"},
+      {"slot save past the slots", "Invalid slot ID: 999"},
+      {"lora unknown adapter", "invalid adapter id 0"},
+      {"props with a member", "Field 'n_slots'"},
+      {"apply-template message without role", "Missing 'role'"},
+      {"headers too large", "request headers too large"},
+      {"unknown method", "unsupported HTTP method"},
+      {"body over the limit", "request body too large"},
+  };
+  for (MalformedCase& c : cases) {
+    for (const auto& [name, part] : parts) {
+      if (c.name == name) c.message_part = part;
+    }
+  }
 }
 
 }  // namespace
@@ -173,6 +209,7 @@ std::vector<MalformedCase> malformed_cases() {
   add_json_cases(cases);
   add_field_cases(cases);
   add_route_cases(cases);
+  add_expected_messages(cases);
   return cases;
 }
 

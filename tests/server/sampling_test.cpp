@@ -110,5 +110,37 @@ TEST_F(ServerSampling, ChildCompletionsUseSeedPlusIndex) {
   EXPECT_EQ(two[1]["tokens"], second["tokens"]);
 }
 
+// Constraints that leave nothing to sample are the request's mistake: a 400 that says so,
+// whether it comes before the stream started or as its error frame.
+TEST_F(ServerSampling, RequestThatExcludesEveryTokenIs400) {
+  start();
+  Json ban_all = Json::array();
+  for (int id = 0; id < 512; ++id) ban_all.push_back(Json::array({id, false}));
+  const std::string expected =
+      "No token can be sampled: the request's logit_bias, ignore_eos and grammar exclude every "
+      "token";
+  int status = 0;
+  Json r = post_json(port(), "/completion",
+                     Json{{"prompt", "Once"}, {"n_predict", 4}, {"logit_bias", ban_all}}, &status);
+  EXPECT_EQ(status, 400) << r.dump();
+  EXPECT_EQ(r["error"]["message"], expected);
+  // A grammar whose text is complete after one token, with the end of text banned.
+  HttpReply reply = http_request(port(), "POST", "/completion",
+                                 Json{{"prompt", "Once"},
+                                      {"n_predict", 8},
+                                      {"grammar", "root ::= \" the\""},
+                                      {"ignore_eos", true},
+                                      {"stream", true},
+                                      {"temperature", 0}}
+                                     .dump());
+  ASSERT_EQ(reply.status, 200);
+  const std::vector<std::string> frames = sse_payloads(reply.body);
+  ASSERT_FALSE(frames.empty());
+  const Json last = parse_or_null(frames.back());
+  EXPECT_EQ(last["error"]["code"], 400) << frames.back();
+  EXPECT_EQ(last["error"]["message"], expected);
+  EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
+}
+
 }  // namespace
 }  // namespace hearth::test

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include <atomic>
 #include <chrono>
@@ -169,10 +170,8 @@ std::vector<int> hold_idle_connections(const hearth::loadbench::Url& url, int n)
   return fds;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Settings s;
+// The command line into `s`; nullopt to go on, else the exit status (help, bad arguments).
+std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   CLI::App app{"Concurrent streaming load against a llama-server compatible server"};
   app.add_option("--url", s.url, "Base URL, http://host:port[/prefix]")->capture_default_str();
   app.add_option("-c,--clients", s.clients, "Concurrent clients (one thread and connection each)")
@@ -214,37 +213,21 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
-
-  std::string error;
-  const auto url = hearth::loadbench::parse_url(s.url, error);
-  if (!url) {
-    std::fprintf(stderr, "hearth-loadbench: --url %s: %s\n", s.url.c_str(), error.c_str());
+  if (!s.extra.empty() && !nlohmann::json::parse(s.extra, nullptr, false).is_object()) {
+    std::fprintf(stderr, "hearth-loadbench: --extra must be a JSON object\n");
     return 2;
   }
-  if (!s.extra.empty()) {
-    const auto extra = nlohmann::json::parse(s.extra, nullptr, false);
-    if (!extra.is_object()) {
-      std::fprintf(stderr, "hearth-loadbench: --extra must be a JSON object\n");
-      return 2;
-    }
-  }
-  const std::vector<std::string>& prompts = s.prompts.empty() ? kBuiltinPrompts : s.prompts;
-  hearth::loadbench::ClientConfig config;
-  config.url = *url;
-  config.api_key = s.api_key;
-  config.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000.0));
+  return std::nullopt;
+}
 
-  ServerReport server;
-  std::vector<int> idle = hold_idle_connections(*url, s.idle_connections);
-  server.idle_held = static_cast<int>(idle.size());
-  if (!idle.empty()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the server accept
-    server.with_idle = sample_server(s.server_pid);
-  }
+// Runs every request from s.clients threads; the server is sampled after the 100th.
+std::vector<RequestResult> run_clients(const Settings& s,
+                                       const hearth::loadbench::ClientConfig& config,
+                                       ServerReport& server) {
+  const std::vector<std::string>& prompts = s.prompts.empty() ? kBuiltinPrompts : s.prompts;
   std::vector<RequestResult> results(static_cast<size_t>(s.requests));
   std::atomic<int> next{0};
   std::atomic<int> done{0};
-  const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < std::min(s.clients, s.requests); ++c) {
     threads.emplace_back([&] {
@@ -262,6 +245,34 @@ int main(int argc, char** argv) {
     });
   }
   for (std::thread& t : threads) t.join();
+  return results;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  if (auto exit_code = parse_command_line(argc, argv, s)) return *exit_code;
+  std::string error;
+  const auto url = hearth::loadbench::parse_url(s.url, error);
+  if (!url) {
+    std::fprintf(stderr, "hearth-loadbench: --url %s: %s\n", s.url.c_str(), error.c_str());
+    return 2;
+  }
+  hearth::loadbench::ClientConfig config;
+  config.url = *url;
+  config.api_key = s.api_key;
+  config.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000.0));
+
+  ServerReport server;
+  std::vector<int> idle = hold_idle_connections(*url, s.idle_connections);
+  server.idle_held = static_cast<int>(idle.size());
+  if (!idle.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the server accept
+    server.with_idle = sample_server(s.server_pid);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<RequestResult> results = run_clients(s, config, server);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   server.after_last = sample_server(s.server_pid);

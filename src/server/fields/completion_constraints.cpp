@@ -154,6 +154,10 @@ std::optional<ApiError> check_schema_value(const Json& v, const std::string& use
 
 std::optional<ApiError> check_response_format(const Json& v, const std::string& used,
                                               CompletionSettings&, const FieldContext&) {
+  return validate_response_format(v, used);
+}
+
+std::optional<ApiError> validate_response_format(const Json& v, const std::string& used) {
   if (!v.is_object()) return type_error(used, "object", v);
   auto type = v.find("type");
   if (type == v.end() || type->is_null()) return std::nullopt;

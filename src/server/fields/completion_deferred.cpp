@@ -1,9 +1,8 @@
 // Chat-parser and reasoning fields, which Hearth does not honour yet (the chat routes and the
 // chat parser): each is validated as the reference validates it and then accepted only when
-// its value is the reference's default (so clients that send the full default set keep
-// working); any other value is refused naming the field.
+// its value is the reference's default, which its row carries (so clients that send the
+// full default set keep working); any other value is refused naming the field.
 #include <algorithm>
-#include <limits>
 
 #include "server/fields/completion_fields.h"
 
@@ -11,82 +10,67 @@ namespace hearth::server::fields {
 
 namespace {
 
-constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
+const CompletionField* row_of(const std::string& used) {
+  for (const CompletionField& f : completion_fields()) {
+    if (f.name == used || std::find(f.aliases.begin(), f.aliases.end(), used) != f.aliases.end()) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
 
-struct IntDefault {
-  std::string_view name;
-  int32_t value;
-  int64_t lo, hi;  // hard range; lo > hi: none
-};
-
-constexpr IntDefault kIntDefaults[] = {
-    {"chat_format", 0, 1, 0},
-    {"reasoning_budget_tokens", -1, -1, kIntMax},
-};
-constexpr std::pair<std::string_view, bool> kBoolDefaults[] = {
-    {"parse_tool_calls", true}, {"echo", false}, {"reasoning_control", false}};
-constexpr std::pair<std::string_view, std::string_view> kStringDefaults[] = {
-    {"reasoning_format", "deepseek"},
-    {"generation_prompt", ""},
-    {"chat_parser", ""},
-    {"reasoning_budget_start_tag", ""},
-    {"reasoning_budget_message", ""}};
-
-template <class Table>
-auto find_default(const Table& table, std::string_view name) {
-  return std::find_if(std::begin(table), std::end(table),
-                      [&](const auto& d) { return std::string_view(d.first) == name; });
+std::optional<ApiError> refused_unless(bool is_default, const std::string& used) {
+  return is_default ? std::nullopt : std::optional<ApiError>(not_honoured(used));
 }
 
 }  // namespace
 
 ApiError not_honoured(const std::string& used) {
-  for (const CompletionField& f : completion_fields()) {
-    const bool match =
-        f.name == used || std::find(f.aliases.begin(), f.aliases.end(), used) != f.aliases.end();
-    if (!match) continue;
-    if (f.state == FieldState::kDeferred) {
-      return invalid_request("Field '" + used +
-                             "': not supported by Hearth yet (deferred to issue " +
-                             std::to_string(f.issue) + "); only its default value is accepted");
-    }
+  const CompletionField* f = row_of(used);
+  if (f != nullptr && f->state == FieldState::kDeferred) {
+    return invalid_request("Field '" + used + "': not supported by Hearth yet (deferred to issue " +
+                           std::to_string(f->issue) + "); only its default value is accepted");
+  }
+  if (f != nullptr) {
     return invalid_request("Field '" + used +
-                           "': not supported by Hearth: " + std::string(f.reason));
+                           "': not supported by Hearth: " + std::string(f->reason));
   }
   return invalid_request("Field '" + used + "': not supported by Hearth");
 }
 
+// The value must have the type of the row's default (numbers as the reference reads them,
+// within a hard range), and be that default.
 std::optional<ApiError> check_deferred(const Json& v, const std::string& used, CompletionSettings&,
                                        const FieldContext&) {
-  for (const IntDefault& d : kIntDefaults) {
-    if (d.name != used) continue;
+  const CompletionField* f = row_of(used);
+  if (f == nullptr || f->default_json.empty()) return not_honoured(used);
+  const Json def = Json::parse(f->default_json);
+  if (def.is_number_integer()) {
     int32_t value = 0;
     if (auto err = to_int32(v, used, value)) return err;
-    if (d.lo <= d.hi) {
-      if (auto err = check_range(used, value, d.lo, d.hi)) return err;
+    if (f->bounds.kind == Bounds::Kind::kHard) {
+      if (auto err = check_range(used, int64_t{value}, detail::int_bound(f->bounds.lo),
+                                 detail::int_bound(f->bounds.hi))) {
+        return err;
+      }
     }
-    return value == d.value ? std::nullopt : std::optional<ApiError>(not_honoured(used));
+    return refused_unless(value == def.get<int64_t>(), used);
   }
-  if (auto b = find_default(kBoolDefaults, used); b != std::end(kBoolDefaults)) {
-    bool value = false;
-    if (auto err = to_bool(v, used, value)) return err;
-    return value == b->second ? std::nullopt : std::optional<ApiError>(not_honoured(used));
+  if (def.is_boolean()) {
+    // continue_final_message may also name what to continue ("content", ...).
+    if (!v.is_boolean() && !(used == "continue_final_message" && v.is_string())) {
+      return type_error(used, used == "continue_final_message" ? "boolean or string" : "boolean",
+                        v);
+    }
+    return refused_unless(v == def, used);
   }
-  if (auto s = find_default(kStringDefaults, used); s != std::end(kStringDefaults)) {
+  if (def.is_string()) {
     if (!v.is_string()) return type_error(used, "string", v);
-    return v.get_ref<const std::string&>() == s->second
-               ? std::nullopt
-               : std::optional<ApiError>(not_honoured(used));
+    return refused_unless(v == def, used);
   }
-  if (used == "reasoning_budget_end_tags" || used == "reasoning_budget_end_tag") {
-    if (!v.is_array() && !v.is_string()) return type_error(used, "array or string", v);
-    return v.empty() ? std::nullopt : std::optional<ApiError>(not_honoured(used));
-  }
-  if (used == "continue_final_message") {
-    if (!v.is_boolean() && !v.is_string()) return type_error(used, "boolean or string", v);
-    return v == Json(false) ? std::nullopt : std::optional<ApiError>(not_honoured(used));
-  }
-  return std::optional<ApiError>(not_honoured(used));
+  // The end tags: a list, or a single tag as a string (empty ones are skipped).
+  if (!v.is_array() && !v.is_string()) return type_error(used, "array or string", v);
+  return refused_unless(v.is_array() ? v.empty() : v.get_ref<const std::string&>().empty(), used);
 }
 
 }  // namespace hearth::server::fields

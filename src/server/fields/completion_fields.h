@@ -124,6 +124,9 @@ std::optional<ApiError> check_schema_value(const Json& v, const std::string& use
                                            CompletionSettings& out, const FieldContext& ctx);
 std::optional<ApiError> check_response_format(const Json& v, const std::string& used,
                                               CompletionSettings& out, const FieldContext& ctx);
+// response_format's shape (an object; type text, json_object or json_schema; schemas are
+// objects), for the generation routes and /apply-template alike.
+std::optional<ApiError> validate_response_format(const Json& v, const std::string& used);
 std::optional<ApiError> check_deferred(const Json& v, const std::string& used,
                                        CompletionSettings& out, const FieldContext& ctx);
 // After every field: the grammar (text, compiled, triggers), the merged logit bias, the

@@ -25,7 +25,9 @@ constexpr int kChatIssue = 7;  // chat routes, chat parser and reasoning (pin.js
 std::optional<ApiError> parse_id_slot(const Json& v, const std::string& used, S& out,
                                       const fields::FieldContext& ctx) {
   if (!v.is_number_integer()) return fields::type_error(used, "integer", v);
-  const int64_t id = v.get<int64_t>();
+  // An unsigned value past int64 would wrap to a negative id.
+  const int64_t id =
+      v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX ? INT64_MAX : v.get<int64_t>();
   if (id < -1 || id >= ctx.n_slots) {
     return fields::field_error(used, "slot id " + std::to_string(id) + " is outside -1 (any) .. " +
                                          std::to_string(ctx.n_slots - 1));
@@ -160,12 +162,13 @@ Json triggers_echo(const S& s) {
   return out;
 }
 
-F deferred(std::string_view name, std::string_view echo_key = {}, int echo_order = 0,
-           F::EchoValue echo = nullptr) {
+F deferred(std::string_view name, std::string_view default_json, std::string_view echo_key = {},
+           int echo_order = 0, F::EchoValue echo = nullptr) {
   return {.name = name,
           .target = fields::check_deferred,
           .state = FieldState::kDeferred,
           .issue = kChatIssue,
+          .default_json = default_json,
           .echo_key = echo_key,
           .echo_order = echo_order,
           .echo = echo};
@@ -441,23 +444,29 @@ std::vector<F> constraint_rows() {
 std::vector<F> chat_and_infill_rows() {
   return {
       // §3.10 chat parser and reasoning: deferred
-      deferred("chat_format", "chat_format", 40, [](const S&) { return Json("Content-only"); }),
-      deferred("reasoning_format", "reasoning_format", 41,
+      deferred("chat_format", "0", "chat_format", 40,
+               [](const S&) { return Json("Content-only"); }),
+      deferred("reasoning_format", R"("deepseek")", "reasoning_format", 41,
                [](const S& s) { return Json(s.reasoning_format); }),
-      deferred("generation_prompt", "generation_prompt", 43, [](const S&) { return Json(""); }),
-      deferred("parse_tool_calls"),
-      deferred("chat_parser"),
-      deferred("continue_final_message"),
-      deferred("echo"),
-      deferred("reasoning_control"),
-      deferred("reasoning_budget_tokens"),
-      deferred("reasoning_budget_start_tag"),
+      deferred("generation_prompt", R"("")", "generation_prompt", 43,
+               [](const S&) { return Json(""); }),
+      deferred("parse_tool_calls", "true"),
+      deferred("chat_parser", R"("")"),
+      deferred("continue_final_message", "false"),  // also a string: "content", ...
+      deferred("echo", "false"),
+      deferred("reasoning_control", "false"),
       [] {
-        F f = deferred("reasoning_budget_end_tags");
+        F f = deferred("reasoning_budget_tokens", "-1");
+        f.bounds = hard(-1, kIntMax);
+        return f;
+      }(),
+      deferred("reasoning_budget_start_tag", R"("")"),
+      [] {
+        F f = deferred("reasoning_budget_end_tags", "[]");  // also a single string
         f.aliases = {"reasoning_budget_end_tag"};
         return f;
       }(),
-      deferred("reasoning_budget_message"),
+      deferred("reasoning_budget_message", R"("")"),
       // §3.11 infill
       {.name = "input_prefix",
        .target = fields::parse_infill_text,

@@ -1,9 +1,11 @@
-// Request fields, one table per request shape. A row names a field, its aliases (looked up
-// in order after the name; the first present non-null spelling wins), how its JSON value is
-// read (a bool, a 32- or 64-bit integer, a seed, a float, each with a hard or soft range, or
-// a parser of its own), where the value goes, size limits on what feeds the engine, and how
-// generation_settings echoes it. parse_fields() is the one loop that reads any body with any
-// table: nothing is read outside it, and no field of the wrong type is accepted.
+// Request fields. A row names a field, its aliases (looked up in order after the name; the
+// first present non-null spelling wins), how its JSON value is read (a bool, a 32- or 64-bit
+// integer, a seed, a float, each with a hard or soft range, or a parser of its own), where
+// the value goes, size limits on what feeds the engine, the routes it belongs to, and how
+// generation_settings echoes it. The generation routes share one table (completion_fields());
+// the utility routes' small bodies have tables of the same rows. parse_fields() is the one
+// loop that reads any body with any table, and no field of the wrong type is accepted; rules
+// that join several fields (a schema or a grammar, ignore_eos and logit_bias) run after it.
 #pragma once
 
 #include <array>
@@ -89,6 +91,9 @@ struct Field {
   FieldState state = FieldState::kSupported;
   int issue = 0;                 // kDeferred: the issue that delivers it
   std::string_view reason = {};  // kNotApplicable: why it is refused
+  // Deferred fields: the reference's default as JSON text, the one value accepted (the
+  // value must first have the default's type; a hard `bounds` range applies to numbers).
+  std::string_view default_json = {};
   // generation_settings: the key, its place (1-based, 0: not echoed), whether /props and
   // /slots show it in their 42-key `params`, and its value (null: the target's value).
   std::string_view echo_key = {};

@@ -2,6 +2,8 @@
 // limits, errors, timeouts and shutdown.
 #include <atomic>
 #include <condition_variable>
+#include <fstream>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <stdexcept>
@@ -13,6 +15,15 @@ namespace hearth::server::http::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return condition();
+}
 
 Response echo(const Request& request) {
   std::string body = request.method + " " + request.path;
@@ -523,11 +534,24 @@ TEST_F(HttpServerTest, ReusePortLetsTwoServersListenOnOnePort) {
   EXPECT_FALSE(third.listen().is_ok());
 }
 
+int process_threads() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
 TEST_F(HttpServerTest, IoThreadsFollowTheOption) {
+  const int before = process_threads();
   ServerOptions options;
   options.io_threads = 3;
   start(echo, options);
   EXPECT_EQ(server_->stats().io_threads, 3);
+  // run() runs on the fixture's thread and starts two more: three I/O threads in all.
+  EXPECT_TRUE(wait_until([&] { return process_threads() == before + 3; }, 2s))
+      << process_threads() - before << " threads started";
   RawClient client(port());
   ASSERT_TRUE(client.send_request("GET", "/x"));
   EXPECT_TRUE(client.read_response());

@@ -95,7 +95,7 @@ TEST_F(FakePipelineTest, HostileBodiesAre400WithoutTheLibrarysWords) {
        {std::string("{\"prompt\":") + deep + ",\"n_predict\":2}", std::string("{\"prompt\": "),
         std::string(""), std::string("{\"prompt\": NaN}"), std::string("{\"n_predict\": 1e400}"),
         std::string("{\"prompt\": \"\xff\xfe\"}"), std::string("{\"prompt\": \"\\ud800\"}"),
-        std::string("{\"prompt\": \"a\0b\"}", 16), std::string("[1,2]")}) {
+        std::string("{\"prompt\": \"a\0b\"}", 17), std::string("[1,2]")}) {
     auto r = call("POST", "/completion", body);
     EXPECT_EQ(r.status, 400) << body.substr(0, 40);
     const Json j = json_of(r);
