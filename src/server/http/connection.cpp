@@ -199,18 +199,49 @@ void Connection::on_body(const error_code& ec) {
   handle();
 }
 
+// Requests without a body (health checks, /props, /slots, /metrics) are answered on the
+// I/O thread; the others run their handler on the host's workers, so parsing and tokenizing a
+// large body never holds an I/O thread (and with it every other client's /health).
 void Connection::handle() {
   ++response_id_;
-  Request request = to_request(*parser_);
+  auto request = std::make_shared<Request>(to_request(*parser_));
   parser_.reset();
-  Response response;
+  if (request->body.empty()) {
+    phase_ = Phase::kDispatching;
+    on_dispatched(run_handler(*host_, *request));
+    return;
+  }
+  phase_ = Phase::kDispatching;
+  watch_peer();
+  asio::post(host_->workers(), [self = shared_from_this(), request] {
+    Response response = run_handler(*self->host_, *request);
+    asio::post(self->executor_, [self, response = std::move(response)]() mutable {
+      self->on_dispatched(std::move(response));
+    });
+  });
+}
+
+Response Connection::run_handler(ConnectionHost& host, const Request& request) {
   try {
-    response = host_->dispatch(request);
+    return host.dispatch(request);
   } catch (const std::exception& e) {
     log_error("http: handler for {} {} threw: {}", request.method, request.path, e.what());
-    response = host_->render_error(TransportError::kHandlerFailed, e.what());
+    return host.render_error(TransportError::kHandlerFailed, e.what());
   } catch (...) {
-    response = host_->render_error(TransportError::kHandlerFailed, "unknown error");
+    return host.render_error(TransportError::kHandlerFailed, "unknown error");
+  }
+}
+
+// A response that will not be written: its producer is told.
+void Connection::drop(Response& response) {
+  if (response.pending) response.pending->cancel();
+  if (response.stream) response.stream->abandon();
+}
+
+void Connection::on_dispatched(Response response) {
+  if (phase_ != Phase::kDispatching) {  // the client left, or the server closed it
+    drop(response);
+    return;
   }
   if (!response.pending) {
     send(std::move(response));
@@ -232,15 +263,30 @@ void Connection::handle() {
 
 // --- Answering it --------------------------------------------------------------------------
 
+// The answer is rendered on the host's workers too: a large body (every token's
+// probabilities, say) is JSON that takes a while to write out.
 void Connection::on_resolved(PendingResponse::Render render) {
   if (phase_ != Phase::kWaiting) return;
   pending_.reset();
-  Response response;
-  try {
-    response = render ? render() : host_->render_error(TransportError::kHandlerFailed, "");
-  } catch (const std::exception& e) {
-    log_error("http: rendering a response failed: {}", e.what());
-    response = host_->render_error(TransportError::kHandlerFailed, e.what());
+  phase_ = Phase::kRendering;
+  asio::post(host_->workers(), [self = shared_from_this(), render = std::move(render)] {
+    Response response;
+    try {
+      response = render ? render() : self->host_->render_error(TransportError::kHandlerFailed, "");
+    } catch (const std::exception& e) {
+      log_error("http: rendering a response failed: {}", e.what());
+      response = self->host_->render_error(TransportError::kHandlerFailed, e.what());
+    }
+    asio::post(self->executor_, [self, response = std::move(response)]() mutable {
+      self->on_rendered(std::move(response));
+    });
+  });
+}
+
+void Connection::on_rendered(Response response) {
+  if (phase_ != Phase::kRendering) {
+    drop(response);
+    return;
   }
   for (auto& header : pending_headers_) response.headers.push_back(std::move(header));
   pending_headers_.clear();
@@ -475,8 +521,8 @@ void Connection::on_peer(const error_code& ec, size_t n) {
     close();
     return;
   }
-  if (phase_ == Phase::kWaiting || phase_ == Phase::kStreaming || phase_ == Phase::kWriting ||
-      phase_ == Phase::kDone) {
+  if (phase_ == Phase::kDispatching || phase_ == Phase::kWaiting || phase_ == Phase::kRendering ||
+      phase_ == Phase::kStreaming || phase_ == Phase::kWriting || phase_ == Phase::kDone) {
     watch_peer();
   }
 }
@@ -530,7 +576,9 @@ void Connection::on_deadline() {
     case Phase::kLinger:
       close();
       break;
+    case Phase::kDispatching:
     case Phase::kWaiting:
+    case Phase::kRendering:
     case Phase::kDone:
     case Phase::kClosed:
       break;

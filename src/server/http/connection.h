@@ -37,6 +37,8 @@ class ConnectionHost {
   // connection, so one waiting for a producer stays alive with no handler pending).
   virtual void connection_closed(uint64_t id) = 0;
   virtual bool stopping() const = 0;
+  // Where handlers and renders run, off the I/O threads.
+  virtual boost::asio::any_io_executor workers() = 0;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -58,11 +60,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   // kDone: a response was written; the next request is read once the peer watch ends.
+  // kDispatching: the handler runs; kWaiting: its answer is pending with a producer;
+  // kRendering: the answer is being rendered on a worker.
   enum class Phase {
     kIdle,
     kHeader,
     kBody,
+    kDispatching,
     kWaiting,
+    kRendering,
     kWriting,
     kStreaming,
     kDone,
@@ -81,8 +87,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // is nobody to answer; false when the read succeeded.
   bool read_failed(const boost::system::error_code& ec, std::string_view what);
   void handle();
+  static Response run_handler(ConnectionHost& host, const Request& request);
+  void on_dispatched(Response response);
+  static void drop(Response& response);
   // Answering it.
   void on_resolved(PendingResponse::Render render);
+  void on_rendered(Response response);
   void send(Response response);
   void write_plain(Response& response);
   void start_stream(Response& response);

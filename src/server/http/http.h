@@ -122,7 +122,9 @@ struct ServerOptions {
   // limit the connection idle longest is closed to make room; when none is idle, the new
   // one is answered 503 and closed.
   int max_connections = 0;
-  int io_threads = 0;  // 0: min(4, max(2, hardware threads))
+  // I/O threads, and as many worker threads for the handlers of requests with a body and
+  // for rendering answers; 0: min(4, max(2, hardware threads)).
+  int io_threads = 0;
   bool reuse_port = false;
   std::string server_header = "llama.cpp";
   ErrorRenderer render_error;  // unset: a plain-text body
@@ -134,8 +136,9 @@ struct ServerStats {
   size_t idle_connections = 0;  // waiting for a request's first byte
   int max_connections = 0;
   int io_threads = 0;
-  uint64_t evicted = 0;   // idle connections closed to make room at the limit
-  uint64_t rejected = 0;  // connections answered 503 at the limit
+  int worker_threads = 0;  // handlers of requests with a body, and renders
+  uint64_t evicted = 0;    // idle connections closed to make room at the limit
+  uint64_t rejected = 0;   // connections answered 503 at the limit
 };
 
 class HttpServer {

@@ -15,6 +15,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
@@ -89,7 +90,12 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
         max_connections_(options_.max_connections > 0
                              ? options_.max_connections
                              : std::max(16, descriptor_limit() - kReservedDescriptors)),
-        io_threads_(io_thread_count(options_.io_threads)) {}
+        io_threads_(io_thread_count(options_.io_threads)),
+        workers_(static_cast<size_t>(io_threads_)) {}
+  ~Impl() override {
+    workers_.stop();
+    workers_.join();
+  }
 
   // ConnectionHost.
   const ServerOptions& options() const override { return options_; }
@@ -101,6 +107,7 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   void set_idle(uint64_t id, bool idle) override;
   void connection_closed(uint64_t id) override;
   bool stopping() const override { return stop_requested_.load(); }
+  asio::any_io_executor workers() override { return workers_.get_executor(); }
 
   Status listen();
   void run();
@@ -120,6 +127,8 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   const int max_connections_;
   const int io_threads_;
   asio::io_context io_;
+  // Handlers and renders run here, off the I/O threads.
+  asio::thread_pool workers_;
   // The acceptor and its retry timer run on one strand (several threads run io_).
   asio::strand<asio::io_context::executor_type> accept_strand_{io_.get_executor()};
   tcp::acceptor acceptor_{accept_strand_};
@@ -316,8 +325,11 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait_for(lock, grace, [this] { return connections_.empty(); });
   lock.unlock();
-  // Past the grace period: whatever is still open is closed, its work abandoned.
+  // Past the grace period: whatever is still open is closed, its work abandoned. Handlers
+  // still running finish (and find their connection closed); queued ones are dropped.
   for (auto& connection : live_connections()) connection->close_soon(true);
+  workers_.stop();
+  workers_.join();
   lock.lock();
   // Without the work guard, run() returns once every handler has run, so none is left
   // holding a connection (or this object) when the I/O threads end.
@@ -337,6 +349,7 @@ ServerStats HttpServer::Impl::stats() const {
   for (const auto& [id, entry] : connections_) s.idle_connections += entry.idle ? 1 : 0;
   s.max_connections = max_connections_;
   s.io_threads = io_threads_;
+  s.worker_threads = io_threads_;
   s.evicted = evicted_;
   s.rejected = rejected_;
   return s;

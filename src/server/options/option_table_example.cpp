@@ -189,8 +189,8 @@ constexpr OptionSpec kEntries[] = {
      "", "", 0, false, set_member<&ServerArgs::sse_ping_interval_s>,
      show_member<&ServerArgs::sse_ping_interval_s>},
     {"--threads-http", "", "N", "LLAMA_ARG_THREADS_HTTP", "-1",
-     "HTTP I/O threads (Hearth's connections are event-driven); < 1 -> min(4, max(2, logical "
-     "CPUs))",
+     "HTTP I/O threads (Hearth's connections are event-driven), and as many workers for "
+     "request handlers; < 1 -> min(4, max(2, logical CPUs))",
      kValue, kSupported, "", "", 0, false, handle_threads_http,
      show_member<&ServerArgs::threads_http>},
     {"--cache-prompt", "--no-cache-prompt", "", "LLAMA_ARG_CACHE_PROMPT", "enabled",

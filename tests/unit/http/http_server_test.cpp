@@ -273,6 +273,33 @@ TEST_F(HttpServerTest, PendingResponseSurvivesALargePipelinedRequest) {
   EXPECT_EQ(second->body, "big 102400");
 }
 
+// Handlers of requests with a body run off the I/O threads: two slow ones (parsing and
+// tokenizing a large body, say) do not hold up a health check.
+TEST_F(HttpServerTest, SlowHandlersDoNotHoldUpRequestsWithoutABody) {
+  ServerOptions options;
+  options.io_threads = 2;
+  start(
+      [](const Request& request) {
+        if (request.body.empty()) return text("healthy");
+        std::this_thread::sleep_for(1500ms);
+        return text("slow");
+      },
+      options);
+  RawClient slow1(port());
+  RawClient slow2(port());
+  ASSERT_TRUE(slow1.send_request("POST", "/slow", "x") && slow2.send_request("POST", "/slow", "y"));
+  std::this_thread::sleep_for(100ms);  // both handlers are running now
+  const auto begin = Clock::now();
+  RawClient health(port());
+  ASSERT_TRUE(health.send_request("GET", "/health"));
+  auto answer = health.read_response(5s);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->body, "healthy");
+  EXPECT_LT(Clock::now() - begin, 500ms);
+  EXPECT_EQ(slow1.read_response(5s)->body, "slow");
+  EXPECT_EQ(slow2.read_response(5s)->body, "slow");
+}
+
 TEST_F(HttpServerTest, PendingResponseResolvedFromAnotherThreadKeepsItsHeaders) {
   start([this](const Request&) {
     auto pending = std::make_shared<PendingResponse>();
@@ -549,8 +576,10 @@ TEST_F(HttpServerTest, IoThreadsFollowTheOption) {
   options.io_threads = 3;
   start(echo, options);
   EXPECT_EQ(server_->stats().io_threads, 3);
-  // run() runs on the fixture's thread and starts two more: three I/O threads in all.
-  EXPECT_TRUE(wait_until([&] { return process_threads() == before + 3; }, 2s))
+  EXPECT_EQ(server_->stats().worker_threads, 3);
+  // run() runs on the fixture's thread and starts two more (three I/O threads), beside three
+  // workers for handlers.
+  EXPECT_TRUE(wait_until([&] { return process_threads() == before + 6; }, 2s))
       << process_threads() - before << " threads started";
   RawClient client(port());
   ASSERT_TRUE(client.send_request("GET", "/x"));
