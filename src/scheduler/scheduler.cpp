@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <future>
+#include <utility>
 
 #include "base/timer.h"
 #include "scheduler/scheduler_impl.h"
@@ -217,6 +218,12 @@ void Histogram::observe(double value) {
   ++counts[static_cast<size_t>(at)];
   sum += value;
   ++count;
+}
+
+void Histogram::absorb(Histogram& other) {
+  for (size_t i = 0; i < counts.size(); ++i) counts[i] += std::exchange(other.counts[i], 0);
+  sum += std::exchange(other.sum, 0.0);
+  count += std::exchange(other.count, 0);
 }
 
 std::vector<double> time_to_first_token_buckets() {

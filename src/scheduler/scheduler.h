@@ -73,6 +73,8 @@ struct Histogram {
 
   explicit Histogram(std::vector<double> upper_bounds = {});
   void observe(double value);
+  // Adds `other`'s observations (same bounds) to this one and empties `other`.
+  void absorb(Histogram& other);
 };
 
 // Bucket bounds, in seconds, as vLLM exports its latency histograms.

@@ -136,6 +136,10 @@ class SchedulerImpl final : public Scheduler {
   std::shared_ptr<const grammar::TokenTable> token_table_;
   int64_t next_start_ = 1;
   int32_t next_task_id_ = 0;
+  // Latencies observed since the last publish(), scheduler thread only: kept here so the
+  // per-token path takes no lock; publish() folds them into metrics_.
+  Histogram unpublished_ttft_{time_to_first_token_buckets()};
+  Histogram unpublished_tpot_{time_per_output_token_buckets()};
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -265,13 +265,10 @@ void SchedulerImpl::sample_into(Slot& slot, std::span<const float> logits) {
     release(slot);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (t.n_decoded == 1) {
-      metrics_.time_to_first_token.observe(seconds(ms_since(t.t_queued_us, t.t_last_us)));
-    } else {
-      metrics_.time_per_output_token.observe(seconds(ms_since(previous_token_us, t.t_last_us)));
-    }
+  if (t.n_decoded == 1) {
+    unpublished_ttft_.observe(seconds(ms_since(t.t_queued_us, t.t_last_us)));
+  } else {
+    unpublished_tpot_.observe(seconds(ms_since(previous_token_us, t.t_last_us)));
   }
   if (!t.has_next_token) finish(slot);
 }
@@ -387,6 +384,8 @@ void SchedulerImpl::publish() {
   metrics_.requests_processing = busy_slots();
   metrics_.kv_blocks_used = kv.used_blocks();
   metrics_.kv_blocks_total = kv.n_blocks();
+  metrics_.time_to_first_token.absorb(unpublished_ttft_);
+  metrics_.time_per_output_token.absorb(unpublished_tpot_);
 }
 
 }  // namespace hearth::scheduler::detail

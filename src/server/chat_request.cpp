@@ -16,9 +16,22 @@ namespace {
 // default). Nothing is stored; the checks below read the values once they are known good.
 struct ChatBody {};
 
-template <bool (Json::*is_type)() const noexcept>
-std::optional<ApiError> must_be(const Json& v, const std::string& used, const char* type) {
-  if (!(v.*is_type)()) return fields::type_error(used, type, v);
+// A type a member can be required to have: its test, and its name in the error.
+struct JsonType {
+  bool (Json::*has)() const noexcept;
+  const char* name;
+};
+constexpr JsonType kArray{&Json::is_array, "array"};
+constexpr JsonType kObject{&Json::is_object, "object"};
+constexpr JsonType kString{&Json::is_string, "string"};
+constexpr JsonType kBoolean{&Json::is_boolean, "boolean"};
+constexpr JsonType kInteger{&Json::is_number_integer, "integer"};
+
+// A row's check: the member must have type `type`.
+template <const JsonType& type>
+std::optional<ApiError> must_be(const Json& v, const std::string& used, ChatBody&,
+                                const fields::FieldContext&) {
+  if (!(v.*type.has)()) return fields::type_error(used, type.name, v);
   return std::nullopt;
 }
 
@@ -26,48 +39,26 @@ const std::vector<fields::Field<ChatBody>>& chat_body_fields() {
   using F = fields::Field<ChatBody>;
   using Ctx = fields::FieldContext;
   static const std::vector<F> table = {
-      {.name = "tools",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_array>(v, u, "array"); }},
-      {.name = "tool_choice",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
-      {.name = "chat_template_kwargs",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
-      {.name = "add_generation_prompt",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_boolean>(v, u, "boolean"); }},
+      {.name = "tools", .target = &must_be<kArray>},
+      {.name = "tool_choice", .target = &must_be<kString>},
+      {.name = "chat_template_kwargs", .target = &must_be<kObject>},
+      {.name = "add_generation_prompt", .target = &must_be<kBoolean>},
       {.name = "continue_final_message",
        .target = [](const Json& v, const std::string& u, ChatBody&,
                     const Ctx&) -> std::optional<ApiError> {
          if (v.is_boolean() || v.is_string()) return std::nullopt;
          return fields::type_error(u, "boolean or string", v);
        }},
-      {.name = "reasoning_format",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
-      {.name = "reasoning_effort",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
+      {.name = "reasoning_format", .target = &must_be<kString>},
+      {.name = "reasoning_effort", .target = &must_be<kString>},
       {.name = "response_format",
        .target = [](const Json& v, const std::string& u, ChatBody&,
                     const Ctx&) { return fields::validate_response_format(v, u); }},
-      {.name = "json_schema",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_object>(v, u, "object"); }},
-      {.name = "grammar",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_string>(v, u, "string"); }},
-      {.name = "logprobs",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_boolean>(v, u, "boolean"); }},
-      {.name = "top_logprobs",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_number_integer>(v, u, "integer"); }},
-      {.name = "stream",
-       .target = [](const Json& v, const std::string& u, ChatBody&,
-                    const Ctx&) { return must_be<&Json::is_boolean>(v, u, "boolean"); }},
+      {.name = "json_schema", .target = &must_be<kObject>},
+      {.name = "grammar", .target = &must_be<kString>},
+      {.name = "logprobs", .target = &must_be<kBoolean>},
+      {.name = "top_logprobs", .target = &must_be<kInteger>},
+      {.name = "stream", .target = &must_be<kBoolean>},
   };
   return table;
 }

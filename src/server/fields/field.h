@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -153,6 +154,24 @@ T bounded(T value, const Bounds& b) {
   return static_cast<T>(clamped);
 }
 
+// An int32 or int64 field: read, refused outside hard bounds, clamped into soft ones.
+template <class Int>
+std::optional<ApiError> read_integer(const Json& v, const std::string& used, const Bounds& b,
+                                     Int& dst) {
+  static_assert(std::is_same_v<Int, int32_t> || std::is_same_v<Int, int64_t>);
+  Int value = 0;
+  if constexpr (std::is_same_v<Int, int32_t>) {
+    if (auto err = to_int32(v, used, value)) return err;
+  } else {
+    if (auto err = to_int64(v, used, value)) return err;
+  }
+  if (b.kind == Bounds::Kind::kHard) {
+    if (auto err = check_range(used, value, int_bound(b.lo), int_bound(b.hi))) return err;
+  }
+  dst = bounded(value, b);
+  return std::nullopt;
+}
+
 template <class Out>
 std::optional<ApiError> read_value(const Field<Out>& f, const Json& v, const std::string& used,
                                    Out& out, const FieldContext& ctx) {
@@ -160,26 +179,10 @@ std::optional<ApiError> read_value(const Field<Out>& f, const Json& v, const std
   const bool is_hard = f.bounds.kind == Bounds::Kind::kHard;
   if (auto ref = std::get_if<typename F::BoolRef>(&f.target)) return to_bool(v, used, (*ref)(out));
   if (auto ref = std::get_if<typename F::IntRef>(&f.target)) {
-    int32_t value = 0;
-    if (auto err = to_int32(v, used, value)) return err;
-    if (is_hard) {
-      if (auto err = check_range(used, value, int_bound(f.bounds.lo), int_bound(f.bounds.hi))) {
-        return err;
-      }
-    }
-    (*ref)(out) = bounded(value, f.bounds);
-    return std::nullopt;
+    return read_integer(v, used, f.bounds, (*ref)(out));
   }
   if (auto ref = std::get_if<typename F::Int64Ref>(&f.target)) {
-    int64_t value = 0;
-    if (auto err = to_int64(v, used, value)) return err;
-    if (is_hard) {
-      if (auto err = check_range(used, value, int_bound(f.bounds.lo), int_bound(f.bounds.hi))) {
-        return err;
-      }
-    }
-    (*ref)(out) = bounded(value, f.bounds);
-    return std::nullopt;
+    return read_integer(v, used, f.bounds, (*ref)(out));
   }
   if (auto ref = std::get_if<typename F::SeedRef>(&f.target)) {
     int64_t value = 0;

@@ -388,17 +388,23 @@ void Connection::start_stream(Response& response) {
   bhttp::async_write_header(
       socket_, *head_serializer_,
       [self = shared_from_this(), id = response_id_](const error_code& ec, size_t) {
-        if (!self->streaming(id)) return;
-        self->writing_ = false;
-        self->disarm_deadline();
-        if (ec || self->timed_out_) {
-          self->abandon_work();
-          self->close();
-          return;
-        }
-        self->last_write_ = Clock::now();
-        self->pump();
+        if (self->stream_write_done(id, ec)) self->pump();
       });
+}
+
+bool Connection::stream_write_done(uint64_t id, const error_code& ec) {
+  if (!streaming(id)) return false;
+  writing_ = false;
+  disarm_deadline();
+  if (ec || timed_out_) {
+    // The client is gone, or stopped reading for longer than the timeout: its work is
+    // dropped.
+    abandon_work();
+    close();
+    return false;
+  }
+  last_write_ = Clock::now();
+  return true;
 }
 
 bool Connection::streaming(uint64_t id) const {
@@ -446,17 +452,7 @@ void Connection::write_stream_bytes(std::string bytes, bool last) {
   asio::async_write(
       socket_, asio::buffer(out_),
       [self = shared_from_this(), last, id = response_id_](const error_code& ec, size_t) {
-        if (!self->streaming(id)) return;
-        self->writing_ = false;
-        self->disarm_deadline();
-        if (ec || self->timed_out_) {
-          // The client is gone, or stopped reading for longer than the
-          // timeout: its work is dropped.
-          self->abandon_work();
-          self->close();
-          return;
-        }
-        self->last_write_ = Clock::now();
+        if (!self->stream_write_done(id, ec)) return;
         if (!last) {
           self->pump();
           return;

@@ -98,6 +98,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void start_stream(Response& response);
   // True while response `id`'s stream is being written.
   bool streaming(uint64_t id) const;
+  // The common end of a stream write: false when the stream is gone or the write failed
+  // (the connection is then closed), true when the caller should continue.
+  bool stream_write_done(uint64_t id, const boost::system::error_code& ec);
   void pump();
   void write_stream_bytes(std::string bytes, bool last);
   void on_ping();
