@@ -94,8 +94,12 @@ void probe_tools(const Prober& p, TemplateCaps& caps) {
       call_conversation(Json::array({tool_call(kCallName, "call00001", true)})), tool_list());
   caps.supports_tool_calls = p.shows(with_strings, kCallName) || p.shows(with_objects, kCallName);
   if (!caps.supports_tool_calls) return;
+  // Objects are read when the value shows other than as Python's repr of the whole
+  // object (what a template that only prints a string would make of one): Qwen3's
+  // `arguments | tojson` counts, as the reference's access tracking counts it.
   caps.supports_object_arguments =
-      p.shows(with_objects, kArgumentValue) && !p.shows(with_strings, kArgumentValue);
+      p.shows(with_objects, kArgumentValue) &&
+      with_objects->find(std::string("{'arg': '") + kArgumentValue) == std::string::npos;
   Json two = Json::array({tool_call(kCallName, "call00001", caps.supports_object_arguments),
                           tool_call(kSecondCallName, "call00002", caps.supports_object_arguments)});
   auto parallel = p.render(call_conversation(std::move(two)), tool_list());

@@ -4,30 +4,46 @@
 #include "chat/legacy_templates.h"
 #include "chat/normalize.h"
 #include "chat/openai_messages.h"
+#include "chat/output_syntax.h"
 #include "chat/render.h"
 
 namespace hearth::chat {
 
 namespace {
 
-struct ThinkingTags {
-  std::string_view start;
-  std::string_view end;
-};
-
-// The thinking tags a template writes, found by their opening text in its source (the
-// reference derives them by diffing renders; these are the families it finds).
-std::optional<ThinkingTags> thinking_tags(const std::string& source) {
-  static constexpr ThinkingTags kKnown[] = {
-      {"<seed:think>", "</seed:think>"},
-      {"<think>", "</think>"},
-      {"[THINK]", "[/THINK]"},
-      {"<|START_THINKING|>", "<|END_THINKING|>"},
-  };
-  for (const ThinkingTags& tags : kKnown) {
-    if (source.find(tags.start) != std::string::npos) return tags;
-  }
-  return std::nullopt;
+// The thinking markers with the whitespace the template puts around reasoning, found by
+// rendering an assistant turn that has reasoning and content (the reference's autoparser
+// finds them by such diffs).
+std::optional<std::pair<std::string, std::string>> reasoning_markers(const ParsedTemplate& tmpl,
+                                                                     const VocabText& vocab) {
+  const std::optional<ThinkingTags> tags = thinking_tags(tmpl.source);
+  if (!tags) return std::nullopt;
+  std::pair<std::string, std::string> bare{tags->start, tags->end};
+  static constexpr std::string_view kReasoning = "HearthProbeReasoning";
+  static constexpr std::string_view kContent = "HearthProbeContent";
+  Message user;
+  user.role = "user";
+  user.content = "Hearth probe question";
+  Message assistant;
+  assistant.role = "assistant";
+  assistant.content = kContent;
+  assistant.reasoning_content = kReasoning;
+  RenderRequest request;
+  request.messages = Json::array({message_to_json(user, true), message_to_json(assistant, true)});
+  request.extra = extra_context(Json::object(), std::nullopt);
+  Result<std::string> text = render_template(tmpl, vocab, request);
+  if (!text.is_ok()) return bare;
+  const size_t r = text->find(kReasoning), c = text->find(kContent);
+  if (r == std::string::npos || c == std::string::npos || c < r) return bare;
+  const size_t start = text->rfind(tags->start, r);
+  const size_t end = text->find(tags->end, r);
+  if (start == std::string::npos || end == std::string::npos || end > c) return bare;
+  // The end marker runs to the end tag and the whitespace after it (not into a content
+  // wrapper such as Command R7B's <|START_RESPONSE|>).
+  size_t end_stop = end + tags->end.size();
+  while (end_stop < c && ((*text)[end_stop] == '\n' || (*text)[end_stop] == ' ')) ++end_stop;
+  const size_t after_r = r + kReasoning.size();
+  return std::make_pair(text->substr(start, r - start), text->substr(after_r, end_stop - after_r));
 }
 
 Result<std::unique_ptr<ParsedTemplate>> parse_template(const std::string& source,
@@ -36,8 +52,10 @@ Result<std::unique_ptr<ParsedTemplate>> parse_template(const std::string& source
   // The source was already normalized, its one trailing newline dropped.
   options.keep_trailing_newline = true;
   HEARTH_ASSIGN_OR_RETURN(jinja::Template program, jinja::Template::parse(source, options));
-  auto parsed = std::make_unique<ParsedTemplate>(ParsedTemplate{source, std::move(program), {}});
+  auto parsed =
+      std::make_unique<ParsedTemplate>(ParsedTemplate{source, std::move(program), {}, {}});
   parsed->caps = probe_caps(*parsed, vocab);
+  parsed->reasoning_markers = reasoning_markers(*parsed, vocab);
   return parsed;
 }
 
@@ -76,20 +94,18 @@ std::vector<LegacyMessage> legacy_messages(const std::vector<Message>& messages)
   return out;
 }
 
-// The text that continues the last message: the assistant header (cut before a thinking
-// start tag), then the reasoning inside the tags and/or the content.
+// The text that continues the last message (the reference's autoparser path): the
+// assistant header cut before the thinking start, then, when the template has thinking
+// markers, start + reasoning (+ end, continuing content), then the content.
 std::string continuation_text(const std::string& header, const Message& last, Continuation mode,
-                              const std::optional<ThinkingTags>& tags) {
+                              const std::optional<std::pair<std::string, std::string>>& markers) {
   std::string out = header;
-  if (tags) {
-    const size_t at = out.find(tags->start);
-    if (at != std::string::npos) out.resize(at);
-  }
-  const bool thinking_block =
-      tags && (mode == Continuation::kReasoning || !last.reasoning_content.empty());
-  if (thinking_block) {
-    out += std::string(tags->start) + last.reasoning_content;
-    if (mode == Continuation::kContent) out += tags->end;
+  if (markers) {
+    const size_t at = out.find(markers->first);
+    const size_t bare = out.find(thinking_tags(markers->first)->start);
+    if (at != std::string::npos || bare != std::string::npos) out.resize(std::min(at, bare));
+    out += markers->first + last.reasoning_content;
+    if (mode == Continuation::kContent) out += markers->second;
   } else if (mode == Continuation::kReasoning) {
     out += last.reasoning_content;
   }
@@ -166,7 +182,9 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
     HEARTH_ASSIGN_OR_RETURN(
         std::string prompt,
         apply_legacy_template(default_->source, legacy_messages(inputs.messages), add));
-    return ChatPrompt{std::move(prompt), ""};
+    ChatPrompt out;
+    out.prompt = std::move(prompt);
+    return out;
   }
   const ParsedTemplate& tmpl = !inputs.tools.empty() && tool_use_ ? *tool_use_ : *default_;
   RenderRequest request;
@@ -188,18 +206,32 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
   }
   HEARTH_RETURN_IF_ERROR(normalize_for(tmpl, request.messages));
   ChatPrompt out;
+  const std::optional<ThinkingTags> tags = thinking_tags(tmpl.source);
   HEARTH_ASSIGN_OR_RETURN(out.prompt, render_template(tmpl, vocab_, request));
-  if (mode == Continuation::kNone && !request.add_generation_prompt) return out;
-  // The other render of the pair that isolates the assistant header.
-  request.add_generation_prompt = !request.add_generation_prompt;
-  HEARTH_ASSIGN_OR_RETURN(std::string other, render_template(tmpl, vocab_, request));
-  if (mode == Continuation::kNone) {
-    out.generation_prompt = generation_suffix(other, out.prompt);
-    return out;
+  if (mode != Continuation::kNone || request.add_generation_prompt) {
+    // The other render of the pair that isolates the assistant header.
+    request.add_generation_prompt = !request.add_generation_prompt;
+    HEARTH_ASSIGN_OR_RETURN(std::string other, render_template(tmpl, vocab_, request));
+    std::string header;
+    if (mode == Continuation::kNone) {
+      header = out.generation_prompt = generation_suffix(other, out.prompt);
+    } else {
+      header = generation_suffix(out.prompt, other);
+      out.generation_prompt = continuation_text(header, last, mode, tmpl.reasoning_markers);
+      out.prompt += out.generation_prompt;
+    }
+    if (tags && header.find(tags->start) != std::string::npos) {
+      header.resize(header.find(tags->start));
+    }
+    out.syntax.literal = std::move(header);
   }
-  const std::string header = generation_suffix(out.prompt, other);
-  out.generation_prompt = continuation_text(header, last, mode, thinking_tags(tmpl.source));
-  out.prompt += out.generation_prompt;
+  out.syntax.format_name = "peg-native";
+  out.syntax.prefix = out.generation_prompt;
+  if (tmpl.reasoning_markers) {
+    out.syntax.reasoning_start = tmpl.reasoning_markers->first;
+    out.syntax.reasoning_end = tmpl.reasoning_markers->second;
+  }
+  if (tmpl.caps.supports_tool_calls) out.syntax.tools = tool_call_format(tmpl.source);
   return out;
 }
 

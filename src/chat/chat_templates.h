@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "chat/chat_types.h"
+#include "chat/output_parser.h"
 #include "chat/template_source.h"
 
 namespace hearth::chat {
@@ -56,8 +57,13 @@ struct ChatInputs {
 
 struct ChatPrompt {
   std::string prompt;
-  // The assistant header the template adds (what follows the rendered conversation).
+  // The assistant header the template adds (what follows the rendered conversation),
+  // plus the continued message's text when continuing.
   std::string generation_prompt;
+  // How the model's output is read back: the template's thinking tags and tool-call
+  // family, the prefix and its literal part. The server sets what the request decides
+  // (reasoning format, whether tool calls are parsed).
+  OutputSyntax syntax;
 };
 
 struct ChatTemplatesConfig {

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "chat/chat_templates.h"
 #include "jinja/template.h"
@@ -16,6 +17,10 @@ struct ParsedTemplate {
   std::string source;
   jinja::Template program;
   TemplateCaps caps;
+  // The thinking block's markers as the template writes them around an assistant message's
+  // reasoning, whitespace included ("<think>\n", "\n</think>\n\n"); the bare tags when the
+  // template does not render reasoning; unset when it has no thinking tags.
+  std::optional<std::pair<std::string, std::string>> reasoning_markers;
 };
 
 struct RenderRequest {

@@ -187,11 +187,27 @@ TEST(ChatRender, ReasoningContinuationInsideTheThinkingTags) {
   inputs.messages.back() = last;
   EXPECT_EQ(prompt_of(*t, inputs),
             "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>Let me</think>Answer");
-  // Thinking off and no reasoning: the header before its think block, then the content.
+  // Thinking off and no reasoning: the header before its think block, then an empty block
+  // (the reference's autoparser path always writes it when the template has thinking tags),
+  // then the content.
   last.reasoning_content.clear();
   inputs.messages.back() = last;
   inputs.enable_thinking = false;
-  EXPECT_EQ(prompt_of(*t, inputs), "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\nAnswer");
+  EXPECT_EQ(prompt_of(*t, inputs),
+            "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think></think>Answer");
+}
+
+TEST(ChatRender, ContinuationWritesTheThinkingBlockAsTheTemplateDoes) {
+  // Reasoning rendered as Qwen3 renders it: the markers carry the template's newlines.
+  auto t = make_templates(
+      "{% for m in messages %}<|im_start|>{{ m.role }}\n{% if m.reasoning_content %}"
+      "<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}{{ m.content }}<|im_end|>\n"
+      "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}");
+  ChatInputs inputs = conversation({msg("user", "Q"), msg("assistant", "Once upon")}, false);
+  inputs.continuation = Continuation::kAuto;
+  EXPECT_EQ(
+      prompt_of(*t, inputs),
+      "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nOnce upon");
 }
 
 TEST(ChatRender, LegacyModeJoinsPartsAndClosesAContinuedMessage) {

@@ -1,0 +1,214 @@
+#include "chat/output_parser.h"
+
+#include <algorithm>
+
+#include "chat/tool_call_reader.h"
+
+namespace hearth::chat {
+
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+std::string_view ltrim(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  return s.substr(i);
+}
+
+std::string_view rtrim(std::string_view s) {
+  size_t n = s.size();
+  while (n > 0 && is_space(s[n - 1])) --n;
+  return s.substr(0, n);
+}
+
+std::string_view trim(std::string_view s) {
+  return rtrim(ltrim(s));
+}
+
+bool only_space(std::string_view s) {
+  return ltrim(s).empty();
+}
+
+// Reasoning of the output, and the text after it (the body: content and tool calls).
+struct ReasoningSplit {
+  std::string reasoning;
+  std::string_view body;
+};
+
+// R = optional(start reasoning(until end) end). The markers may carry the whitespace the
+// template writes around reasoning ("<think>\n", "\n</think>\n\n"): the tags match alone,
+// and the markers' own whitespace is not part of the reasoning.
+ReasoningSplit split_reasoning(const OutputSyntax& syntax, std::string_view rest, bool partial) {
+  ReasoningSplit out;
+  out.body = rest;
+  if (!syntax.extract_reasoning || syntax.reasoning_start.empty()) return out;
+  const std::string_view start = trim(syntax.reasoning_start);
+  const std::string_view end_marker = rtrim(syntax.reasoning_end);
+  const std::string_view end = trim(syntax.reasoning_end);
+  const std::string_view after_space = ltrim(rest);
+  if (after_space.substr(0, start.size()) != start) {
+    // A start tag still being generated is held back whole.
+    if (partial && !after_space.empty() && start.substr(0, after_space.size()) == after_space)
+      out.body = {};
+    return out;
+  }
+  std::string_view inside = after_space.substr(start.size());
+  const std::string_view lead =
+      syntax.reasoning_start.substr(syntax.reasoning_start.find(start) + start.size());
+  if (!lead.empty() && inside.substr(0, lead.size()) == lead) inside.remove_prefix(lead.size());
+  const size_t close = inside.find(end);
+  std::string_view reasoning = inside;
+  if (close == std::string_view::npos) {
+    if (partial) {
+      reasoning.remove_suffix(std::max(partial_marker_length(reasoning, end_marker),
+                                       partial_marker_length(reasoning, end)));
+    }
+    out.body = {};
+  } else {
+    reasoning = inside.substr(0, close);
+    const std::string_view trail = end_marker.substr(0, end_marker.size() - end.size());
+    if (!trail.empty() && reasoning.size() >= trail.size() &&
+        reasoning.substr(reasoning.size() - trail.size()) == trail) {
+      reasoning.remove_suffix(trail.size());
+    }
+    out.body = ltrim(inside.substr(close + end.size()));
+  }
+  if (!only_space(reasoning)) out.reasoning = std::string(reasoning);
+  return out;
+}
+
+// The text where tool calls begin: the section marker, else the first call's marker.
+const std::string& tools_marker(const ToolCallFormat& f) {
+  return f.section_start.empty() ? f.call_start : f.section_start;
+}
+
+// The JSON value of a schema-constrained answer (chat-templates.md §8.2).
+std::string json_content(std::string_view body) {
+  std::string_view text = ltrim(body);
+  if (text.substr(0, 7) == "```json") {
+    text = ltrim(text.substr(7));
+    const size_t fence = text.rfind("```");
+    if (fence != std::string_view::npos) text = rtrim(text.substr(0, fence));
+  }
+  size_t start = 0;
+  const size_t end = json_value_end(text, 0, &start);
+  if (end != std::string_view::npos) return std::string(text.substr(start, end - start));
+  // Unfinished: a trailing number or literal may still grow, so the member it belongs to
+  // is left out, from its key on.
+  size_t cut = text.size();
+  while (cut > 0 &&
+         std::string_view(",]}:\" \n\t\r[{").find(text[cut - 1]) == std::string_view::npos) {
+    --cut;
+  }
+  if (cut == text.size()) return std::string(text);
+  size_t before = cut;
+  while (before > 0 && is_space(text[before - 1])) --before;
+  if (before > 0 && text[before - 1] == ':') {
+    size_t key = before - 1;
+    while (key > 0 && is_space(text[key - 1])) --key;
+    if (key > 0 && text[key - 1] == '"') {
+      const size_t open = text.rfind('"', key - 2);
+      if (open != std::string_view::npos) cut = open;
+    }
+  }
+  return std::string(text.substr(0, cut));
+}
+
+void parse_body(const OutputSyntax& syntax, std::string_view body, bool partial,
+                ParsedMessage& out) {
+  if (syntax.json_output && !syntax.parse_tool_calls) {
+    out.content = json_content(body);
+    return;
+  }
+  if (!syntax.parse_tool_calls || syntax.tools.style == ToolCallStyle::kNone) {
+    out.content = std::string(body);
+    return;
+  }
+  const std::string& marker = tools_marker(syntax.tools);
+  size_t at = 0;
+  if (marker.empty()) {
+    // Bare JSON calls (Llama 3.x): a call is an object at the start of the body.
+    const std::string_view trimmed = ltrim(body);
+    if (trimmed.empty() || trimmed.front() != '{') {
+      out.content = std::string(body);
+      return;
+    }
+    at = body.size() - trimmed.size();
+  } else {
+    at = body.find(marker);
+    if (at == std::string_view::npos) {
+      // While streaming, a partial marker and the whitespace before it are held back
+      // (content before a call is trimmed at its end).
+      std::string_view content = body;
+      if (partial)
+        content = rtrim(content.substr(0, content.size() - partial_marker_length(content, marker)));
+      out.content = std::string(content);
+      return;
+    }
+  }
+  CallReadResult calls =
+      read_tool_calls(syntax.tools, body.substr(at), partial, syntax.parallel_tool_calls ? 0 : 1);
+  if (!partial && !calls.ok) {
+    // Text that is not a call is the model's content, never an error (differences.json).
+    out.content = std::string(body);
+    return;
+  }
+  out.content = std::string(marker.empty() ? body.substr(0, at) : rtrim(body.substr(0, at)));
+  out.tool_calls = std::move(calls.calls);
+}
+
+}  // namespace
+
+size_t partial_marker_length(std::string_view text, std::string_view marker) {
+  const size_t longest = std::min(text.size(), marker.size() - (marker.empty() ? 0 : 1));
+  for (size_t n = longest; n > 0; --n) {
+    if (text.substr(text.size() - n) == marker.substr(0, n)) return n;
+  }
+  return 0;
+}
+
+ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generated, bool partial) {
+  std::string text = syntax.prefix;
+  text.append(generated);
+  std::string_view rest = text;
+  if (!syntax.literal.empty() && rest.substr(0, syntax.literal.size()) == syntax.literal) {
+    rest.remove_prefix(syntax.literal.size());
+  }
+  ParsedMessage out;
+  ReasoningSplit split = split_reasoning(syntax, rest, partial);
+  out.reasoning = std::move(split.reasoning);
+  parse_body(syntax, split.body, partial, out);
+  return out;
+}
+
+namespace {
+
+// The part of `now` past `before`, when `before` is its prefix; else nothing (the parsed
+// text shrank: a back-off, which the stream cannot take back).
+std::string appended(const std::string& before, const std::string& now) {
+  if (now.size() <= before.size() || now.compare(0, before.size(), before) != 0) return {};
+  return now.substr(before.size());
+}
+
+}  // namespace
+
+MessageDelta diff_messages(const ParsedMessage& before, const ParsedMessage& now) {
+  MessageDelta d;
+  d.reasoning = appended(before.reasoning, now.reasoning);
+  d.content = appended(before.content, now.content);
+  for (size_t i = 0; i < now.tool_calls.size(); ++i) {
+    const ParsedToolCall& call = now.tool_calls[i];
+    if (i < before.tool_calls.size()) {
+      std::string args = appended(before.tool_calls[i].arguments, call.arguments);
+      if (!args.empty()) d.tool_calls.push_back({i, false, "", "", std::move(args)});
+      continue;
+    }
+    d.tool_calls.push_back({i, true, call.name, call.id, call.arguments});
+  }
+  return d;
+}
+
+}  // namespace hearth::chat

@@ -1,0 +1,167 @@
+#include "chat/output_syntax.h"
+
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+namespace hearth::chat {
+
+namespace {
+
+// One family: the substrings of its template source (all present, none of `without`), and
+// its markers. The first matching row wins, so specific families come before general ones.
+struct Family {
+  const char* name;
+  std::vector<std::string_view> needs;
+  std::vector<std::string_view> without;
+  ToolCallFormat format;
+};
+
+ToolCallFormat json_object(std::string start, std::string end, std::string args_key = "arguments") {
+  ToolCallFormat f;
+  f.style = ToolCallStyle::kJsonObject;
+  f.call_start = std::move(start);
+  f.call_end = std::move(end);
+  f.args_key = std::move(args_key);
+  return f;
+}
+
+ToolCallFormat json_array(std::string start, std::string end) {
+  ToolCallFormat f;
+  f.style = ToolCallStyle::kJsonArray;
+  f.section_start = std::move(start);
+  f.section_end = std::move(end);
+  return f;
+}
+
+ToolCallFormat name_then_json(std::string start, std::string name_end, std::string end) {
+  ToolCallFormat f;
+  f.style = ToolCallStyle::kNameThenJson;
+  f.call_start = std::move(start);
+  f.name_end = std::move(name_end);
+  f.call_end = std::move(end);
+  return f;
+}
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> table = [] {
+    std::vector<Family> t;
+    {
+      ToolCallFormat f;
+      f.style = ToolCallStyle::kXmlParameters;
+      f.call_start = "<seed:tool_call>";
+      f.call_end = "</seed:tool_call>";
+      t.push_back({"seed-oss", {"<seed:tool_call>", "<function="}, {}, f});
+    }
+    {
+      ToolCallFormat f;
+      f.style = ToolCallStyle::kXmlParameters;
+      f.call_start = "<tool_call>";
+      f.call_end = "</tool_call>";
+      t.push_back({"qwen3-coder", {"<tool_call>", "<function=", "<parameter="}, {}, f});
+    }
+    {
+      ToolCallFormat f;
+      f.style = ToolCallStyle::kKeyValueTags;
+      f.call_start = "<tool_call>";
+      f.call_end = "</tool_call>";
+      t.push_back({"glm-4.5", {"<tool_call>", "<arg_key>"}, {}, f});
+    }
+    {
+      ToolCallFormat f = name_then_json("<|tool_call_begin|>", "<|tool_call_argument_begin|>",
+                                        "<|tool_call_end|>");
+      f.section_start = "<|tool_calls_section_begin|>";
+      f.section_end = "<|tool_calls_section_end|>";
+      f.name_is_kimi_id = true;
+      t.push_back({"kimi-k2", {"<|tool_calls_section_begin|>"}, {}, f});
+    }
+    {
+      // R1 distills write the type before the separator and fence the arguments.
+      ToolCallFormat f = name_then_json("<｜tool▁call▁begin｜>", "\n", "<｜tool▁call▁end｜>");
+      f.name_prefix = "function<｜tool▁sep｜>";
+      f.section_start = "<｜tool▁calls▁begin｜>";
+      f.section_end = "<｜tool▁calls▁end｜>";
+      t.push_back({"deepseek-r1", {"<｜tool▁calls▁begin｜>", "tool['type']"}, {}, f});
+      ToolCallFormat r1 = f;
+      t.push_back({"deepseek-r1", {"<｜tool▁calls▁begin｜>", "tc['type']"}, {}, r1});
+    }
+    {
+      ToolCallFormat f =
+          name_then_json("<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>");
+      f.section_start = "<｜tool▁calls▁begin｜>";
+      f.section_end = "<｜tool▁calls▁end｜>";
+      t.push_back({"deepseek-v3", {"<｜tool▁calls▁begin｜>"}, {}, f});
+    }
+    {
+      ToolCallFormat f = name_then_json("[TOOL_CALLS]", "[CALL_ID]", "");
+      f.id_end = "[ARGS]";
+      t.push_back({"mistral-call-id", {"[TOOL_CALLS]", "[CALL_ID]"}, {}, f});
+      t.push_back({"mistral-args",
+                   {"[TOOL_CALLS]", "[ARGS]"},
+                   {},
+                   name_then_json("[TOOL_CALLS]", "[ARGS]", "")});
+      ToolCallFormat nemo = json_array("[TOOL_CALLS]", "");
+      nemo.id_key = "id";
+      t.push_back({"mistral-nemo", {"[TOOL_CALLS]"}, {}, nemo});
+    }
+    {
+      ToolCallFormat f = json_array("<|START_ACTION|>", "<|END_ACTION|>");
+      f.name_key = "tool_name";
+      f.args_key = "parameters";
+      f.id_key = "tool_call_id";
+      t.push_back({"command-r7b", {"<|START_ACTION|>"}, {}, f});
+    }
+    t.push_back({"nemotron-v2", {"<TOOLCALL>"}, {}, json_array("<TOOLCALL>", "</TOOLCALL>")});
+    t.push_back({"granite-3", {"<|tool_call|>"}, {}, json_array("<|tool_call|>", "")});
+    t.push_back({"apriel", {"<tool_calls>["}, {}, json_array("<tool_calls>", "</tool_calls>")});
+    // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (not supported).
+    t.push_back(
+        {"hermes", {"<tool_call>"}, {"]<]minimax[>["}, json_object("<tool_call>", "</tool_call>")});
+    t.push_back(
+        {"functionary-v3.1", {"<function="}, {}, name_then_json("<function=", ">", "</function>")});
+    // Llama 3.x: a bare object {"name": ..., "parameters": ...}, no markers.
+    t.push_back({"llama-3",
+                 {"\"parameters\": ", "<|start_header_id|>"},
+                 {},
+                 json_object("", "", "parameters")});
+    return t;
+  }();
+  return table;
+}
+
+const Family* family_of(const std::string& source) {
+  for (const Family& f : families()) {
+    bool match = true;
+    for (std::string_view s : f.needs) match = match && source.find(s) != std::string::npos;
+    for (std::string_view s : f.without) match = match && source.find(s) == std::string::npos;
+    if (match) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<ThinkingTags> thinking_tags(const std::string& source) {
+  static const ThinkingTags kKnown[] = {
+      {"<seed:think>", "</seed:think>"},
+      {"<think>", "</think>"},
+      {"[THINK]", "[/THINK]"},
+      {"<|START_THINKING|>", "<|END_THINKING|>"},
+  };
+  for (const ThinkingTags& tags : kKnown) {
+    if (source.find(tags.start) != std::string::npos) return tags;
+  }
+  return std::nullopt;
+}
+
+ToolCallFormat tool_call_format(const std::string& source) {
+  const Family* f = family_of(source);
+  return f != nullptr ? f->format : ToolCallFormat{};
+}
+
+std::string tool_call_family(const std::string& source) {
+  const Family* f = family_of(source);
+  return f != nullptr ? f->name : "none";
+}
+
+}  // namespace hearth::chat

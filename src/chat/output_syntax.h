@@ -1,0 +1,27 @@
+// Which output syntax a template's model writes (chat-templates.md §8.1, §9): the tool-call
+// markers of its family and its thinking tags, found from the template source.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "chat/output_parser.h"
+
+namespace hearth::chat {
+
+struct ThinkingTags {
+  std::string start;
+  std::string end;
+};
+
+// The thinking tags a template writes, found by their opening text in its source.
+std::optional<ThinkingTags> thinking_tags(const std::string& source);
+
+// The tool-call syntax of the family the template belongs to; style kNone when the
+// template has no tool-call syntax (then tools are rendered but nothing is parsed back).
+ToolCallFormat tool_call_format(const std::string& source);
+
+// The name of the family (for tests and logs): "hermes", "qwen3-coder", ... or "none".
+std::string tool_call_family(const std::string& source);
+
+}  // namespace hearth::chat

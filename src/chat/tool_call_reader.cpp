@@ -1,0 +1,362 @@
+#include "chat/tool_call_reader.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace hearth::chat {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr size_t npos = std::string_view::npos;
+
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+size_t skip_space(std::string_view s, size_t i) {
+  while (i < s.size() && is_space(s[i])) ++i;
+  return i;
+}
+
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_at(std::string_view s, size_t i, std::string_view what) {
+  return s.substr(i, what.size()) == what;
+}
+
+// The end of the string literal whose opening quote is at i, or npos.
+size_t string_end(std::string_view s, size_t i) {
+  for (size_t j = i + 1; j < s.size(); ++j) {
+    if (s[j] == '\\') {
+      ++j;
+    } else if (s[j] == '"') {
+      return j + 1;
+    }
+  }
+  return npos;
+}
+
+std::optional<std::string> decode_string(std::string_view literal) {
+  Json v = Json::parse(literal, nullptr, false);
+  if (v.is_discarded() || !v.is_string()) return std::nullopt;
+  return v.get<std::string>();
+}
+
+// One member of an object being read: its key and its value's text.
+struct Member {
+  std::string key;
+  std::string_view value;
+  bool complete = false;
+};
+
+// Reads the object at s[i] == '{': its members so far; the end after '}', or npos.
+size_t read_object(std::string_view s, size_t i, std::vector<Member>& members) {
+  ++i;
+  while (true) {
+    i = skip_space(s, i);
+    if (i >= s.size()) return npos;
+    if (s[i] == '}') return i + 1;
+    if (s[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (s[i] != '"') return npos;
+    const size_t key_end = string_end(s, i);
+    if (key_end == npos) return npos;
+    std::optional<std::string> key = decode_string(s.substr(i, key_end - i));
+    if (!key) return npos;
+    i = skip_space(s, key_end);
+    if (i >= s.size() || s[i] != ':') return npos;
+    size_t start = 0;
+    const size_t end = json_value_end(s, i + 1, &start);
+    if (end == npos) {
+      if (start < s.size()) members.push_back({*key, rtrim(s.substr(start)), false});
+      return npos;
+    }
+    members.push_back({*key, s.substr(start, end - start), true});
+    i = end;
+  }
+}
+
+// A call being read: the call so far and where the text after it begins (npos: unfinished).
+struct CallRead {
+  ParsedToolCall call;
+  bool named = false;  // the name is complete
+  size_t end = npos;
+};
+
+CallRead read_json_call(const ToolCallFormat& f, std::string_view s, size_t i) {
+  CallRead r;
+  std::vector<Member> members;
+  r.end = read_object(s, i, members);
+  bool has_args = false;
+  for (const Member& m : members) {
+    if (m.key == f.name_key && m.complete) {
+      if (auto name = decode_string(m.value)) {
+        r.call.name = *name;
+        r.named = true;
+      }
+    } else if (m.key == f.args_key) {
+      r.call.arguments = std::string(m.value);
+      has_args = m.complete;
+    } else if (!f.id_key.empty() && m.key == f.id_key && m.complete) {
+      if (auto id = decode_string(m.value)) r.call.id = *id;
+    }
+  }
+  if (r.end != npos && !r.named) r.end = npos;  // a finished object that is not a call
+  if (r.end != npos && !has_args && r.call.arguments.empty()) r.call.arguments = "{}";
+  return r;
+}
+
+// Text up to `marker` from i: the text and the index after the marker (npos when absent).
+std::string_view until(std::string_view s, size_t i, std::string_view marker, size_t& after) {
+  const size_t at = s.find(marker, i);
+  if (at == npos) {
+    after = npos;
+    return s.substr(std::min(i, s.size()));
+  }
+  after = at + marker.size();
+  return s.substr(i, at - i);
+}
+
+void apply_kimi_name(ParsedToolCall& call) {
+  // "functions.get_weather:0": the id is the whole text, the name between '.' and ':'.
+  call.id = call.name;
+  const size_t dot = call.name.find('.');
+  const size_t colon = call.name.rfind(':');
+  if (dot != std::string::npos && colon != std::string::npos && colon > dot) {
+    call.name = call.name.substr(dot + 1, colon - dot - 1);
+  }
+}
+
+CallRead read_name_then_json(const ToolCallFormat& f, std::string_view s, size_t i) {
+  CallRead r;
+  if (!f.name_prefix.empty()) {
+    if (!starts_at(s, i, f.name_prefix)) return r;
+    i += f.name_prefix.size();
+  }
+  size_t after = 0;
+  std::string_view name = until(s, i, f.name_end, after);
+  if (after == npos) return r;
+  r.call.name = std::string(name);
+  r.named = !r.call.name.empty();
+  if (f.name_is_kimi_id) apply_kimi_name(r.call);
+  i = after;
+  if (!f.id_end.empty()) {
+    std::string_view id = until(s, i, f.id_end, after);
+    if (after == npos) return r;
+    r.call.id = std::string(id);
+    i = after;
+  }
+  i = skip_space(s, i);
+  // DeepSeek-R1 distills fence the arguments: ```json\n{...}\n```
+  static constexpr std::string_view kFence = "```json";
+  const std::string_view tail = s.substr(std::min(i, s.size()));
+  if (tail.size() < kFence.size() && kFence.substr(0, tail.size()) == tail && !tail.empty()) {
+    return r;  // the fence is still being written
+  }
+  const bool fenced = starts_at(s, i, kFence);
+  if (fenced) i = skip_space(s, i + 7);
+  size_t start = 0;
+  const size_t end = json_value_end(s, i, &start);
+  if (end == npos) {
+    if (start < s.size()) r.call.arguments = std::string(rtrim(s.substr(start)));
+    return r;
+  }
+  r.call.arguments = std::string(s.substr(start, end - start));
+  r.end = end;
+  if (fenced) {
+    const size_t close = skip_space(s, end);
+    if (!starts_at(s, close, "```")) {
+      r.end = npos;
+      return r;
+    }
+    r.end = close + 3;
+  }
+  return r;
+}
+
+// A tagged parameter value as JSON: JSON as written (Python's True/False/None and
+// single-quoted strings normalized), anything else a string.
+Json tagged_value(std::string_view raw) {
+  if (raw == "True") return true;
+  if (raw == "False") return false;
+  if (raw == "None") return nullptr;
+  Json v = Json::parse(raw, nullptr, false);
+  if (!v.is_discarded()) return v;
+  if (raw.size() >= 2 && raw.front() == '\'' && raw.back() == '\'') {
+    return std::string(raw.substr(1, raw.size() - 2));
+  }
+  return std::string(raw);
+}
+
+std::string_view strip_one_newline(std::string_view v) {
+  if (!v.empty() && v.front() == '\n') v.remove_prefix(1);
+  if (!v.empty() && v.back() == '\n') v.remove_suffix(1);
+  return v;
+}
+
+// Compact JSON arguments synthesized from tagged parameters: "{" + members so far; the
+// closing brace is added once the call is finished.
+void add_member(std::string& args, const std::string& key, std::string_view raw) {
+  args += args.empty() ? "{" : ",";
+  args += Json(key).dump() + ":" + tagged_value(strip_one_newline(raw)).dump();
+}
+
+// Parameters written as open tag + key + key end + value + close tag, until `call_close`.
+struct TagSyntax {
+  std::string_view key_open, key_close, value_open, value_close, call_close;
+};
+
+CallRead read_tagged_params(const TagSyntax& t, std::string_view s, size_t i, CallRead r) {
+  std::string args;
+  while (true) {
+    i = skip_space(s, i);
+    if (starts_at(s, i, t.call_close)) {
+      r.call.arguments = args.empty() ? "{}" : args + "}";
+      r.end = i + t.call_close.size();
+      return r;
+    }
+    r.call.arguments = args;
+    if (!starts_at(s, i, t.key_open)) return r;
+    size_t after = 0;
+    const std::string key(until(s, i + t.key_open.size(), t.key_close, after));
+    if (after == npos) return r;
+    i = skip_space(s, after);
+    if (!t.value_open.empty()) {
+      if (!starts_at(s, i, t.value_open)) return r;
+      i += t.value_open.size();
+    }
+    std::string_view value = until(s, i, t.value_close, after);
+    if (after == npos) return r;
+    add_member(args, key, value);
+    i = after;
+  }
+}
+
+CallRead read_xml_call(std::string_view s, size_t i) {
+  CallRead r;
+  if (!starts_at(s, i, "<function=")) return r;
+  size_t after = 0;
+  r.call.name = std::string(until(s, i + 10, ">", after));
+  if (after == npos) return r;
+  r.named = !r.call.name.empty();
+  static constexpr TagSyntax kXml{"<parameter=", ">", "", "</parameter>", "</function>"};
+  return read_tagged_params(kXml, s, after, std::move(r));
+}
+
+CallRead read_key_value_call(const ToolCallFormat& f, std::string_view s, size_t i) {
+  CallRead r;
+  // The name runs to the first newline or <arg_key>, whichever comes first.
+  size_t name_end = s.find('\n', i);
+  const size_t key_at = s.find("<arg_key>", i);
+  if (key_at != npos && (name_end == npos || key_at < name_end)) name_end = key_at;
+  const size_t close_at = s.find(f.call_end, i);
+  if (close_at != npos && (name_end == npos || close_at < name_end)) name_end = close_at;
+  if (name_end == npos) return r;
+  r.call.name = std::string(rtrim(s.substr(i, name_end - i)));
+  r.named = !r.call.name.empty();
+  const TagSyntax kv{"<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", f.call_end};
+  return read_tagged_params(kv, s, name_end, std::move(r));
+}
+
+CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
+  switch (f.style) {
+    case ToolCallStyle::kJsonObject:
+    case ToolCallStyle::kJsonArray:
+      if (i < s.size() && s[i] == '{') return read_json_call(f, s, i);
+      return {};
+    case ToolCallStyle::kNameThenJson:
+      return read_name_then_json(f, s, i);
+    case ToolCallStyle::kXmlParameters:
+      return read_xml_call(s, i);
+    case ToolCallStyle::kKeyValueTags:
+      return read_key_value_call(f, s, i);
+    case ToolCallStyle::kNone:
+      break;
+  }
+  return {};
+}
+
+// The calls of a format whose calls follow each other (each with its own markers).
+CallReadResult read_sequence(const ToolCallFormat& f, std::string_view s, bool partial,
+                             size_t max_calls) {
+  CallReadResult out;
+  size_t i = 0;
+  if (!f.section_start.empty()) i = f.section_start.size();
+  const bool array = f.style == ToolCallStyle::kJsonArray;
+  if (array) {
+    i = skip_space(s, i);
+    if (i >= s.size() || s[i] != '[') {
+      out.ok = partial;
+      return out;
+    }
+    ++i;
+  }
+  while (max_calls == 0 || out.calls.size() < max_calls) {
+    i = skip_space(s, i);
+    if (array && i < s.size() && s[i] == ',') i = skip_space(s, i + 1);
+    if (i >= s.size()) break;
+    if (!f.call_start.empty()) {
+      if (!starts_at(s, i, f.call_start)) break;
+      i = skip_space(s, i + f.call_start.size());
+    }
+    CallRead r = read_one(f, s, i);
+    if (r.end == npos) {
+      if (partial && r.named) out.calls.push_back(std::move(r.call));
+      if (!partial) out.ok = out.calls.empty() ? false : out.ok;
+      return out;
+    }
+    out.calls.push_back(std::move(r.call));
+    i = skip_space(s, r.end);
+    if (!f.call_end.empty() && f.style != ToolCallStyle::kKeyValueTags) {
+      if (starts_at(s, i, f.call_end)) i += f.call_end.size();
+    }
+  }
+  if (!partial && out.calls.empty()) out.ok = false;
+  return out;
+}
+
+}  // namespace
+
+size_t json_value_end(std::string_view s, size_t pos, size_t* start) {
+  size_t i = skip_space(s, pos);
+  if (start != nullptr) *start = i;
+  if (i >= s.size()) return npos;
+  const char c = s[i];
+  if (c == '"') return string_end(s, i);
+  if (c == '{' || c == '[') {
+    int depth = 0;
+    for (size_t j = i; j < s.size(); ++j) {
+      const char d = s[j];
+      if (d == '"') {
+        j = string_end(s, j);
+        if (j == npos) return npos;
+        --j;
+      } else if (d == '{' || d == '[') {
+        ++depth;
+      } else if ((d == '}' || d == ']') && --depth == 0) {
+        return j + 1;
+      }
+    }
+    return npos;
+  }
+  // A number or literal ends at a delimiter; at the end of the text it may still grow.
+  for (size_t j = i; j < s.size(); ++j) {
+    const char d = s[j];
+    if (d == ',' || d == '}' || d == ']' || is_space(d)) return j;
+  }
+  return npos;
+}
+
+CallReadResult read_tool_calls(const ToolCallFormat& format, std::string_view text, bool partial,
+                               size_t max_calls) {
+  return read_sequence(format, text, partial, max_calls);
+}
+
+}  // namespace hearth::chat
