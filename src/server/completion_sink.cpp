@@ -5,9 +5,10 @@
 namespace hearth::server {
 
 CompletionSink::CompletionSink(std::shared_ptr<const CompletionSettings> settings,
-                               ResultContext ctx, int32_t n_results, int32_t n_cmpl)
+                               ResultContext ctx, int32_t n_results, int32_t n_cmpl,
+                               std::shared_ptr<ResultFormat> format)
     : settings_(std::move(settings)),
-      ctx_(std::move(ctx)),
+      format_(format ? std::move(format) : std::make_shared<NativeFormat>(settings_, ctx)),
       n_results_(n_results),
       n_cmpl_(n_cmpl),
       stream_(settings_->task.stream) {}
@@ -141,51 +142,50 @@ http::Response CompletionSink::final_response() {
   std::sort(finals.begin(), finals.end(),
             [](const auto& a, const auto& b) { return a.index < b.index; });
   http::Response response;
-  if (finals.size() == 1) {
-    response.body = dump_json(final_json(finals.front(), *settings_, ctx_, false));
-  } else {
-    Json all = Json::array();
-    for (const auto& result : finals) all.push_back(final_json(result, *settings_, ctx_, false));
-    response.body = dump_json(all);
-  }
+  response.body = dump_json(format_->final_body(finals));
   return response;
 }
 
-std::string CompletionSink::render(const Event& event) const {
+std::string CompletionSink::render(const Event& event) {
   struct Renderer {
-    const CompletionSink& sink;
-    std::string frame(const Json& j) const { return "data: " + dump_json(j) + "\n\n"; }
-    std::string operator()(const NullFrame&) const { return "data: null\n\n"; }
+    ResultFormat& format;
+    std::string operator()(const NullFrame&) const { return format.next_prompt_frames(); }
     std::string operator()(const Progress& p) const {
-      return frame(progress_json(p.index, p.info));
+      return format.progress_frames(p.index, p.info);
     }
     std::string operator()(const scheduler::PartialResult& p) const {
-      return frame(partial_json(p, *sink.settings_, sink.ctx_));
+      return format.partial_frames(p);
     }
-    std::string operator()(const scheduler::FinalResult& r) const {
-      return frame(final_json(r, *sink.settings_, sink.ctx_, true));
-    }
-    std::string operator()(const ApiError& e) const { return "data: " + error_body(e) + "\n\n"; }
+    std::string operator()(const scheduler::FinalResult& r) const { return format.final_frames(r); }
+    std::string operator()(const ApiError& e) const { return format.error_frames(e); }
   };
-  return std::visit(Renderer{*this}, event);
+  return std::visit(Renderer{*format_}, event);
 }
 
 bool CompletionSink::take(std::string& out, size_t max_bytes) {
   std::deque<Event> ready;
   bool ended = false;
+  bool failed = false;
   {
     std::lock_guard lock(mutex_);
     ready.swap(events_);
     queued_frames_.store(0, std::memory_order_relaxed);
-    ended = error_.has_value() || n_final_ >= n_results_;
+    failed = error_.has_value();
+    ended = failed || n_final_ >= n_results_;
   }
   // Rendered outside the lock: the scheduler thread keeps queueing meanwhile. The byte
   // budget is a hint; frames already taken are all written.
   (void)max_bytes;
   for (const Event& event : ready) out += render(event);
   if (!ended) return false;
-  std::lock_guard lock(mutex_);
-  return events_.empty();
+  {
+    std::lock_guard lock(mutex_);
+    if (!events_.empty()) return false;
+  }
+  // After every result, the route's closing frames (none after an error frame).
+  if (!failed && !end_sent_) out += format_->end_frames();
+  end_sent_ = true;
+  return true;
 }
 
 void CompletionSink::set_notify(std::function<void()> notify) {
@@ -208,6 +208,31 @@ void CompletionSink::notify() {
     notify = notify_;
   }
   if (notify) notify();
+}
+
+}  // namespace hearth::server
+
+namespace hearth::server {
+
+// --- The native shape --------------------------------------------------------------------------
+
+Json NativeFormat::final_body(const std::vector<scheduler::FinalResult>& finals) {
+  if (finals.size() == 1) return final_json(finals.front(), *settings_, ctx_, false);
+  Json all = Json::array();
+  for (const auto& result : finals) all.push_back(final_json(result, *settings_, ctx_, false));
+  return all;
+}
+
+std::string NativeFormat::progress_frames(int32_t index, const scheduler::ProgressInfo& progress) {
+  return sse_frame(progress_json(index, progress));
+}
+
+std::string NativeFormat::partial_frames(const scheduler::PartialResult& partial) {
+  return sse_frame(partial_json(partial, *settings_, ctx_));
+}
+
+std::string NativeFormat::final_frames(const scheduler::FinalResult& result) {
+  return sse_frame(final_json(result, *settings_, ctx_, true));
 }
 
 }  // namespace hearth::server

@@ -19,6 +19,7 @@
 #include "server/api_error.h"
 #include "server/completion_json.h"
 #include "server/http/http.h"
+#include "server/result_format.h"
 
 namespace hearth::server {
 
@@ -29,8 +30,9 @@ class CompletionSink final : public scheduler::TaskSink,
   // Unsent stream frames past which the scheduler pauses the request's slots.
   static constexpr int32_t kMaxQueuedFrames = 64;
 
+  // `format` shapes the results (the route's); null: the native shape.
   CompletionSink(std::shared_ptr<const CompletionSettings> settings, ResultContext ctx,
-                 int32_t n_results, int32_t n_cmpl);
+                 int32_t n_results, int32_t n_cmpl, std::shared_ptr<ResultFormat> format = nullptr);
 
   // Scheduler thread.
   void on_start(int32_t index) override;
@@ -61,12 +63,12 @@ class CompletionSink final : public scheduler::TaskSink,
   void queue_locked(Event event);
   void resolve_first_locked();
   void notify();
-  std::string render(const Event& event) const;
+  std::string render(const Event& event);
   http::Response first_response();
   http::Response final_response();
 
   std::shared_ptr<const CompletionSettings> settings_;
-  ResultContext ctx_;
+  std::shared_ptr<ResultFormat> format_;
   const int32_t n_results_;
   const int32_t n_cmpl_;
   const bool stream_;
@@ -82,6 +84,7 @@ class CompletionSink final : public scheduler::TaskSink,
   std::vector<scheduler::FinalResult> finals_;  // non-streaming
   std::function<void()> notify_;
   std::atomic<int32_t> queued_frames_{0};
+  bool end_sent_ = false;  // HTTP side: the format's end frames were taken
 };
 
 }  // namespace hearth::server

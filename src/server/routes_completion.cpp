@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "server/api_error.h"
+#include "server/completion_run.h"
 #include "server/completion_sink.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
@@ -21,6 +22,8 @@ std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
   return std::nullopt;
 }
 
+}  // namespace
+
 RequestDefaults request_defaults(const ServerState& s) {
   RequestDefaults defaults = s.config.defaults;
   defaults.n_slots = s.scheduler->config().n_slots;  // the hard limit of n_cmpl
@@ -28,9 +31,8 @@ RequestDefaults request_defaults(const ServerState& s) {
   return defaults;
 }
 
-// Submits every prompt of the settings (each n_cmpl times); the answer comes when the
-// scheduler has results, streamed or not.
-http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings> settings) {
+http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings> settings,
+                              std::shared_ptr<ResultFormat> format) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   std::vector<std::vector<int32_t>> prompts = std::move(settings->prompts);
   settings->prompts.clear();
@@ -38,7 +40,7 @@ http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings
   ResultContext ctx{&tok, s.config.model_name(), s.config.special};
   const int32_t n_cmpl = settings->n_cmpl;
   const auto n_results = static_cast<int32_t>(prompts.size()) * n_cmpl;
-  auto sink = std::make_shared<CompletionSink>(settings, ctx, n_results, n_cmpl);
+  auto sink = std::make_shared<CompletionSink>(settings, ctx, n_results, n_cmpl, std::move(format));
   std::vector<scheduler::TaskRequest> tasks(prompts.size());
   for (size_t i = 0; i < prompts.size(); ++i) {
     scheduler::TaskRequest& task = tasks[i];
@@ -58,8 +60,6 @@ http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings
   return response;
 }
 
-}  // namespace
-
 http::Response handle_completion(ServerState& s, const http::Request& r) {
   Json body;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
@@ -70,7 +70,7 @@ http::Response handle_completion(ServerState& s, const http::Request& r) {
                                            *settings, fields::kCompletion)) {
     return error_response(*err);
   }
-  return run_completion(s, std::move(settings));
+  return run_completion(s, std::move(settings), nullptr);
 }
 
 std::vector<int32_t> build_infill_prompt(const ServerState& s, const InfillInputs& in);
@@ -99,7 +99,7 @@ http::Response handle_infill(ServerState& s, const http::Request& r) {
     return error_response(*err);
   }
   settings->prompts = {build_infill_prompt(s, settings->infill)};
-  return run_completion(s, std::move(settings));
+  return run_completion(s, std::move(settings), nullptr);
 }
 
 }  // namespace hearth::server

@@ -1,0 +1,23 @@
+// The generation pipeline every generating route shares: settings parsed from the body,
+// tasks submitted to the scheduler, results shaped by the route's ResultFormat.
+#pragma once
+
+#include <memory>
+
+#include "server/fields/completion_fields.h"
+#include "server/http/http.h"
+#include "server/result_format.h"
+
+namespace hearth::server {
+
+struct ServerState;
+
+// The server's request-field defaults, with the limits the scheduler sets.
+RequestDefaults request_defaults(const ServerState& s);
+
+// Submits every prompt of `settings` (each n_cmpl times); the answer comes when the
+// scheduler has results, streamed or not, shaped by `format` (null: the native shape).
+http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings> settings,
+                              std::shared_ptr<ResultFormat> format);
+
+}  // namespace hearth::server
