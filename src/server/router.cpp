@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "server/api_error.h"
+#include "server/openai/openai_routes.h"
 #include "server/server_state.h"
 
 namespace hearth::server {
@@ -44,6 +45,18 @@ std::vector<Route> build_routes() {
       {"POST", "/tokenize", handle_tokenize},
       {"POST", "/detokenize", handle_detokenize},
       {"POST", "/apply-template", handle_apply_template},
+      // The OpenAI- and Anthropic-compatible routes (src/server/openai/).
+      {"POST", "/v1/completions", openai::handle_text_completions},
+      {"POST", "/v1/chat/completions", openai::handle_chat_completions},
+      {"POST", "/chat/completions", openai::handle_chat_completions},
+      {"POST", "/v1/chat/completions/input_tokens", openai::handle_chat_input_tokens},
+      {"POST", "/chat/completions/input_tokens", openai::handle_chat_input_tokens},
+      {"POST", "/v1/responses", openai::handle_responses},
+      {"POST", "/responses", openai::handle_responses},
+      {"POST", "/v1/responses/input_tokens", openai::handle_responses_input_tokens},
+      {"POST", "/responses/input_tokens", openai::handle_responses_input_tokens},
+      {"POST", "/v1/messages", openai::handle_messages},
+      {"POST", "/v1/messages/count_tokens", openai::handle_count_tokens},
       // Refused as the reference refuses them when their feature is off.
       {"POST", "/embedding", embeddings_disabled},
       {"POST", "/embeddings", embeddings_disabled},
@@ -123,6 +136,9 @@ http::Response run_handler(const Handler& handler, ServerState& state,
                            const http::Request& request) {
   try {
     return handler(state, request);
+  } catch (const nlohmann::json::exception& e) {
+    // A client body read with a type it does not have: the client's mistake.
+    return error_response(invalid_request(without_library_tags(e.what())));
   } catch (const std::invalid_argument& e) {
     return error_response(invalid_request(e.what()));
   } catch (const std::exception& e) {

@@ -19,8 +19,17 @@ bool normalized_key(const std::string& key) {
                                               "media_marker",
                                               "created",
                                               "build_info",
-                                              "id_task"};
+                                              "id_task",
+                                              "item_id",
+                                              "call_id",
+                                              "created_at",
+                                              "completed_at"};
   return kKeys.count(key) > 0;
+}
+
+// Ids of answers, items and tool calls are random (token ids, numbers, are compared).
+bool random_id(const std::string& key, const OJson& value) {
+  return key == "id" && value.is_string();
 }
 
 bool probability_key(const std::string& key) {
@@ -47,7 +56,7 @@ struct Walker {
     }
     if (e.is_object()) return walk_object(e, a, path);
     if (e.is_array()) return walk_array(e, a, path, key);
-    if (!options.values || normalized_key(key)) return;
+    if (!options.values || normalized_key(key) || random_id(key, e)) return;
     if (probability_key(key)) {
       const double de = e.get<double>(), da = a.get<double>();
       const bool both_floor = de < -1e30 && da < -1e30;

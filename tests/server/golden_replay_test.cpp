@@ -14,17 +14,16 @@
 namespace hearth::test {
 namespace {
 
-const char* const kCaptureModel = "models/stories260K.gguf";
-
-// Routes of the captures that Hearth defers to later issues (answered 404 today).
-bool deferred_route(const std::string& path) {
-  return path.rfind("/v1/completions", 0) == 0 || path.rfind("/v1/chat", 0) == 0;
+// The model path the captures name (the chat sets were captured from another directory).
+std::string capture_model(const std::string& set) {
+  return set.find("qwen3") != std::string::npos || set.find("qwq") != std::string::npos
+             ? "shared/models/stories260K.gguf"
+             : "models/stories260K.gguf";
 }
 
-// Captures whose values depend on requests Hearth skips (the deferred routes above):
-// compared on keys and types only.
+// Captures whose values depend on timing: compared on keys and types only.
 bool shape_only(const std::string& name) {
-  return name == "slots_after" || name == "metrics";
+  return name == "metrics";
 }
 
 // Sampled at temperature 0.8: the two engines' logits differ in the last float bits, so a
@@ -53,23 +52,21 @@ void compare_sampled_frames(const OJson& expected, const OJson& actual,
     diffs.push_back("final" + d);
 }
 
-// slots_after: only the slots both servers used are comparable (Hearth skips the chat
-// requests that used the others in the capture).
-void compare_used_slots(const OJson& expected, const OJson& actual,
-                        std::vector<std::string>& diffs) {
-  CompareOptions shapes;
-  shapes.values = false;
-  if (!actual.is_array() || actual.size() != expected.size()) {
-    diffs.push_back("slot count differs");
-    return;
-  }
-  int compared = 0;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (!expected[i].contains("id_task") || !actual[i].contains("id_task")) continue;
-    for (const std::string& d : compare_json(expected[i], actual[i], shapes)) diffs.push_back(d);
-    ++compared;
-  }
-  if (compared == 0) diffs.push_back("no used slot to compare");
+// Greedy answers that meet a near tie: 982 tokens generated without a limit, and at the
+// 19th the two best candidates differ by 8e-5 in log-probability ("k" over "h" here, the
+// other way round in the reference, whose float sums are ordered differently). Everything
+// but the text after the tie is compared; the text up to it must match.
+size_t near_tie_prefix(const std::string& name) {
+  return name == "anth_error_no_max_tokens" ? 20 : 0;
+}
+
+void compare_near_tie(const OJson& expected, const OJson& actual, size_t prefix,
+                      std::vector<std::string>& diffs) {
+  OJson e = expected, a = actual;
+  const std::string et = e["content"][0]["text"], at = a["content"][0]["text"];
+  if (et.substr(0, prefix) != at.substr(0, prefix)) diffs.push_back("text before the tie differs");
+  e["content"][0]["text"] = a["content"][0]["text"] = "";
+  for (const std::string& d : compare_json(e, a)) diffs.push_back(d);
 }
 
 // Differences from the reference that Hearth makes on purpose (compat/.../differences.json).
@@ -106,6 +103,32 @@ void replace_strings(OJson& v, const std::string& from, const std::string& to) {
   if (v.is_structured()) {
     for (auto& child : v) replace_strings(child, from, to);
   }
+}
+
+// The frames of a stream as the captures record them: each `event:` line as
+// {"__event__": NAME} before its data, data parsed as JSON where it is JSON.
+OJson sse_frames(const std::string& body) {
+  OJson frames = OJson::array();
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string::npos) end = body.size();
+    const std::string frame = body.substr(pos, end - pos);
+    pos = end + 2;
+    size_t line_start = 0;
+    while (line_start < frame.size()) {
+      size_t eol = frame.find('\n', line_start);
+      if (eol == std::string::npos) eol = frame.size();
+      const std::string line = frame.substr(line_start, eol - line_start);
+      line_start = eol + 1;
+      if (line.rfind("event: ", 0) == 0) frames.push_back(OJson{{"__event__", line.substr(7)}});
+      if (line.rfind("data: ", 0) != 0) continue;
+      const std::string payload = line.substr(6);
+      OJson parsed = OJson::parse(payload, nullptr, false);
+      frames.push_back(parsed.is_discarded() ? OJson(payload) : parsed);
+    }
+  }
+  return frames;
 }
 
 OJson read_json(const std::string& path) {
@@ -160,7 +183,8 @@ void check_metrics_text(const std::string& expected, const std::string& actual) 
   EXPECT_EQ(added, extensions);
 }
 
-void replay_case(int port, const std::string& dir, const OJson& c, const std::string& model_path) {
+void replay_case(int port, const std::string& dir, const OJson& c, const std::string& model_path,
+                 const std::string& capture_model_path) {
   const std::string name = c["name"];
   SCOPED_TRACE(name);
   OJson capture = read_json(dir + "/" + name + ".json");
@@ -168,10 +192,6 @@ void replay_case(int port, const std::string& dir, const OJson& c, const std::st
   const std::string path = request["path"];
   const std::string method = request.contains("body") ? "POST" : "GET";
   HttpReply reply = http_request(port, method, path, request_body(request));
-  if (deferred_route(path)) {
-    EXPECT_EQ(reply.status, 404) << "deferred route " << path;
-    return;
-  }
   ASSERT_EQ(reply.status, expected_status(name, capture)) << reply.body;
   EXPECT_EQ(reply.header("content-type"), capture["content_type"].get<std::string>());
   EXPECT_EQ(reply.header("server"), "llama.cpp");
@@ -183,10 +203,8 @@ void replay_case(int port, const std::string& dir, const OJson& c, const std::st
   if (capture.contains("response_text")) {
     check_metrics_text(capture["response_text"], reply.body);
   } else if (capture.contains("frames")) {
-    OJson frames = OJson::array();
-    for (const std::string& payload : sse_payloads(reply.body))
-      frames.push_back(OJson::parse(payload));
-    replace_strings(frames, model_path, kCaptureModel);
+    OJson frames = sse_frames(reply.body);
+    replace_strings(frames, model_path, capture_model_path);
     if (sampled(name)) {
       compare_sampled_frames(capture["frames"], frames, diffs);
     } else {
@@ -194,9 +212,9 @@ void replay_case(int port, const std::string& dir, const OJson& c, const std::st
     }
   } else {
     OJson actual = OJson::parse(reply.body);
-    replace_strings(actual, model_path, kCaptureModel);
-    if (name == "slots_after") {
-      compare_used_slots(capture["response"], actual, diffs);
+    replace_strings(actual, model_path, capture_model_path);
+    if (size_t prefix = near_tie_prefix(name)) {
+      compare_near_tie(capture["response"], actual, prefix, diffs);
     } else {
       diffs = compare_json(capture["response"], actual, options);
     }
@@ -212,7 +230,7 @@ void replay_set(const std::string& set, const std::vector<std::string>& args) {
   all.insert(all.end(), args.begin(), args.end());
   ASSERT_TRUE(server.start(all)) << server.log();
   for (const OJson& c : read_json(dir + "/cases.json"))
-    replay_case(server.port(), dir, c, model_path);
+    replay_case(server.port(), dir, c, model_path, capture_model(set));
   EXPECT_EQ(server.stop(), 0) << server.log();
 }
 
@@ -222,6 +240,18 @@ TEST(ServerGolden, ReplayNp4) {
 
 TEST(ServerGolden, ReplayNp1) {
   replay_set("stories260K-np1", {"-np", "1", "-c", "1024"});
+}
+
+TEST(ServerGolden, ReplayChatQwen3) {
+  replay_set("stories260K-np4-qwen3",
+             {"-np", "4", "-c", "4096", "--metrics", "--slots", "--jinja", "--chat-template-file",
+              shared_path("templates/Qwen-Qwen3-0.6B.jinja")});
+}
+
+TEST(ServerGolden, ReplayChatQwq) {
+  replay_set("stories260K-np4-qwq",
+             {"-np", "4", "-c", "4096", "--metrics", "--slots", "--jinja", "--chat-template-file",
+              shared_path("templates/Qwen-QwQ-32B.jinja")});
 }
 
 }  // namespace

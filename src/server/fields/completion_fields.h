@@ -66,6 +66,10 @@ struct CompletionSettings {
   std::vector<scheduler::GrammarTrigger> pending_triggers;  // resolved once every field is read
   int32_t id_slot = -1;
   std::string reasoning_format = "deepseek";  // echo only (/props shows "none")
+  // Set by the chat layer on the chat routes (echo only): the parser's format name and the
+  // generation prompt the output is parsed after.
+  std::string chat_format = "Content-only";
+  std::string generation_prompt;
   // What the request generates from; moved into the tasks, not echoed.
   std::vector<std::vector<int32_t>> prompts;
   InfillInputs infill;

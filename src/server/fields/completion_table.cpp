@@ -18,7 +18,7 @@ using F = CompletionField;
 constexpr double kIntMax = std::numeric_limits<int32_t>::max();
 constexpr double kInt64Max = static_cast<double>(std::numeric_limits<int64_t>::max());
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kChatIssue = 7;  // chat routes, chat parser and reasoning (pin.json)
+constexpr int kChatIssue = 13;  // chat routes, chat parser and reasoning (pin.json)
 
 // Fields read by the handlers rather than the reference's schema, or whose value needs
 // more than a type and a range.
@@ -445,11 +445,11 @@ std::vector<F> chat_and_infill_rows() {
   return {
       // §3.10 chat parser and reasoning: deferred
       deferred("chat_format", "0", "chat_format", 40,
-               [](const S&) { return Json("Content-only"); }),
+               [](const S& s) { return Json(s.chat_format); }),
       deferred("reasoning_format", R"("deepseek")", "reasoning_format", 41,
                [](const S& s) { return Json(s.reasoning_format); }),
       deferred("generation_prompt", R"("")", "generation_prompt", 43,
-               [](const S&) { return Json(""); }),
+               [](const S& s) { return Json(s.generation_prompt); }),
       deferred("parse_tool_calls", "true"),
       deferred("chat_parser", R"("")"),
       deferred("continue_final_message", "false"),  // also a string: "content", ...

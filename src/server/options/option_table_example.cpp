@@ -240,24 +240,24 @@ constexpr OptionSpec kEntries[] = {
      "How thinking text is returned: none leaves it in content; deepseek and auto put it in "
      "reasoning_content; deepseek-legacy keeps the tags in content and also fills "
      "reasoning_content (streaming: inline)",
-     kValue, kDeferred, "", "auto", 7, true},
+     kValue, kDeferred, "", "auto", 13, true},
     {"-rea, --reasoning", "", "[on|off|auto]", "LLAMA_ARG_REASONING", "auto",
      "Enable/disable thinking; on/off also set the template variable enable_thinking", kValue,
-     kDeferred, "", "auto|-1", 7, true},
+     kDeferred, "", "auto|-1", 13, true},
     {"--reasoning-effort", "", "STRING", "LLAMA_ARG_REASONING_EFFORT", "default",
      "Template variable reasoning_effort for every request; default leaves the template's default",
-     kValue, kDeferred, "", "default", 7, false},
+     kValue, kDeferred, "", "default", 13, false},
     {"--reasoning-budget", "", "N", "LLAMA_ARG_THINK_BUDGET", "-1",
      "Token budget for the thinking block: -1 unlimited, 0 end immediately, N > 0 budget", kValue,
-     kDeferred, "", "-1", 7, false},
+     kDeferred, "", "-1", 13, false},
     {"--reasoning-budget-message", "", "STRING", "LLAMA_ARG_THINK_BUDGET_MESSAGE", "none",
      "Text injected before the forced end-of-thinking tag when the budget runs out", kValue,
-     kDeferred, "", "", 7, false},
+     kDeferred, "", "", 13, false},
     {"--reasoning-preserve", "--no-reasoning-preserve", "", "LLAMA_ARG_REASONING_PRESERVE",
      "template default",
      "Set template variable preserve_reasoning (keep earlier turns' reasoning) for templates that "
      "support it",
-     kBoolPair, kDeferred, "", "", 7, false},
+     kBoolPair, kDeferred, "", "", 13, false},
     {"--chat-template", "", "JINJA_TEMPLATE", "LLAMA_ARG_CHAT_TEMPLATE", "model metadata",
      "Override the model's chat template with template text; with --jinja the only built-in name "
      "is chatml, with --no-jinja a built-in name selects that format",
@@ -267,11 +267,11 @@ constexpr OptionSpec kEntries[] = {
      0, false, handle_chat_template_file, nullptr},
     {"--skip-chat-parsing", "--no-skip-chat-parsing", "", "LLAMA_ARG_SKIP_CHAT_PARSING", "disabled",
      "Do not parse reasoning/tool calls out of the output; everything is returned as content",
-     kBoolPair, kDeferred, "", "off", 7, false},
+     kBoolPair, kDeferred, "", "off", 13, false},
     {"--prefill-assistant", "--no-prefill-assistant", "", "LLAMA_ARG_PREFILL_ASSISTANT", "enabled",
      "A trailing assistant message in a chat request is continued (prefilled) rather than treated "
      "as complete",
-     kBoolPair, kDeferred, "", "on", 7, false},
+     kBoolPair, kDeferred, "", "on", 13, false},
     {"-sps, --slot-prompt-similarity", "", "N", "", "0.10",
      "Slot selection: reuse the idle slot whose cached prompt shares more than this fraction "
      "(longest common prefix / new prompt length) with the new prompt; 0 = always "

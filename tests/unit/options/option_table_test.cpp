@@ -61,7 +61,7 @@ TEST(OptionTableTest, StatesCarryTheirDetails) {
   for (const OptionSpec& spec : option_table()) {
     SCOPED_TRACE(std::string(option_name(spec)));
     if (spec.state == OptionState::kDeferred) {
-      EXPECT_EQ(spec.issue, 7);  // the chat routes and reasoning options (pin.json)
+      EXPECT_EQ(spec.issue, 13);  // the chat routes and reasoning options (pin.json)
     } else {
       EXPECT_EQ(spec.issue, 0);
     }

@@ -14,10 +14,10 @@ using test::parse;
 TEST(OptionRefusalTest, DeferredOptionsNameTheirIssue) {
   EXPECT_EQ(parse({"--reasoning-format", "deepseek"}).text,
             "error: option '--reasoning-format' is not supported by hearth-server yet (deferred to "
-            "issue 7)");
+            "issue 13)");
   EXPECT_EQ(parse({"--no-prefill-assistant"}).text,
             "error: option '--no-prefill-assistant' is not supported by hearth-server yet "
-            "(deferred to issue 7)");
+            "(deferred to issue 13)");
 }
 
 TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {

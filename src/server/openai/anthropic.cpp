@@ -1,0 +1,332 @@
+// POST /v1/messages and /v1/messages/count_tokens (openai-compat.md §8, §9): an Anthropic
+// body translated to a chat body, run through the chat pipeline, answered as a `message`
+// or as Anthropic's typed events.
+#include <memory>
+
+#include "server/completion_run.h"
+#include "server/openai/openai_routes.h"
+#include "server/request_body.h"
+#include "server/server_state.h"
+
+namespace hearth::server::openai {
+
+namespace {
+
+std::string text_of_blocks(const Json& blocks) {
+  std::string out;
+  for (const Json& b : blocks) {
+    if (b.is_object() && str_of(b, "type") == "text" && b.contains("text") &&
+        b["text"].is_string()) {
+      out += b["text"].get<std::string>();
+    }
+  }
+  return out;
+}
+
+// A billing header's per-request hash is blanked so the prefix cache keeps working.
+std::string stable_system(std::string system) {
+  if (system.rfind("x-anthropic-billing-header:", 0) != 0) return system;
+  const size_t at = system.find("cch=");
+  if (at != std::string::npos && at + 9 < system.size() && system[at + 9] == ';') {
+    system.replace(at + 4, 5, "fffff");
+  }
+  return system;
+}
+
+Json tool_result_content(const Json& content) {
+  if (content.is_string()) return content;
+  if (!content.is_array()) return "";
+  bool images = false;
+  for (const Json& b : content) images = images || (b.is_object() && str_of(b, "type") == "image");
+  if (!images) return text_of_blocks(content);
+  Json parts = Json::array();
+  for (const Json& b : content) {
+    if (!b.is_object()) continue;
+    if (str_of(b, "type") == "text") parts.push_back(b);
+  }
+  return parts;
+}
+
+Json image_part(const Json& block) {
+  const Json source = member_of(block, "source", Json::object());
+  std::string url;
+  if (str_of(source, "type") == "base64") {
+    const std::string media = str_of(source, "media_type");
+    url = "data:" + (media.empty() ? std::string("image/jpeg") : media) + ";base64," +
+          str_of(source, "data");
+  } else {
+    url = str_of(source, "url");
+  }
+  return Json{{"type", "image_url"}, {"image_url", Json{{"url", url}}}};
+}
+
+// One Anthropic message: the chat message, then the tool results it carries.
+void convert_message(const Json& msg, Json& out) {
+  if (!msg.is_object() || !msg.contains("content")) {
+    if (!msg.is_object() || str_of(msg, "role") != "assistant") out.push_back(msg);
+    return;
+  }
+  const Json& content = msg["content"];
+  if (!content.is_array()) {
+    out.push_back(msg);
+    return;
+  }
+  Json parts = Json::array(), calls = Json::array(), results = Json::array();
+  std::string reasoning;
+  for (const Json& b : content) {
+    const std::string type = b.is_object() ? str_of(b, "type") : "";
+    if (type == "text") {
+      parts.push_back(b);
+    } else if (type == "thinking") {
+      reasoning += str_of(b, "thinking");
+    } else if (type == "image") {
+      parts.push_back(image_part(b));
+    } else if (type == "tool_use") {
+      Json function = {{"name", str_of(b, "name")},
+                       {"arguments", member_of(b, "input", Json::object()).dump()}};
+      calls.push_back(Json{{"id", str_of(b, "id")}, {"type", "function"}, {"function", function}});
+    } else if (type == "tool_result") {
+      results.push_back(Json{{"role", "tool"},
+                             {"tool_call_id", str_of(b, "tool_use_id")},
+                             {"content", tool_result_content(member_of(b, "content", Json()))}});
+    }
+  }
+  if (!parts.empty() || !calls.empty() || !reasoning.empty()) {
+    Json m = Json::object();
+    m["role"] = member_of(msg, "role", Json());
+    m["content"] = parts.empty() ? Json("") : parts;
+    if (!calls.empty()) m["tool_calls"] = calls;
+    if (!reasoning.empty()) m["reasoning_content"] = reasoning;
+    out.push_back(std::move(m));
+  }
+  for (Json& r : results) out.push_back(std::move(r));
+}
+
+Json convert_tools(const Json& tools) {
+  Json out = Json::array();
+  for (const Json& t : tools) {
+    if (!t.is_object()) continue;
+    Json function = {{"name", member_of(t, "name", Json(""))},
+                     {"description", member_of(t, "description", Json(""))},
+                     {"parameters", member_of(t, "input_schema", Json::object())}};
+    out.push_back(Json{{"type", "function"}, {"function", function}});
+  }
+  return out;
+}
+
+// The chat body of an Anthropic body (openai-compat.md §8.1): a new body with only the
+// keys Anthropic's fields map to.
+std::optional<ApiError> to_chat_body(const Json& body, bool need_max_tokens, Json& chat) {
+  // The reference answers a missing `messages` with 500; it is the client's mistake.
+  if (!body.contains("messages")) return invalid_request("'messages' is required");
+  chat = Json::object();
+  Json messages = Json::array();
+  if (body.contains("system")) {
+    const Json& system = body["system"];
+    std::string text = system.is_string() ? system.get<std::string>() : text_of_blocks(system);
+    messages.push_back(Json{{"role", "system"}, {"content", stable_system(std::move(text))}});
+  }
+  if (body["messages"].is_array()) {
+    for (const Json& m : body["messages"]) convert_message(m, messages);
+  }
+  chat["messages"] = std::move(messages);
+  if (need_max_tokens) chat["max_tokens"] = member_of(body, "max_tokens", Json(4096));
+  if (body.contains("stop_sequences")) chat["stop"] = body["stop_sequences"];
+  for (const char* key : {"temperature", "top_p", "top_k", "stream", "chat_template_kwargs"}) {
+    if (body.contains(key)) chat[key] = body[key];
+  }
+  if (body.contains("tools") && body["tools"].is_array()) {
+    chat["tools"] = convert_tools(body["tools"]);
+  }
+  const Json choice = member_of(body, "tool_choice", Json());
+  if (choice.is_object()) {
+    const std::string type = str_of(choice, "type");
+    if (type == "auto") chat["tool_choice"] = "auto";
+    if (type == "any" || type == "tool") chat["tool_choice"] = "required";
+  }
+  const Json thinking = member_of(body, "thinking", Json());
+  if (thinking.is_object() && str_of(thinking, "type") == "enabled") {
+    chat["thinking_budget_tokens"] = member_of(thinking, "budget_tokens", Json(10000));
+  }
+  return std::nullopt;
+}
+
+const char* stop_reason(const scheduler::FinalResult& r, bool calls) {
+  if (!stopped_naturally(r)) return "max_tokens";
+  return calls ? "tool_use" : "end_turn";
+}
+
+Json stop_sequence(const scheduler::FinalResult& r) {
+  return r.stop_type == scheduler::StopType::kWord ? Json(r.stopping_word) : Json(nullptr);
+}
+
+Json anthropic_usage(const scheduler::FinalResult& r) {
+  return Json{{"cache_read_input_tokens", r.timings.cache_n},
+              {"input_tokens", r.timings.prompt_n},
+              {"output_tokens", r.n_predicted}};
+}
+
+Json parsed_input(const std::string& arguments) {
+  Json input = Json::parse(arguments, nullptr, false);
+  return input.is_discarded() ? Json::object() : input;
+}
+
+class MessagesFormat final : public ResultFormat {
+ public:
+  explicit MessagesFormat(ChatRun& run) : output_(run.output), meta_(run.meta) {}
+
+  Json final_body(const std::vector<scheduler::FinalResult>& finals) override {
+    const scheduler::FinalResult& r = finals.front();
+    chat::ParsedMessage m = output_->parse_final(r.content);
+    std::vector<AnsweredCall> calls = output_->answered_calls(r.index, m);
+    Json content = Json::array();
+    if (!m.reasoning.empty()) {
+      content.push_back(Json{{"type", "thinking"}, {"thinking", m.reasoning}, {"signature", ""}});
+    }
+    if (!m.content.empty()) content.push_back(Json{{"type", "text"}, {"text", m.content}});
+    for (const AnsweredCall& c : calls) {
+      content.push_back(Json{{"type", "tool_use"},
+                             {"id", c.id},
+                             {"name", c.name},
+                             {"input", parsed_input(c.arguments)}});
+    }
+    Json j = Json::object();
+    j["id"] = meta_.id;
+    j["type"] = "message";
+    j["role"] = "assistant";
+    j["content"] = std::move(content);
+    j["model"] = meta_.model;
+    j["stop_reason"] = stop_reason(r, !calls.empty());
+    j["stop_sequence"] = stop_sequence(r);
+    j["usage"] = anthropic_usage(r);
+    return j;
+  }
+
+  std::string progress_frames(int32_t, const scheduler::ProgressInfo&) override { return ""; }
+
+  std::string partial_frames(const scheduler::PartialResult& p) override {
+    std::string out = start(p.index, p.timings);
+    return out + deltas(p.index, output_->step(p.index, p.content));
+  }
+
+  std::string final_frames(const scheduler::FinalResult& r) override {
+    std::string out = start(r.index, r.timings);
+    out += deltas(r.index, output_->finish(r.index));
+    if (thinking_started_) {
+      out += sse_event("content_block_delta",
+                       Json{{"type", "content_block_delta"},
+                            {"index", 0},
+                            {"delta", Json{{"type", "signature_delta"}, {"signature", ""}}}});
+      out += block_stop(0);
+    }
+    if (text_started_) out += block_stop(text_index());
+    for (size_t i = 0; i < calls_started_; ++i) out += block_stop(tool_index(i));
+    const bool calls = !output_->parsed(r.index).tool_calls.empty();
+    out += sse_event("message_delta", Json{{"type", "message_delta"},
+                                           {"delta", Json{{"stop_reason", stop_reason(r, calls)},
+                                                          {"stop_sequence", stop_sequence(r)}}},
+                                           {"usage", Json{{"output_tokens", r.n_predicted}}}});
+    out += sse_event("message_stop", Json{{"type", "message_stop"}});
+    return out;
+  }
+
+  std::string next_prompt_frames() override { return ""; }
+
+  std::string error_frames(const ApiError& error) override {
+    Json body = Json::parse(error_body(error), nullptr, false);
+    return sse_event("error", body.is_object() && body.contains("error") ? body["error"] : body);
+  }
+
+ private:
+  std::string start(int32_t index, const scheduler::Timings& t) {
+    if (!output_->begin(index)) return "";
+    Json message = {{"id", meta_.id},
+                    {"type", "message"},
+                    {"role", "assistant"},
+                    {"content", Json::array()},
+                    {"model", meta_.model},
+                    {"stop_reason", nullptr},
+                    {"stop_sequence", nullptr},
+                    {"usage", Json{{"cache_read_input_tokens", t.cache_n},
+                                   {"input_tokens", t.prompt_n},
+                                   {"output_tokens", 0}}}};
+    return sse_event("message_start", Json{{"type", "message_start"}, {"message", message}});
+  }
+
+  int text_index() const { return thinking_started_ ? 1 : 0; }
+  int tool_index(size_t call) const {
+    return (thinking_started_ ? 1 : 0) + (text_started_ ? 1 : 0) + static_cast<int>(call);
+  }
+
+  static std::string block_start(int index, Json block) {
+    return sse_event("content_block_start", Json{{"type", "content_block_start"},
+                                                 {"index", index},
+                                                 {"content_block", std::move(block)}});
+  }
+  static std::string block_delta(int index, Json delta) {
+    return sse_event(
+        "content_block_delta",
+        Json{{"type", "content_block_delta"}, {"index", index}, {"delta", std::move(delta)}});
+  }
+  static std::string block_stop(int index) {
+    return sse_event("content_block_stop", Json{{"type", "content_block_stop"}, {"index", index}});
+  }
+
+  std::string deltas(int32_t index, const chat::MessageDelta& d) {
+    std::string out;
+    if (!d.reasoning.empty()) {
+      if (!thinking_started_) {
+        thinking_started_ = true;
+        out += block_start(0, Json{{"type", "thinking"}, {"thinking", ""}});
+      }
+      out += block_delta(0, Json{{"type", "thinking_delta"}, {"thinking", d.reasoning}});
+    }
+    if (!d.content.empty()) {
+      if (!text_started_) {
+        text_started_ = true;
+        out += block_start(text_index(), Json{{"type", "text"}, {"text", ""}});
+      }
+      out += block_delta(text_index(), Json{{"type", "text_delta"}, {"text", d.content}});
+    }
+    for (const chat::ToolCallDelta& t : d.tool_calls) {
+      if (t.is_new) {
+        calls_started_ = std::max(calls_started_, t.index + 1);
+        out += block_start(tool_index(t.index), Json{{"type", "tool_use"},
+                                                     {"id", output_->call_id(index, t.index, t.id)},
+                                                     {"name", t.name}});
+      }
+      if (!t.arguments.empty()) {
+        out += block_delta(tool_index(t.index),
+                           Json{{"type", "input_json_delta"}, {"partial_json", t.arguments}});
+      }
+    }
+    return out;
+  }
+
+  std::shared_ptr<ChatOutput> output_;
+  ResponseMeta meta_;
+  bool thinking_started_ = false;
+  bool text_started_ = false;
+  size_t calls_started_ = 0;
+};
+
+}  // namespace
+
+http::Response handle_messages(ServerState& s, const http::Request& r) {
+  Json body, chat;
+  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  if (auto err = to_chat_body(body, true, chat)) return error_response(*err);
+  ChatRun run;
+  if (auto err = prepare_chat(s, chat, run)) return error_response(*err);
+  auto format = std::make_shared<MessagesFormat>(run);
+  return start_chat(s, std::move(run), std::move(format));
+}
+
+http::Response handle_count_tokens(ServerState& s, const http::Request& r) {
+  Json body, chat;
+  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  if (auto err = to_chat_body(body, false, chat)) return error_response(*err);
+  return count_chat_tokens(s, chat, false);
+}
+
+}  // namespace hearth::server::openai

@@ -1,0 +1,47 @@
+// The OpenAI- and Anthropic-compatible routes (openai-compat.md): handlers, and the chat
+// pipeline they share (a chat body made into completion settings and an output parser).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "server/api_error.h"
+#include "server/fields/completion_fields.h"
+#include "server/http/http.h"
+#include "server/json_util.h"
+#include "server/openai/chat_output.h"
+#include "server/openai/oai_common.h"
+
+namespace hearth::server {
+struct ServerState;
+}
+
+namespace hearth::server::openai {
+
+http::Response handle_text_completions(ServerState& s, const http::Request& r);
+http::Response handle_chat_completions(ServerState& s, const http::Request& r);
+http::Response handle_chat_input_tokens(ServerState& s, const http::Request& r);
+http::Response handle_chat_control(ServerState& s, const http::Request& r);
+http::Response handle_messages(ServerState& s, const http::Request& r);
+http::Response handle_count_tokens(ServerState& s, const http::Request& r);
+http::Response handle_responses(ServerState& s, const http::Request& r);
+http::Response handle_responses_input_tokens(ServerState& s, const http::Request& r);
+
+// A chat body (after any translation) ready to run.
+struct ChatRun {
+  std::shared_ptr<CompletionSettings> settings;  // prompt tokenized, chat fields set
+  std::shared_ptr<ChatOutput> output;            // how the answer is read back
+  ResponseMeta meta;
+  bool include_usage = false;  // stream_options.include_usage
+};
+
+// The chat layer (openai-compat.md §2.1): checks, template, prompt, native fields.
+std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& out);
+
+// {"input_tokens": N} (+ "object": "response.input_tokens") for a chat body.
+http::Response count_chat_tokens(ServerState& s, const Json& chat_body, bool with_object);
+
+// Starts the run with the format `make_format` builds.
+http::Response start_chat(ServerState& s, ChatRun run, std::shared_ptr<class ResultFormat> format);
+
+}  // namespace hearth::server::openai

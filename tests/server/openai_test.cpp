@@ -1,0 +1,287 @@
+// The OpenAI- and Anthropic-compatible routes end to end on stories260K: streams that add
+// up to the answers, tool calls and reasoning read back from the model's output, the
+// Responses and Messages translations, token counters and their errors.
+#include "server/server_fixture.h"
+
+namespace hearth::test {
+namespace {
+
+Json user_turn(const std::string& text) {
+  return Json::array({Json{{"role", "user"}, {"content", text}}});
+}
+
+std::vector<Json> sse_json(const std::string& body) {
+  std::vector<Json> out;
+  for (const std::string& payload : sse_payloads(body)) out.push_back(parse_or_null(payload));
+  return out;
+}
+
+const Json kWeatherTool = Json::parse(R"({"type":"function","function":{
+  "name":"get_weather","description":"Weather for a city",
+  "parameters":{"type":"object","properties":{"city":{"type":"string"},
+  "days":{"type":"integer"}},"required":["city","days"]}}})");
+
+// A call the model "wrote": an assistant prefill in Qwen3's Hermes syntax. The output
+// parser reads the continued message with the generated text, so the call comes back.
+const char* const kPrefilledCall =
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}"
+    "\n</tool_call>";
+
+class OpenAIRoutes : public StoriesServer {
+ protected:
+  void start_qwen3() {
+    start({"-c", "8192", "--jinja", "--chat-template-file",
+           shared_path("templates/Qwen-Qwen3-0.6B.jinja")});
+  }
+  void start_qwq() {
+    start({"--jinja", "--chat-template-file", shared_path("templates/Qwen-QwQ-32B.jinja")});
+  }
+};
+
+TEST_F(OpenAIRoutes, ChatStreamAddsUpToTheAnswer) {
+  start();
+  Json body = {
+      {"messages", user_turn("Once upon a time")}, {"max_tokens", 8}, {"temperature", 0}, {"n", 2}};
+  int status = 0;
+  Json whole = post_json(port(), "/v1/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << whole.dump();
+  ASSERT_EQ(whole["choices"].size(), 2u);
+  const std::string answer = whole["choices"][0]["message"]["content"];
+  EXPECT_FALSE(answer.empty());
+  body["stream"] = true;
+  body["stream_options"] = {{"include_usage", true}};
+  HttpReply reply = http_request(port(), "POST", "/chat/completions", body.dump());
+  ASSERT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.header("content-type"), "text/event-stream");
+  std::vector<std::string> payloads = sse_payloads(reply.body);
+  ASSERT_FALSE(payloads.empty());
+  EXPECT_EQ(payloads.back(), "[DONE]");
+  std::string text[2];
+  int roles[2] = {0, 0}, finishes[2] = {0, 0}, usages = 0;
+  for (size_t i = 0; i + 1 < payloads.size(); ++i) {
+    Json chunk = parse_or_null(payloads[i]);
+    ASSERT_EQ(chunk["object"], "chat.completion.chunk");
+    EXPECT_EQ(chunk["id"], payloads.size() > 1 ? parse_or_null(payloads[0])["id"] : Json());
+    if (chunk["choices"].empty()) {
+      ++usages;
+      EXPECT_EQ(chunk["usage"]["completion_tokens"], 8);
+      continue;
+    }
+    const Json& choice = chunk["choices"][0];
+    const int index = choice["index"];
+    const Json& delta = choice["delta"];
+    if (delta.contains("role")) ++roles[index];
+    if (delta.contains("content") && delta["content"].is_string()) text[index] += delta["content"];
+    if (!choice["finish_reason"].is_null()) {
+      ++finishes[index];
+      EXPECT_EQ(choice["finish_reason"], "length");
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(roles[i], 1);
+    EXPECT_EQ(finishes[i], 1);
+    EXPECT_EQ(text[i], answer);
+  }
+  EXPECT_EQ(usages, 2);
+}
+
+TEST_F(OpenAIRoutes, ToolCallsAreReadBackFromTheOutput) {
+  start_qwen3();
+  Json messages = user_turn("Weather in Paris?");
+  messages.push_back({{"role", "assistant"}, {"content", kPrefilledCall}});
+  Json body = {{"messages", messages},
+               {"max_tokens", 1},
+               {"temperature", 0},
+               {"tools", Json::array({kWeatherTool})}};
+  int status = 0;
+  Json reply = post_json(port(), "/v1/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << reply.dump();
+  const Json& message = reply["choices"][0]["message"];
+  ASSERT_TRUE(message.contains("tool_calls")) << reply.dump();
+  const Json& call = message["tool_calls"][0];
+  EXPECT_EQ(call["type"], "function");
+  EXPECT_EQ(call["function"]["name"], "get_weather");
+  EXPECT_EQ(Json::parse(call["function"]["arguments"].get<std::string>()),
+            Json::parse(R"({"city": "Paris", "days": 2})"));
+  EXPECT_EQ(call["id"].get<std::string>().size(), 32u);
+  EXPECT_EQ(message["content"], "");
+  // tool_choice none: the same text is content.
+  body["tool_choice"] = "none";
+  reply = post_json(port(), "/v1/chat/completions", body, &status);
+  EXPECT_FALSE(reply["choices"][0]["message"].contains("tool_calls"));
+  EXPECT_EQ(reply["choices"][0]["message"]["content"].get<std::string>().rfind("<tool_call>", 0),
+            0u);
+  // Streamed: one call, its id, type and name first, the arguments adding up.
+  body["tool_choice"] = "auto";
+  body["stream"] = true;
+  HttpReply streamed = http_request(port(), "POST", "/v1/chat/completions", body.dump());
+  std::string arguments, name;
+  int calls = 0;
+  for (const Json& chunk : sse_json(streamed.body)) {
+    if (!chunk.is_object() || chunk["choices"].empty()) continue;
+    const Json& delta = chunk["choices"][0]["delta"];
+    if (!delta.contains("tool_calls")) continue;
+    const Json& c = delta["tool_calls"][0];
+    if (c.contains("id")) {
+      ++calls;
+      name = c["function"]["name"];
+    }
+    if (c["function"].contains("arguments")) arguments += c["function"]["arguments"];
+  }
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(name, "get_weather");
+  EXPECT_EQ(Json::parse(arguments), Json::parse(R"({"city": "Paris", "days": 2})"));
+}
+
+TEST_F(OpenAIRoutes, MessagesAnswerToolUseBlocks) {
+  start_qwen3();
+  Json body = {{"model", "m"},
+               {"max_tokens", 1},
+               {"temperature", 0},
+               {"tools", Json::array({{{"name", "get_weather"},
+                                       {"input_schema", kWeatherTool["function"]["parameters"]}}})},
+               {"messages", Json::array({{{"role", "user"}, {"content", "Weather in Paris?"}},
+                                         {{"role", "assistant"}, {"content", kPrefilledCall}}})}};
+  int status = 0;
+  Json reply = post_json(port(), "/v1/messages", body, &status);
+  ASSERT_EQ(status, 200) << reply.dump();
+  EXPECT_EQ(reply["type"], "message");
+  const Json& block = reply["content"].back();
+  EXPECT_EQ(block["type"], "tool_use");
+  EXPECT_EQ(block["name"], "get_weather");
+  EXPECT_EQ(block["input"], Json::parse(R"({"city": "Paris", "days": 2})"));
+  EXPECT_EQ(reply["stop_reason"], "max_tokens");
+  // Streamed: message_start first, message_stop last, the tool block opened and closed.
+  body["stream"] = true;
+  HttpReply streamed = http_request(port(), "POST", "/v1/messages", body.dump());
+  ASSERT_EQ(streamed.status, 200);
+  std::vector<std::string> events;
+  for (size_t at = streamed.body.find("event: "); at != std::string::npos;
+       at = streamed.body.find("event: ", at + 1)) {
+    events.push_back(streamed.body.substr(at + 7, streamed.body.find('\n', at) - at - 7));
+  }
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events.front(), "message_start");
+  EXPECT_EQ(events.back(), "message_stop");
+  EXPECT_NE(streamed.body.find("\"type\":\"tool_use\""), std::string::npos);
+  EXPECT_NE(streamed.body.find("input_json_delta"), std::string::npos);
+}
+
+TEST_F(OpenAIRoutes, ResponsesAnswerFunctionCallItems) {
+  start_qwen3();
+  Json body = {
+      {"model", "m"},
+      {"max_output_tokens", 1},
+      {"temperature", 0},
+      {"tools", Json::array({{{"type", "function"},
+                              {"name", "get_weather"},
+                              {"parameters", kWeatherTool["function"]["parameters"]}}})},
+      {"input",
+       Json::array({{{"role", "user"}, {"content", "Weather in Paris?"}},
+                    {{"role", "assistant"}, {"type", "message"}, {"content", kPrefilledCall}}})}};
+  int status = 0;
+  Json reply = post_json(port(), "/responses", body, &status);
+  ASSERT_EQ(status, 200) << reply.dump();
+  EXPECT_EQ(reply["object"], "response");
+  const Json& item = reply["output"].back();
+  EXPECT_EQ(item["type"], "function_call");
+  EXPECT_EQ(item["name"], "get_weather");
+  EXPECT_EQ(item["id"].get<std::string>().substr(3), item["call_id"].get<std::string>().substr(5));
+}
+
+TEST_F(OpenAIRoutes, ReasoningOfAForcedOpenTemplate) {
+  start_qwq();
+  Json body = {{"messages", user_turn("Once upon a time")}, {"max_tokens", 6}, {"temperature", 0}};
+  int status = 0;
+  Json reply = post_json(port(), "/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << reply.dump();
+  const Json& message = reply["choices"][0]["message"];
+  EXPECT_EQ(message["content"], "");
+  const std::string reasoning = message["reasoning_content"];
+  EXPECT_FALSE(reasoning.empty());
+  body["reasoning_format"] = "none";
+  reply = post_json(port(), "/chat/completions", body, &status);
+  EXPECT_EQ(reply["choices"][0]["message"]["content"], "<think>" + reasoning);
+  body["reasoning_format"] = "bogus";
+  reply = post_json(port(), "/chat/completions", body, &status);
+  EXPECT_EQ(status, 400);
+}
+
+TEST_F(OpenAIRoutes, TokenCountersAgree) {
+  start_qwen3();
+  int status = 0;
+  Json chat = post_json(port(), "/chat/completions/input_tokens",
+                        {{"messages", user_turn("Once upon a time")}}, &status);
+  ASSERT_EQ(status, 200) << chat.dump();
+  EXPECT_EQ(chat["object"], "response.input_tokens");
+  const int n = chat["input_tokens"];
+  EXPECT_GT(n, 4);
+  EXPECT_EQ(
+      post_json(port(), "/responses/input_tokens", {{"input", "Once upon a time"}})["input_tokens"],
+      n);
+  EXPECT_EQ(
+      post_json(port(), "/v1/messages/count_tokens",
+                {{"model", "m"}, {"messages", user_turn("Once upon a time")}})["input_tokens"],
+      n);
+  Json v1 = post_json(port(), "/v1/chat/completions/input_tokens",
+                      {{"messages", user_turn("Once upon a time")}});
+  EXPECT_EQ(v1["input_tokens"], n);
+  EXPECT_EQ(post_json(port(), "/v1/responses/input_tokens",
+                      {{"input", "Once upon a time"}})["input_tokens"],
+            n);
+}
+
+TEST_F(OpenAIRoutes, TranslationErrorsAreClientErrors) {
+  start();
+  struct Case {
+    const char* path;
+    const char* body;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"/v1/responses", R"({"model":"m"})", "'input' is required"},
+      {"/v1/responses", R"({"input":5})", "'input' must be a string or array of objects"},
+      {"/v1/responses", R"({"input":"x","previous_response_id":"r1"})",
+       "llama.cpp does not support 'previous_response_id'."},
+      {"/v1/responses", R"({"input":[{"type":"nope"}]})", "Cannot determine type of 'item'"},
+      {"/v1/responses", R"({"input":[{"role":"user","content":[{"type":"input_file"}]}]})",
+       "'input_file' is not supported by llamacpp at this moment"},
+      {"/v1/responses", R"({"input":"x","tools":5})", "'tools' must be an array of objects"},
+      {"/v1/messages", R"({"model":"m","max_tokens":4})", "'messages' is required"},
+      {"/v1/chat/completions", R"({"messages":"hello"})", "Expected 'messages' to be an array"},
+      {"/v1/chat/completions", R"({"messages":[],"tool_choice":"maybe"})",
+       "Invalid tool_choice: maybe"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.path) + " " + c.body);
+    HttpReply reply = http_request(port(), "POST", c.path, c.body);
+    EXPECT_EQ(reply.status, 400);
+    EXPECT_EQ(parse_or_null(reply.body)["error"]["message"], c.message);
+  }
+}
+
+TEST_F(OpenAIRoutes, TextCompletionsStreamEndsWithDone) {
+  start();
+  Json body = {{"prompt", Json::array({"Once upon a time", "The cat"})},
+               {"max_tokens", 3},
+               {"temperature", 0},
+               {"stream", true}};
+  HttpReply reply = http_request(port(), "POST", "/v1/completions", body.dump());
+  ASSERT_EQ(reply.status, 200);
+  std::vector<std::string> payloads = sse_payloads(reply.body);
+  ASSERT_FALSE(payloads.empty());
+  EXPECT_EQ(payloads.back(), "[DONE]");
+  EXPECT_EQ(std::count(payloads.begin(), payloads.end(), "[DONE]"), 1);
+  int finals = 0;
+  for (const std::string& p : payloads) {
+    Json chunk = parse_or_null(p);
+    if (chunk.is_object() && !chunk["choices"][0]["finish_reason"].is_null()) {
+      ++finals;
+      EXPECT_TRUE(chunk.contains("usage"));
+    }
+  }
+  EXPECT_EQ(finals, 2);
+}
+
+}  // namespace
+}  // namespace hearth::test
