@@ -40,7 +40,18 @@ const std::vector<fields::Field<ChatBody>>& chat_body_fields() {
   using Ctx = fields::FieldContext;
   static const std::vector<F> table = {
       {.name = "tools", .target = &must_be<kArray>},
-      {.name = "tool_choice", .target = &must_be<kString>},
+      {.name = "tool_choice",
+       .target = [](const Json& v, const std::string& u, ChatBody&,
+                    const Ctx&) -> std::optional<ApiError> {
+         if (v.is_string()) return std::nullopt;
+         // A named function: {"type": "function", "function": {"name": "..."}}.
+         if (v.is_object() && v.contains("function") && v["function"].is_object() &&
+             v["function"].contains("name") && v["function"]["name"].is_string()) {
+           return std::nullopt;
+         }
+         return fields::type_error(u, "string or {\"type\":\"function\",\"function\":{\"name\"}}",
+                                   v);
+       }},
       {.name = "chat_template_kwargs", .target = &must_be<kObject>},
       {.name = "add_generation_prompt", .target = &must_be<kBoolean>},
       {.name = "continue_final_message",
@@ -159,6 +170,18 @@ std::optional<ApiError> parse_conversation(const Json& body, const Json& tools,
   return std::nullopt;
 }
 
+// The function a tool_choice object names ("" for the string forms); it must be a tool.
+std::optional<ApiError> named_tool(const Json& body, const std::vector<chat::Tool>& tools,
+                                   std::string& name) {
+  auto it = body.find("tool_choice");
+  if (it == body.end() || !it->is_object()) return std::nullopt;
+  name = (*it)["function"]["name"].get<std::string>();
+  for (const chat::Tool& t : tools) {
+    if (t.name == name) return std::nullopt;
+  }
+  return invalid_request("tool_choice names a function that is not in tools: " + name);
+}
+
 chat::Continuation continuation_of(const Json& value) {
   if (value.is_boolean() && value.get<bool>()) return chat::Continuation::kAuto;
   if (value == "reasoning_content") return chat::Continuation::kReasoning;
@@ -263,6 +286,7 @@ std::optional<ApiError> build_chat_prompt(const Json& body, const ChatSettings& 
   ChatBody checked;
   if (auto err = fields::parse_fields(chat_body_fields(), body, checked, {})) return err;
   if (auto err = prepare_inputs(body, settings, out.inputs)) return err;
+  if (auto err = named_tool(body, out.inputs.tools, out.forced_tool)) return err;
   Result<chat::ChatPrompt> prompt = settings.templates->apply(out.inputs);
   // A template that refuses the conversation (raise_exception, or a message it cannot
   // render) is answered as the client's mistake; the reference answers 500.

@@ -23,6 +23,8 @@ struct ChatSettings {
 struct ChatPromptRequest {
   chat::ChatInputs inputs;
   chat::ChatPrompt prompt;
+  // tool_choice {"type":"function","function":{"name"}}: the one tool the answer must call.
+  std::string forced_tool;
 };
 
 // 400 invalid_request_error for every problem with the request, including those the

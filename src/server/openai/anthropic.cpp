@@ -142,7 +142,15 @@ std::optional<ApiError> to_chat_body(const Json& body, bool need_max_tokens, Jso
   if (choice.is_object()) {
     const std::string type = str_of(choice, "type");
     if (type == "auto") chat["tool_choice"] = "auto";
-    if (type == "any" || type == "tool") chat["tool_choice"] = "required";
+    if (type == "any") chat["tool_choice"] = "required";
+    // A named tool is enforced (the reference only requires some call; differences.json).
+    if (type == "tool") {
+      chat["tool_choice"] =
+          Json{{"type", "function"}, {"function", Json{{"name", str_of(choice, "name")}}}};
+    }
+    // The reference drops this member; Hearth honours it (differences.json).
+    const Json one = member_of(choice, "disable_parallel_tool_use", Json());
+    if (one.is_boolean()) chat["parallel_tool_calls"] = !one.get<bool>();
   }
   const Json thinking = member_of(body, "thinking", Json());
   if (thinking.is_object() && str_of(thinking, "type") == "enabled") {

@@ -7,6 +7,7 @@
 #include "server/chat_request.h"
 #include "server/completion_run.h"
 #include "server/openai/openai_routes.h"
+#include "server/openai/tool_grammar.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
@@ -92,6 +93,35 @@ chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
   return syntax;
 }
 
+// The tool-call grammar, as the chat layer's grammar fields of the native body.
+std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptRequest& chat,
+                                         const chat::OutputSyntax& syntax, Json& native) {
+  if (!syntax.parse_tool_calls) return std::nullopt;
+  // A named function is required, and is the only one the grammar allows (the reference
+  // treats the object as "auto"; differences.json).
+  const bool named = !chat.forced_tool.empty();
+  const bool required = named || member_or(body, "tool_choice", std::string("auto")) == "required";
+  std::vector<chat::Tool> tools;
+  for (const chat::Tool& t : chat.inputs.tools) {
+    if (!named || t.name == chat.forced_tool) tools.push_back(t);
+  }
+  std::optional<ToolGrammar> grammar;
+  if (auto err = build_tool_grammar(syntax, tools, required, grammar)) return err;
+  if (!grammar) return std::nullopt;
+  native["grammar"] = grammar->gbnf;
+  native["grammar_lazy"] = grammar->lazy;
+  Json preserved = Json::array();
+  for (const std::string* marker : {&syntax.tools.section_start, &syntax.tools.section_end,
+                                    &syntax.tools.call_start, &syntax.tools.call_end}) {
+    if (!marker->empty()) preserved.push_back(*marker);
+  }
+  native["preserved_tokens"] = std::move(preserved);
+  if (grammar->lazy) {
+    native["grammar_triggers"] = Json::array({Json{{"type", 1}, {"value", grammar->trigger}}});
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& out) {
@@ -100,14 +130,16 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   ChatPromptRequest chat;
   if (auto err = build_chat_prompt(body, chat_settings, chat)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  chat::OutputSyntax syntax = output_syntax(s, body, chat);
+  Json native = native_body(body);
+  if (auto err = add_tool_grammar(body, chat, syntax, native)) return err;
   out.settings = std::make_shared<CompletionSettings>();
-  if (auto err = parse_completion_settings(native_body(body), request_defaults(s), tok,
-                                           *out.settings, fields::kCompletion)) {
+  if (auto err = parse_completion_settings(native, request_defaults(s), tok, *out.settings,
+                                           fields::kCompletion)) {
     return err;
   }
   CompletionSettings& settings = *out.settings;
   settings.prompts = {tokenize_mixed(tok, Json(chat.prompt.prompt), true, true)};
-  chat::OutputSyntax syntax = output_syntax(s, body, chat);
   settings.chat_format = chat_settings.use_jinja ? syntax.format_name : "Content-only";
   settings.generation_prompt = chat.prompt.generation_prompt;
   const std::string format = member_or(body, "reasoning_format", std::string("auto"));

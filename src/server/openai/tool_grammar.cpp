@@ -1,0 +1,233 @@
+#include "server/openai/tool_grammar.h"
+
+#include <set>
+
+#include "json_schema/json_schema.h"
+#include "server/json_util.h"
+
+namespace hearth::server::openai {
+
+namespace {
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+// The end of the quoted literal or character class starting at i (its closing char + 1).
+size_t skip_quoted(const std::string& s, size_t i, char close) {
+  for (size_t j = i + 1; j < s.size(); ++j) {
+    if (s[j] == '\\') {
+      ++j;
+    } else if (s[j] == close) {
+      return j + 1;
+    }
+  }
+  return s.size();
+}
+
+std::string rename_body(const std::string& body, const std::set<std::string>& names,
+                        const std::string& prefix) {
+  std::string out;
+  size_t i = 0;
+  while (i < body.size()) {
+    const char c = body[i];
+    if (c == '"' || c == '[') {
+      const size_t end = skip_quoted(body, i, c == '"' ? '"' : ']');
+      out.append(body, i, end - i);
+      i = end;
+    } else if (is_name_char(c)) {
+      size_t end = i;
+      while (end < body.size() && is_name_char(body[end])) ++end;
+      const std::string word = body.substr(i, end - i);
+      out += names.count(word) ? prefix + word : word;
+      i = end;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+// One tool's arguments as a rule: its parameters schema converted, rules prefixed.
+std::optional<ApiError> arguments_rule(const chat::Tool& tool, const std::string& prefix,
+                                       std::string& rules) {
+  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
+  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+  if (schema.empty()) schema = Json{{"type", "object"}};
+  Result<json_schema::Conversion> converted = json_schema::convert(schema);
+  if (!converted.is_ok()) {
+    return invalid_request("Invalid parameters schema of tool '" + tool.name +
+                           "': " + converted.status().message());
+  }
+  rules += prefix_rules(converted->gbnf, prefix);
+  return std::nullopt;
+}
+
+// A JSON object member "key": value, with the converter's optional space around it.
+std::string member(const std::string& key, const std::string& value_rule) {
+  return gbnf_literal(Json(key).dump()) + " space \":\" space " + value_rule;
+}
+
+// One call of tool i in the family's syntax.
+std::string call_body(const chat::ToolCallFormat& f, const chat::Tool& tool,
+                      const std::string& args) {
+  const std::string name = gbnf_literal(Json(tool.name).dump());
+  switch (f.style) {
+    case chat::ToolCallStyle::kJsonObject:
+    case chat::ToolCallStyle::kJsonArray: {
+      std::string body = "\"{\" space ";
+      if (f.id_key == "tool_call_id") {
+        body += member(f.id_key, "tool-id") + " \",\" space ";
+      }
+      body += gbnf_literal(Json(f.name_key).dump()) + " space \":\" space " + name;
+      body += " \",\" space " + member(f.args_key, args);
+      if (!f.id_key.empty() && f.id_key != "tool_call_id") {
+        body += " \",\" space " + member(f.id_key, "tool-id");
+      }
+      return body + " space \"}\"";
+    }
+    case chat::ToolCallStyle::kNameThenJson: {
+      std::string body =
+          gbnf_literal(f.name_prefix + (f.name_is_kimi_id ? "functions." : "") + tool.name) +
+          (f.name_is_kimi_id ? " \":\" [0-9]+ " : " ") + gbnf_literal(f.name_end);
+      if (!f.id_end.empty()) body += " [a-zA-Z0-9]{9} " + gbnf_literal(f.id_end);
+      if (!f.name_prefix.empty()) return body + " \"```json\\n\" " + args + " \"\\n```\"";
+      return body + " " + args;
+    }
+    default:
+      return "";
+  }
+}
+
+std::string call_line(const chat::ToolCallFormat& f) {
+  // Each call with its own markers; the separators the families write between them.
+  std::string call = "tool-call";
+  if (!f.call_start.empty()) {
+    const bool newline = f.call_start == "<tool_call>";  // Hermes: <tool_call>\n{...}\n</tool_call>
+    call = gbnf_literal(f.call_start + (newline ? "\n" : "")) + " " + call;
+    if (!f.call_end.empty()) call += " " + gbnf_literal((newline ? "\n" : "") + f.call_end);
+  }
+  return call;
+}
+
+std::string trimmed(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \n");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \n") - first + 1);
+}
+
+// Whether the text before the output opened a thinking block it did not close (QwQ).
+bool opens_thinking(const chat::OutputSyntax& syntax) {
+  if (syntax.reasoning_start.empty() || !syntax.extract_reasoning) return false;
+  const std::string opened =
+      syntax.prefix.substr(std::min(syntax.literal.size(), syntax.prefix.size()));
+  const size_t start = opened.rfind(trimmed(syntax.reasoning_start));
+  return start != std::string::npos &&
+         opened.find(trimmed(syntax.reasoning_end), start) == std::string::npos;
+}
+
+}  // namespace
+
+std::string gbnf_literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string prefix_rules(const std::string& gbnf, const std::string& prefix) {
+  std::set<std::string> names;
+  size_t pos = 0;
+  while (pos < gbnf.size()) {
+    size_t eol = gbnf.find('\n', pos);
+    if (eol == std::string::npos) eol = gbnf.size();
+    const size_t sep = gbnf.find(" ::= ", pos);
+    if (sep != std::string::npos && sep < eol) names.insert(gbnf.substr(pos, sep - pos));
+    pos = eol + 1;
+  }
+  std::string out;
+  pos = 0;
+  while (pos < gbnf.size()) {
+    size_t eol = gbnf.find('\n', pos);
+    if (eol == std::string::npos) eol = gbnf.size();
+    const std::string line = gbnf.substr(pos, eol - pos);
+    const size_t sep = line.find(" ::= ");
+    if (sep != std::string::npos) {
+      out += prefix + line.substr(0, sep) +
+             " ::= " + rename_body(line.substr(sep + 5), names, prefix) + "\n";
+    }
+    pos = eol + 1;
+  }
+  return out;
+}
+
+std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
+                                           const std::vector<chat::Tool>& tools, bool required,
+                                           std::optional<ToolGrammar>& out) {
+  out.reset();
+  const chat::ToolCallFormat& f = syntax.tools;
+  const bool supported = f.style == chat::ToolCallStyle::kJsonObject ||
+                         f.style == chat::ToolCallStyle::kJsonArray ||
+                         f.style == chat::ToolCallStyle::kNameThenJson;
+  if (!supported || tools.empty()) return std::nullopt;
+  std::string rules;
+  std::string alternatives;
+  for (size_t i = 0; i < tools.size(); ++i) {
+    const std::string prefix = "t" + std::to_string(i) + "-";
+    if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
+    rules +=
+        "tool-call-" + std::to_string(i) + " ::= " + call_body(f, tools[i], prefix + "root") + "\n";
+    alternatives += (i == 0 ? "" : " | ") + std::string("tool-call-") + std::to_string(i);
+  }
+  rules += "tool-call ::= " + alternatives + "\n";
+  rules += "tool-id ::= \"\\\"\" [a-zA-Z0-9]{1,32} \"\\\"\"\n";
+  rules += "space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n";
+  const std::string one = call_line(f);
+  std::string calls;
+  if (f.style == chat::ToolCallStyle::kJsonArray) {
+    // [TOOL_CALLS][{...}, {...}] — the section holds one JSON array.
+    calls = "\"[\" space tool-call " +
+            std::string(syntax.parallel_tool_calls ? "( \",\" space tool-call )* " : "") +
+            "space \"]\"";
+  } else {
+    calls = one + (syntax.parallel_tool_calls ? " ( space " + one + " )*" : "");
+  }
+  std::string root = calls;
+  if (!f.section_start.empty()) {
+    root = gbnf_literal(f.section_start) + " " + root;
+    if (!f.section_end.empty()) root += " " + gbnf_literal(f.section_end);
+  }
+  // A forced call right after a generation prompt that opened a thinking block closes it
+  // first (the reasoning is skipped: the call is what was asked for).
+  if (required && opens_thinking(syntax)) root = gbnf_literal(syntax.reasoning_end) + " " + root;
+  ToolGrammar g;
+  g.gbnf = "root ::= " + root + "\n" + rules;
+  g.lazy = !required;
+  g.trigger = f.section_start.empty() ? f.call_start : f.section_start;
+  if (g.lazy && g.trigger.empty()) return std::nullopt;  // bare JSON: parsed, not constrained
+  out = std::move(g);
+  return std::nullopt;
+}
+
+}  // namespace hearth::server::openai

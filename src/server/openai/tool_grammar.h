@@ -1,0 +1,38 @@
+// The grammar that constrains tool calls (chat-templates.md §8.5): the template family's
+// markers around calls whose names are the request's tools and whose arguments follow each
+// tool's `parameters` schema. Lazy for tool_choice "auto" (it starts at the family's marker),
+// from the first token for "required". Unlike the reference, it is built also when a marker
+// is not a single token of the vocabulary (the trigger is then a text pattern), so a
+// forced call is always a valid call.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chat/chat_types.h"
+#include "chat/output_parser.h"
+#include "server/api_error.h"
+
+namespace hearth::server::openai {
+
+struct ToolGrammar {
+  std::string gbnf;
+  bool lazy = false;
+  std::string trigger;  // the word a lazy grammar starts at
+};
+
+// nullopt in `out` when the family's syntax has no grammar here (its calls are parsed but
+// not constrained). `required`: at least one call, from the first generated token.
+std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
+                                           const std::vector<chat::Tool>& tools, bool required,
+                                           std::optional<ToolGrammar>& out);
+
+// Renames every rule of `gbnf` (one "name ::= body" per line) to prefix + name, references
+// included; string literals and character classes are left alone.
+std::string prefix_rules(const std::string& gbnf, const std::string& prefix);
+
+// A GBNF string literal for `text`.
+std::string gbnf_literal(const std::string& text);
+
+}  // namespace hearth::server::openai

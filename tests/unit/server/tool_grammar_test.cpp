@@ -1,0 +1,160 @@
+// The tool-call grammar of each family accepts the calls the family writes, with the
+// request's tool names and arguments that follow their schemas, and nothing else; and
+// what it accepts, the output parser reads back.
+#include <gtest/gtest.h>
+
+#include "chat/output_syntax.h"
+#include "grammar/grammar.h"
+#include "server/json_util.h"
+#include "server/openai/tool_grammar.h"
+#include "support/test_paths.h"
+
+namespace hearth::server::openai {
+namespace {
+
+std::vector<chat::Tool> tools() {
+  return {{"get_weather", "",
+           R"({"type":"object","properties":{"city":{"type":"string"},)"
+           R"("days":{"type":"integer","minimum":1,"maximum":7}},"required":["city","days"]})"},
+          {"get_time", "", R"({"type":"object","properties":{"zone":{"enum":["UTC","CET"]}}})"}};
+}
+
+const std::string kArgs = R"({"city": "Paris", "days": 3})";
+const std::string kBadArgs = R"({"city": "Paris", "days": 9})";  // days over its maximum
+
+struct Family {
+  const char* template_file;
+  const char* family;
+  std::string call;  // one call of get_weather with kArgs, as the family writes it
+};
+
+std::vector<Family> families() {
+  return {
+      {"Qwen-Qwen3-0.6B.jinja", "hermes",
+       "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": " + kArgs + "}\n</tool_call>"},
+      {"mistralai-Mistral-Nemo-Instruct-2407.jinja", "mistral-nemo",
+       "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": " + kArgs +
+           ", \"id\": \"abcdef123\"}]"},
+      {"CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja", "command-r7b",
+       "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", "
+       "\"parameters\": " +
+           kArgs + "}]<|END_ACTION|>"},
+      {"deepseek-ai-DeepSeek-V3.1.jinja", "deepseek-v3",
+       "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>" + kArgs +
+           "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"},
+      {"moonshotai-Kimi-K2.jinja", "kimi-k2",
+       "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+       "<|tool_call_argument_begin|>" +
+           kArgs + "<|tool_call_end|><|tool_calls_section_end|>"},
+      {"unsloth-mistral-Devstral-Small-2507.jinja", "mistral-args",
+       "[TOOL_CALLS]get_weather[ARGS]" + kArgs},
+      {"Mistral-Small-3.2-24B-Instruct-2506.jinja", "mistral-call-id",
+       "[TOOL_CALLS]get_weather[CALL_ID]abc123def[ARGS]" + kArgs},
+      {"meetkai-functionary-medium-v3.1.jinja", "functionary-v3.1",
+       "<function=get_weather>" + kArgs + "</function>"},
+  };
+}
+
+bool accepts(const std::string& gbnf, const std::string& text) {
+  auto g = grammar::parse(gbnf);
+  EXPECT_TRUE(g.is_ok()) << g.status().message() << "\n" << gbnf;
+  if (!g.is_ok()) return false;
+  grammar::Matcher m(*g, nullptr);
+  return m.accept_text(text).is_ok() && m.can_end();
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
+  for (const Family& f : families()) {
+    SCOPED_TRACE(f.family);
+    const std::string source = hearth::test::read_file(
+        hearth::test::shared_path(std::string("templates/") + f.template_file));
+    ASSERT_EQ(chat::tool_call_family(source), f.family);
+    chat::OutputSyntax syntax;
+    syntax.tools = chat::tool_call_format(source);
+    syntax.parse_tool_calls = true;
+    std::optional<ToolGrammar> required;
+    ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, required).has_value());
+    ASSERT_TRUE(required.has_value());
+    EXPECT_FALSE(required->lazy);
+    EXPECT_TRUE(accepts(required->gbnf, f.call));
+    EXPECT_FALSE(accepts(required->gbnf, replace(f.call, "get_weather", "get_wether")));
+    EXPECT_FALSE(accepts(required->gbnf, replace(f.call, kArgs, kBadArgs)));
+    EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
+    // What the grammar lets through, the parser reads back.
+    chat::ParsedMessage parsed = chat::parse_output(syntax, f.call, false);
+    ASSERT_EQ(parsed.tool_calls.size(), 1u);
+    EXPECT_EQ(parsed.tool_calls[0].name, "get_weather");
+    EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments), Json::parse(kArgs));
+    // tool_choice auto: lazy, starting at the family's marker.
+    std::optional<ToolGrammar> lazy;
+    ASSERT_FALSE(build_tool_grammar(syntax, tools(), false, lazy).has_value());
+    ASSERT_TRUE(lazy.has_value());
+    EXPECT_TRUE(lazy->lazy);
+    EXPECT_EQ(f.call.rfind(lazy->trigger, 0), 0u) << lazy->trigger;
+  }
+}
+
+TEST(ToolGrammar, OneCallWithoutParallelCalls) {
+  const std::string call =
+      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": " + kArgs + "}\n</tool_call>";
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
+  syntax.parse_tool_calls = true;
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
+  EXPECT_TRUE(accepts(g->gbnf, call + "\n" + call));
+  syntax.parallel_tool_calls = false;
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
+  EXPECT_TRUE(accepts(g->gbnf, call));
+  EXPECT_FALSE(accepts(g->gbnf, call + "\n" + call));
+}
+
+TEST(ToolGrammar, ForcedCallClosesAThinkingBlockThePromptOpened) {
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
+  syntax.parse_tool_calls = true;
+  syntax.literal = "<|im_start|>assistant\n";
+  syntax.prefix = "<|im_start|>assistant\n<think>\n";
+  syntax.reasoning_start = "<think>";
+  syntax.reasoning_end = "</think>";
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
+  const std::string call =
+      "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}\n</tool_call>";
+  EXPECT_TRUE(accepts(g->gbnf, "</think>" + call));
+  EXPECT_FALSE(accepts(g->gbnf, call));
+  chat::ParsedMessage parsed = chat::parse_output(syntax, "</think>" + call, false);
+  ASSERT_EQ(parsed.tool_calls.size(), 1u);
+  EXPECT_EQ(parsed.tool_calls[0].name, "get_time");
+}
+
+TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
+  const std::string gbnf =
+      "root ::= \"root\" space item [root]\nitem ::= \"item\" | root-x\nroot-x ::= space\n"
+      "space ::= \" \"\n";
+  EXPECT_EQ(prefix_rules(gbnf, "p-"),
+            "p-root ::= \"root\" p-space p-item [root]\np-item ::= \"item\" | p-root-x\n"
+            "p-root-x ::= p-space\np-space ::= \" \"\n");
+}
+
+TEST(ToolGrammar, BadParameterSchemaIsTheClientsError) {
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
+  std::optional<ToolGrammar> g;
+  std::optional<ApiError> err =
+      build_tool_grammar(syntax, {{"f", "", R"({"type":"foo"})"}}, true, g);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(
+      err->message.rfind("Invalid parameters schema of tool 'f': JSON schema conversion failed", 0),
+      0u)
+      << err->message;
+}
+
+}  // namespace
+}  // namespace hearth::server::openai
