@@ -76,7 +76,8 @@ GrammarSampler::GrammarSampler(grammar::Matcher matcher, const GrammarConfig& co
     : matcher_(std::move(matcher)),
       vocab_(vocab),
       trigger_tokens_(config.trigger_tokens),
-      awaiting_trigger_(config.lazy) {}
+      awaiting_trigger_(config.lazy),
+      lazy_(config.lazy) {}
 
 GrammarSampler::~GrammarSampler() = default;
 

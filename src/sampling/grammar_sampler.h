@@ -37,6 +37,7 @@ class GrammarSampler {
 
   // False while a lazy grammar still waits for its trigger (then nothing is masked).
   bool constraining() const { return !awaiting_trigger_; }
+  bool lazy() const { return lazy_; }
   bool allows(int32_t token) const;
   // Disallowed candidates get logit -inf; the array keeps its size and order.
   void apply(Candidates& candidates) const;
@@ -54,6 +55,7 @@ class GrammarSampler {
   std::vector<int32_t> trigger_tokens_;
   std::unique_ptr<Patterns> patterns_;
   bool awaiting_trigger_ = false;
+  bool lazy_ = false;
   std::string buffer_;  // text generated while awaiting a trigger
 };
 

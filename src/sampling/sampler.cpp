@@ -1,23 +1,40 @@
 #include "sampling/sampler.h"
 
+#include <limits>
 #include <utility>
 
 namespace hearth::sampling {
 
-Sampler::Sampler(Chain chain, std::unique_ptr<GrammarSampler> grammar)
-    : chain_(std::move(chain)), grammar_(std::move(grammar)) {}
+Sampler::Sampler(Chain chain, std::unique_ptr<GrammarSampler> grammar,
+                 std::unique_ptr<ReasoningBudget> budget)
+    : chain_(std::move(chain)), grammar_(std::move(grammar)), budget_(std::move(budget)) {}
 Sampler::Sampler(Sampler&&) noexcept = default;
 Sampler& Sampler::operator=(Sampler&&) noexcept = default;
 Sampler::~Sampler() = default;
 
+bool Sampler::grammar_applies() const {
+  if (!grammar_ || !grammar_->constraining()) return false;
+  return !(grammar_->lazy() && budget_ && budget_->thinking());
+}
+
 Result<int32_t> Sampler::sample(std::span<const float> logits) {
   last_was_masked_ = false;
+  if (budget_) {
+    if (std::optional<int32_t> forced = budget_->forced_token()) {
+      // Every logit but the forced token's is -inf; the chain still runs (its state and
+      // the reported probabilities stay those of a normal step).
+      masked_.assign(logits);
+      for (size_t i = 0; i < masked_.size(); ++i) {
+        if (masked_[i].id != *forced) masked_[i].logit = -std::numeric_limits<float>::infinity();
+      }
+      last_was_masked_ = true;
+      return chain_.sample(masked_);
+    }
+  }
   auto first = chain_.sample(logits);
   // A chain that selects nothing (every candidate masked by logit bias) cannot be helped by
   // the grammar either, so its error stands.
-  if (!first.is_ok() || !grammar_ || !grammar_->constraining() || grammar_->allows(*first)) {
-    return first;
-  }
+  if (!first.is_ok() || !grammar_applies() || grammar_->allows(*first)) return first;
   ++n_resampled_;
   last_was_masked_ = true;
   masked_.assign(logits);
@@ -35,9 +52,15 @@ const Candidates& Sampler::candidates() const {
 }
 
 Status Sampler::accept(int32_t token, bool generated) {
-  if (generated && grammar_) {
-    Status st = grammar_->accept(token);
-    if (!st.is_ok()) return st;
+  if (generated) {
+    // Inside the thinking block a lazy grammar neither constrains nor watches for its
+    // trigger; the token that ends the block is the budget's.
+    const bool grammar_sees = grammar_ && !(grammar_->lazy() && budget_ && budget_->thinking());
+    if (budget_) budget_->accept(token);
+    if (grammar_sees) {
+      Status st = grammar_->accept(token);
+      if (!st.is_ok()) return st;
+    }
   }
   chain_.accept(token);
   return Status::ok();

@@ -12,13 +12,17 @@
 #include "sampling/candidates.h"
 #include "sampling/chain.h"
 #include "sampling/grammar_sampler.h"
+#include "sampling/reasoning_budget.h"
 
 namespace hearth::sampling {
 
 class Sampler {
  public:
   Sampler() = default;
-  Sampler(Chain chain, std::unique_ptr<GrammarSampler> grammar);
+  // `budget` (may be null) forces the end of the thinking block; a lazy grammar does not
+  // apply inside the block (sampling.md §7.2).
+  Sampler(Chain chain, std::unique_ptr<GrammarSampler> grammar,
+          std::unique_ptr<ReasoningBudget> budget = nullptr);
   Sampler(Sampler&&) noexcept;
   Sampler& operator=(Sampler&&) noexcept;
   ~Sampler();
@@ -30,12 +34,16 @@ class Sampler {
   // one (the grammar advances too). Errors come from the grammar (no path accepts it).
   Status accept(int32_t token, bool generated);
   bool has_grammar() const { return grammar_ != nullptr; }
+  const ReasoningBudget* budget() const { return budget_.get(); }
   // How many steps needed the second, grammar-masked pass (for tests and benchmarks).
   int64_t n_resampled() const { return n_resampled_; }
 
  private:
+  bool grammar_applies() const;
+
   Chain chain_;
   std::unique_ptr<GrammarSampler> grammar_;
+  std::unique_ptr<ReasoningBudget> budget_;
   Candidates masked_;
   bool last_was_masked_ = false;
   int64_t n_resampled_ = 0;

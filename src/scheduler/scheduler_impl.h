@@ -109,7 +109,8 @@ class SchedulerImpl final : public Scheduler {
   void launch(const Admission& adm, Pending&& p);
   std::unique_ptr<RunningTask> make_task(const Pending& p, int32_t copy, int32_t parent_slot);
   Result<sampling::Sampler> make_sampler(const SamplingSettings& settings,
-                                         const sampling::GrammarConfig& grammar);
+                                         const sampling::GrammarConfig& grammar,
+                                         const ReasoningSettings& reasoning);
   void execute(const StepPlan& plan);
   void collect(const StepPlan& plan, std::vector<StepToken>& tokens);
   bool evict_idle_slots();

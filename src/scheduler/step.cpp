@@ -45,7 +45,8 @@ std::unique_ptr<RunningTask> SchedulerImpl::make_task(const Pending& p, int32_t 
   // Copy j of an explicit seed s samples with s + j; random seeds stay random per copy.
   if (s.seed != kRandomSeed) s.seed += static_cast<uint32_t>(copy);
   t->seed_echo = s.seed;
-  if (auto sampler = make_sampler(s, t->params.grammar.config); sampler.is_ok()) {
+  if (auto sampler = make_sampler(s, t->params.grammar.config, t->params.reasoning);
+      sampler.is_ok()) {
     t->sampler = std::move(sampler.value());
     // The prompt is the samplers' history too (penalties and DRY count it).
     for (int32_t tok : *t->prompt) (void)t->sampler.accept(tok, false);
@@ -59,7 +60,8 @@ std::unique_ptr<RunningTask> SchedulerImpl::make_task(const Pending& p, int32_t 
 }
 
 Result<sampling::Sampler> SchedulerImpl::make_sampler(const SamplingSettings& settings,
-                                                      const sampling::GrammarConfig& grammar) {
+                                                      const sampling::GrammarConfig& grammar,
+                                                      const ReasoningSettings& reasoning) {
   if (!vocab_) vocab_ = std::make_unique<TokenizerVocab>(*tok_);
   auto chain = sampling::make_chain(settings, vocab_.get());
   if (!chain.is_ok()) return chain.status();
@@ -70,7 +72,18 @@ Result<sampling::Sampler> SchedulerImpl::make_sampler(const SamplingSettings& se
     if (!made.is_ok()) return made.status();
     constraint = std::move(made.value());
   }
-  return sampling::Sampler(std::move(chain.value()), std::move(constraint));
+  std::unique_ptr<sampling::ReasoningBudget> budget;
+  if (reasoning.active()) {
+    sampling::ReasoningBudgetConfig config;
+    config.start_tag = reasoning.start_tag;
+    config.end_tag = reasoning.end_tag;
+    config.budget = reasoning.budget;
+    config.forced = tok_->tokenize(reasoning.message + reasoning.end_tag, false, true);
+    config.prefix = reasoning.prefix;
+    config.end_now = reasoning.end_now;
+    budget = std::make_unique<sampling::ReasoningBudget>(std::move(config), *vocab_);
+  }
+  return sampling::Sampler(std::move(chain.value()), std::move(constraint), std::move(budget));
 }
 
 void SchedulerImpl::launch(const Admission& adm, Pending&& p) {

@@ -37,6 +37,18 @@ struct GrammarSettings {
   std::vector<int32_t> preserved_tokens;  // sorted; rendered as text when generated
 };
 
+// The reasoning budget of a task (sampling.md §7.1): active when both tags are known.
+struct ReasoningSettings {
+  std::string start_tag;  // e.g. "<think>"
+  std::string end_tag;    // e.g. "</think>"
+  int32_t budget = -1;    // tokens inside the thinking block; -1 unlimited
+  std::string message;    // forced before the end tag when the budget runs out
+  std::string prefix;     // the generation prompt, replayed to place the block
+  // reasoning_control: the control route sets it to end the block now. Null otherwise.
+  std::shared_ptr<std::atomic<bool>> end_now;
+  bool active() const { return !start_tag.empty() && !end_tag.empty(); }
+};
+
 // Per-task generation settings (llama-server's request fields after defaults).
 struct TaskParams {
   int32_t n_predict = -1;  // -1: no budget; 0 behaves as 1 (the reference generates one token)
@@ -50,6 +62,7 @@ struct TaskParams {
   bool return_progress = false;  // deliver on_progress() per prompt batch (stream only)
   SamplingSettings sampling;
   GrammarSettings grammar;
+  ReasoningSettings reasoning;
 };
 
 enum class StopType { kNone, kEos, kLimit, kWord };

@@ -225,11 +225,20 @@ std::optional<ApiError> check_reasoning_format(const Json& body) {
 std::optional<ApiError> merge_kwargs(const Json& body, const ChatSettings& settings,
                                      chat::ChatInputs& inputs) {
   inputs.kwargs = settings.template_kwargs.is_object() ? settings.template_kwargs : Json::object();
+  // The server's reasoning options are template variables the request's kwargs override.
+  if (settings.reasoning_effort != "default") {
+    inputs.kwargs["reasoning_effort"] = settings.reasoning_effort;
+  }
+  if (settings.reasoning_preserve >= 0) {
+    inputs.kwargs["preserve_reasoning"] = settings.reasoning_preserve == 1;
+  }
   const Json request_kwargs = lenient(body, "chat_template_kwargs", Json::object());
   if (request_kwargs.is_object()) {
     for (const auto& [key, value] : request_kwargs.items()) inputs.kwargs[key] = value;
   }
-  inputs.enable_thinking = settings.templates->supports_thinking();
+  // -rea on/off set enable_thinking; auto leaves it to the template.
+  inputs.enable_thinking =
+      settings.reasoning == -1 ? settings.templates->supports_thinking() : settings.reasoning == 1;
   auto thinking = inputs.kwargs.find("enable_thinking");
   if (thinking != inputs.kwargs.end()) {
     if (thinking->is_boolean()) {

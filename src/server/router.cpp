@@ -51,6 +51,7 @@ std::vector<Route> build_routes() {
       {"POST", "/chat/completions", openai::handle_chat_completions},
       {"POST", "/v1/chat/completions/input_tokens", openai::handle_chat_input_tokens},
       {"POST", "/chat/completions/input_tokens", openai::handle_chat_input_tokens},
+      {"POST", "/v1/chat/completions/control", openai::handle_chat_control},
       {"POST", "/v1/responses", openai::handle_responses},
       {"POST", "/responses", openai::handle_responses},
       {"POST", "/v1/responses/input_tokens", openai::handle_responses_input_tokens},

@@ -100,7 +100,8 @@ void add_field_cases(std::vector<MalformedCase>& c) {
       {"repeat_penalty zero", R"({"prompt": "x", "repeat_penalty": 0})"},
       {"dry breakers string", R"({"prompt": "x", "dry_sequence_breakers": "none"})"},
       {"response_format type", R"({"prompt": "x", "response_format": {"type": "xml"}})"},
-      {"deferred field", R"({"prompt": "x", "reasoning_format": "none"})"},
+      {"unknown reasoning format", R"({"prompt": "x", "reasoning_format": "nonsense"})"},
+      {"chat_parser not applicable", R"({"prompt": "x", "chat_parser": "{}"})"},
       {"message_delimiters object", R"({"prompt": "x", "message_delimiters": {}})"},
       {"too many stop strings", R"({"prompt": "x", "stop": [)" +
                                     [] {

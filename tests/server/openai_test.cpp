@@ -207,6 +207,87 @@ TEST_F(OpenAIRoutes, ReasoningOfAForcedOpenTemplate) {
   EXPECT_EQ(status, 400);
 }
 
+// thinking_budget_tokens: 0 ends the forced-open block at once, N allows at most N tokens
+// of reasoning (the reference does neither on this vocabulary; differences.json).
+TEST_F(OpenAIRoutes, ReasoningBudgetEndsTheThinkingBlock) {
+  start_qwq();
+  Json body = {{"messages", user_turn("Once upon a time")},
+               {"max_tokens", 24},
+               {"temperature", 0},
+               {"logprobs", true},
+               {"top_logprobs", 1},
+               {"thinking_budget_tokens", 0}};
+  int status = 0;
+  Json reply = post_json(port(), "/v1/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << reply.dump();
+  EXPECT_FALSE(reply["choices"][0]["message"].contains("reasoning_content")) << reply.dump();
+  EXPECT_FALSE(reply["choices"][0]["message"]["content"].get<std::string>().empty());
+  for (int budget : {1, 4, 9}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    body["thinking_budget_tokens"] = budget;
+    reply = post_json(port(), "/v1/chat/completions", body, &status);
+    ASSERT_EQ(status, 200);
+    const Json& choice = reply["choices"][0];
+    // The reasoning is the prompt's "\n", then at most `budget` generated tokens (and the
+    // space the tokenizer puts before the forced end tag).
+    std::string reasoning = choice["message"].value("reasoning_content", "");
+    std::string generated;
+    int counted = 0;
+    for (const Json& entry : choice["logprobs"]["content"]) {
+      if (("\n" + generated).size() >= reasoning.size() - 1) break;
+      generated += entry["token"].get<std::string>();
+      ++counted;
+    }
+    EXPECT_LE(counted, budget) << reasoning;
+    EXPECT_EQ(reasoning.rfind("\n" + generated, 0), 0u) << reasoning;
+  }
+  // The budget message goes before the forced end tag.
+  body["thinking_budget_tokens"] = 2;
+  body["reasoning_budget_message"] = " Enough.";
+  reply = post_json(port(), "/v1/chat/completions", body, &status);
+  const std::string reasoning = reply["choices"][0]["message"]["reasoning_content"];
+  EXPECT_EQ(reasoning.substr(reasoning.size() - 7), "Enough.");
+  body["thinking_budget_tokens"] = -2;
+  reply = post_json(port(), "/v1/chat/completions", body, &status);
+  EXPECT_EQ(status, 400) << reply.dump();
+}
+
+// reasoning_control: the control route ends the thinking block of a running completion.
+TEST_F(OpenAIRoutes, ControlRouteEndsReasoning) {
+  start_qwq();
+  Json body = {{"messages", user_turn("Once upon a time")},
+               {"max_tokens", 1500},
+               {"temperature", 0},
+               {"stream", true},
+               {"reasoning_control", true}};
+  RawConnection stream(port());
+  ASSERT_TRUE(stream.send_request("POST", "/v1/chat/completions", body.dump()));
+  const std::string head = stream.read_until("chatcmpl-", 10000);
+  const size_t at = head.find("chatcmpl-");
+  ASSERT_NE(at, std::string::npos) << head;
+  const std::string id = head.substr(at, 9 + 32);
+  int status = 0;
+  Json control = post_json(port(), "/v1/chat/completions/control",
+                           {{"id", id}, {"action", "reasoning_end"}}, &status);
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(control, Json::parse(R"({"success":true})"));
+  const std::string rest = stream.read_until("data: [DONE]", 60000);
+  EXPECT_NE(rest.find("\"content\":"), std::string::npos) << "no content after the control";
+  stream.close();
+  // Unknown and finished ids, and completions without reasoning_control.
+  control =
+      post_json(port(), "/v1/chat/completions/control", {{"id", id}, {"action", "reasoning_end"}});
+  EXPECT_EQ(control["success"], false);
+  EXPECT_EQ(control["message"], "no active completion for this id");
+  control =
+      post_json(port(), "/v1/chat/completions/control", {{"action", "reasoning_end"}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(control["error"]["message"], "missing completion id");
+  control =
+      post_json(port(), "/v1/chat/completions/control", {{"id", id}, {"action", "x"}}, &status);
+  EXPECT_EQ(control["error"]["message"], "unknown control action");
+}
+
 TEST_F(OpenAIRoutes, TokenCountersAgree) {
   start_qwen3();
   int status = 0;

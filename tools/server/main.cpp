@@ -73,8 +73,18 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.defaults.n_cache_reuse = args.n_cache_reuse;
   c.defaults.stop = args.reverse_prompts;
   c.defaults.sse_ping_interval = args.sse_ping_interval_s;
+  c.defaults.reasoning_format =
+      args.reasoning_format == "auto" ? "deepseek" : args.reasoning_format;
   c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
   c.chat.use_jinja = args.use_jinja;
+  c.chat.prefill_assistant = args.prefill_assistant;
+  c.chat.reasoning_format = args.reasoning_format;
+  c.chat.reasoning = args.reasoning;
+  c.chat.reasoning_effort = args.reasoning_effort;
+  c.chat.reasoning_budget = args.reasoning_budget;
+  c.chat.reasoning_budget_message = args.reasoning_budget_message;
+  c.chat.reasoning_preserve = args.reasoning_preserve;
+  c.chat.skip_chat_parsing = args.skip_chat_parsing;
   c.chat.template_kwargs = hearth::server_tool::template_kwargs(args);
   c.http.host = args.host;
   c.http.port = args.port;

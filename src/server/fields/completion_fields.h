@@ -35,6 +35,7 @@ struct RequestDefaults {
   std::string grammar;                   // --grammar / --grammar-file, or the converted -j schema
   std::vector<std::string> stop;         // -r
   int32_t sse_ping_interval = kDefaultSsePingSeconds;
+  std::string reasoning_format = "deepseek";  // --reasoning-format as echoed (auto: deepseek)
   int32_t n_slots = 4;
   int32_t max_prompts = 1024;  // prompts of one request at most (the scheduler's queue)
 };
@@ -70,6 +71,9 @@ struct CompletionSettings {
   // generation prompt the output is parsed after.
   std::string chat_format = "Content-only";
   std::string generation_prompt;
+  bool parse_tool_calls = true;   // no effect on the native routes (as in the reference)
+  bool echo = false;              // the chat parser's echo flag; no effect on native routes
+  bool budget_requested = false;  // reasoning_budget_tokens >= 0 was sent
   // What the request generates from; moved into the tasks, not echoed.
   std::vector<std::vector<int32_t>> prompts;
   InfillInputs infill;
@@ -133,6 +137,24 @@ std::optional<ApiError> check_response_format(const Json& v, const std::string& 
 std::optional<ApiError> validate_response_format(const Json& v, const std::string& used);
 std::optional<ApiError> check_deferred(const Json& v, const std::string& used,
                                        CompletionSettings& out, const FieldContext& ctx);
+// The chat-parser and reasoning fields (completion_chat.cpp).
+std::optional<ApiError> parse_chat_format(const Json& v, const std::string& used,
+                                          CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_reasoning_format(const Json& v, const std::string& used,
+                                               CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_generation_prompt(const Json& v, const std::string& used,
+                                                CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_continuation(const Json& v, const std::string& used,
+                                           CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_budget_tokens(const Json& v, const std::string& used,
+                                            CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_budget_text(const Json& v, const std::string& used,
+                                          CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_budget_end_tags(const Json& v, const std::string& used,
+                                              CompletionSettings& out, const FieldContext& ctx);
+std::optional<ApiError> parse_reasoning_control(const Json& v, const std::string& used,
+                                                CompletionSettings& out, const FieldContext& ctx);
+void finish_reasoning(CompletionSettings& out);
 // After every field: the grammar (text, compiled, triggers), the merged logit bias, the
 // checks the reference makes when it builds the sampler chain.
 std::optional<ApiError> finish_constraints(const Json& body, const FieldContext& ctx,

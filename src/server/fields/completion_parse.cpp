@@ -18,6 +18,7 @@ std::optional<ApiError> parse_completion_settings(const Json& body, const Reques
   out.ignore_eos = defaults.ignore_eos;
   out.n_keep = defaults.n_keep;
   out.sse_ping_interval = defaults.sse_ping_interval;
+  out.reasoning_format = defaults.reasoning_format;
   if (!body.is_object()) {
     return invalid_request(std::string("the request body must be a JSON object, but is ") +
                            body.type_name());
@@ -27,6 +28,7 @@ std::optional<ApiError> parse_completion_settings(const Json& body, const Reques
   if (defaults.n_cache_reuse != 0) return fields::not_honoured("n_cache_reuse");
   if (auto err = fields::finish_bias(body, ctx, out)) return err;
   if (auto err = fields::finish_constraints(body, ctx, out)) return err;
+  fields::finish_reasoning(out);
   return fields::check_sampler_params(out.task.sampling);
 }
 

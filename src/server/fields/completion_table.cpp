@@ -18,7 +18,6 @@ using F = CompletionField;
 constexpr double kIntMax = std::numeric_limits<int32_t>::max();
 constexpr double kInt64Max = static_cast<double>(std::numeric_limits<int64_t>::max());
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kChatIssue = 13;  // chat routes, chat parser and reasoning (pin.json)
 
 // Fields read by the handlers rather than the reference's schema, or whose value needs
 // more than a type and a range.
@@ -160,18 +159,6 @@ Json triggers_echo(const S& s) {
     out.push_back(std::move(entry));
   }
   return out;
-}
-
-F deferred(std::string_view name, std::string_view default_json, std::string_view echo_key = {},
-           int echo_order = 0, F::EchoValue echo = nullptr) {
-  return {.name = name,
-          .target = fields::check_deferred,
-          .state = FieldState::kDeferred,
-          .issue = kChatIssue,
-          .default_json = default_json,
-          .echo_key = echo_key,
-          .echo_order = echo_order,
-          .echo = echo};
 }
 
 std::vector<F> input_and_output_rows() {
@@ -443,30 +430,39 @@ std::vector<F> constraint_rows() {
 
 std::vector<F> chat_and_infill_rows() {
   return {
-      // §3.10 chat parser and reasoning: deferred
-      deferred("chat_format", "0", "chat_format", 40,
-               [](const S& s) { return Json(s.chat_format); }),
-      deferred("reasoning_format", R"("deepseek")", "reasoning_format", 41,
-               [](const S& s) { return Json(s.reasoning_format); }),
-      deferred("generation_prompt", R"("")", "generation_prompt", 43,
-               [](const S& s) { return Json(s.generation_prompt); }),
-      deferred("parse_tool_calls", "true"),
-      deferred("chat_parser", R"("")"),
-      deferred("continue_final_message", "false"),  // also a string: "content", ...
-      deferred("echo", "false"),
-      deferred("reasoning_control", "false"),
-      [] {
-        F f = deferred("reasoning_budget_tokens", "-1");
-        f.bounds = hard(-1, kIntMax);
-        return f;
-      }(),
-      deferred("reasoning_budget_start_tag", R"("")"),
-      [] {
-        F f = deferred("reasoning_budget_end_tags", "[]");  // also a single string
-        f.aliases = {"reasoning_budget_end_tag"};
-        return f;
-      }(),
-      deferred("reasoning_budget_message", R"("")"),
+      // §3.10 chat parser and reasoning (the chat routes set them; completion_chat.cpp)
+      {.name = "chat_format",
+       .target = fields::parse_chat_format,
+       .echo_key = "chat_format",
+       .echo_order = 40,
+       .echo = [](const S& s) { return Json(s.chat_format); }},
+      {.name = "reasoning_format",
+       .target = fields::parse_reasoning_format,
+       .echo_key = "reasoning_format",
+       .echo_order = 41,
+       .echo = [](const S& s) { return Json(s.reasoning_format); }},
+      {.name = "generation_prompt",
+       .target = fields::parse_generation_prompt,
+       .limits = {0, 1 << 20},
+       .echo_key = "generation_prompt",
+       .echo_order = 43,
+       .echo = [](const S& s) { return Json(s.generation_prompt); }},
+      {.name = "parse_tool_calls", .target = +[](S& s) -> bool& { return s.parse_tool_calls; }},
+      {.name = "chat_parser",
+       .target = fields::check_deferred,
+       .state = FieldState::kNotApplicable,
+       .reason = "it carries the reference's serialized PEG parser; Hearth's chat layer picks "
+                 "its output parser from the template (only \"\" is accepted)",
+       .default_json = R"("")"},
+      {.name = "continue_final_message", .target = fields::parse_continuation},
+      {.name = "echo", .target = +[](S& s) -> bool& { return s.echo; }},
+      {.name = "reasoning_control", .target = fields::parse_reasoning_control},
+      {.name = "reasoning_budget_tokens", .target = fields::parse_budget_tokens},
+      {.name = "reasoning_budget_start_tag", .target = fields::parse_budget_text},
+      {.name = "reasoning_budget_end_tags",
+       .aliases = {"reasoning_budget_end_tag"},
+       .target = fields::parse_budget_end_tags},
+      {.name = "reasoning_budget_message", .target = fields::parse_budget_text},
       // §3.11 infill
       {.name = "input_prefix",
        .target = fields::parse_infill_text,

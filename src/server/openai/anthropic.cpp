@@ -184,6 +184,7 @@ class MessagesFormat final : public ResultFormat {
   explicit MessagesFormat(ChatRun& run) : output_(run.output), meta_(run.meta) {}
 
   Json final_body(const std::vector<scheduler::FinalResult>& finals) override {
+    output_->finished();
     const scheduler::FinalResult& r = finals.front();
     chat::ParsedMessage m = output_->parse_final(r.content);
     std::vector<AnsweredCall> calls = output_->answered_calls(r.index, m);
@@ -239,6 +240,10 @@ class MessagesFormat final : public ResultFormat {
   }
 
   std::string next_prompt_frames() override { return ""; }
+  std::string end_frames() override {
+    output_->finished();
+    return "";
+  }
 
   std::string error_frames(const ApiError& error) override {
     Json body = Json::parse(error_body(error), nullptr, false);

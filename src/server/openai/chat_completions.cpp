@@ -40,6 +40,7 @@ class ChatCompletionFormat final : public ResultFormat {
         ctx_(std::move(ctx)) {}
 
   Json final_body(const std::vector<scheduler::FinalResult>& finals) override {
+    output_->finished();
     Json choices = Json::array();
     for (const scheduler::FinalResult& r : finals) {
       chat::ParsedMessage m = output_->parse_final(r.content);
@@ -109,7 +110,10 @@ class ChatCompletionFormat final : public ResultFormat {
     return frames(chunks);
   }
 
-  std::string end_frames() override { return "data: [DONE]\n\n"; }
+  std::string end_frames() override {
+    output_->finished();
+    return "data: [DONE]\n\n";
+  }
 
  private:
   static Json role_delta() { return Json{{"role", "assistant"}, {"content", nullptr}}; }

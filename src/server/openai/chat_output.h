@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ class ChatOutput {
   // echo), so a continued message is not streamed again.
   ChatOutput(chat::OutputSyntax syntax, bool primed)
       : syntax_(std::move(syntax)), primed_(primed) {}
+
+  // Something that must live as long as the answer (the completion's control entry).
+  void keep_alive(std::shared_ptr<const void> object) { kept_ = std::move(object); }
+  // Every result is in: what was kept alive for the answer goes.
+  void finished() { kept_.reset(); }
 
   const chat::OutputSyntax& syntax() const { return syntax_; }
 
@@ -59,6 +65,7 @@ class ChatOutput {
   chat::OutputSyntax syntax_;
   bool primed_;
   std::map<int32_t, Choice> choices_;
+  std::shared_ptr<const void> kept_;
 };
 
 }  // namespace hearth::server::openai

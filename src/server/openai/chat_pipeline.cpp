@@ -2,6 +2,7 @@
 // (openai-compat.md §2.1, §4): the chat checks and the template give the prompt and the
 // output syntax; the body's native fields go through the one completion field table,
 // with the keys the chat layer sets itself removed first (they win over the body's).
+#include <limits>
 #include <memory>
 
 #include "server/chat_request.h"
@@ -82,7 +83,15 @@ bool has_schema_constraint(const Json& body) {
 chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
                                  const ChatPromptRequest& chat) {
   chat::OutputSyntax syntax = chat.prompt.syntax;
-  syntax.extract_reasoning = member_or(body, "reasoning_format", std::string("auto")) != "none";
+  if (s.config.chat.skip_chat_parsing) {
+    // --skip-chat-parsing: the generation prompt, then everything is content.
+    syntax.reasoning_start.clear();
+    syntax.reasoning_end.clear();
+    syntax.tools = {};
+    return syntax;
+  }
+  syntax.extract_reasoning =
+      member_or(body, "reasoning_format", s.config.chat.reasoning_format) != "none";
   const std::string tool_choice = member_or(body, "tool_choice", std::string("auto"));
   syntax.parse_tool_calls = !chat.inputs.tools.empty() && tool_choice != "none" &&
                             syntax.tools.style != chat::ToolCallStyle::kNone &&
@@ -122,11 +131,64 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
   return std::nullopt;
 }
 
+std::string trimmed(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \n");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \n") - first + 1);
+}
+
+// A budget field: an integer >= -1 (absent or null: `fallback`).
+std::optional<ApiError> budget_field(const Json& body, const char* key, int32_t& value) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer()) return fields::type_error(key, "integer", *it);
+  const int64_t v = it->get<int64_t>();
+  if (v < -1 || v > std::numeric_limits<int32_t>::max()) {
+    return fields::check_range(key, v, -1, std::numeric_limits<int32_t>::max());
+  }
+  value = static_cast<int32_t>(v);
+  return std::nullopt;
+}
+
+// The reasoning budget (chat-templates.md §11, sampling.md §7.1): with the template's
+// thinking tags, when a lazy grammar, a budget or reasoning control asks for it.
+std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
+                                             const chat::OutputSyntax& syntax,
+                                             CompletionSettings& settings) {
+  int32_t budget = s.config.chat.reasoning_budget;
+  int32_t thinking_budget = -2;
+  if (auto err = budget_field(body, "thinking_budget_tokens", thinking_budget)) return err;
+  if (thinking_budget != -2) budget = thinking_budget;
+  int32_t request_budget = -2;
+  if (auto err = budget_field(body, "reasoning_budget_tokens", request_budget)) return err;
+  if (request_budget != -2) budget = request_budget;
+  auto message = body.find("reasoning_budget_message");
+  if (message != body.end() && !message->is_null() && !message->is_string()) {
+    return fields::type_error("reasoning_budget_message", "string", *message);
+  }
+  auto control = body.find("reasoning_control");
+  if (control != body.end() && !control->is_null() && !control->is_boolean()) {
+    return fields::type_error("reasoning_control", "boolean", *control);
+  }
+  const bool controlled = member_or(body, "reasoning_control", false);
+  if (syntax.reasoning_start.empty() || syntax.reasoning_end.empty()) return std::nullopt;
+  if (!settings.task.grammar.config.lazy && budget < 0 && !controlled) return std::nullopt;
+  scheduler::ReasoningSettings& r = settings.task.reasoning;
+  r.start_tag = trimmed(syntax.reasoning_start);
+  r.end_tag = trimmed(syntax.reasoning_end);
+  r.budget = budget;
+  r.message = member_or(body, "reasoning_budget_message", s.config.chat.reasoning_budget_message);
+  r.prefix = syntax.prefix;
+  if (controlled) r.end_now = std::make_shared<std::atomic<bool>>(false);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& out) {
   ChatSettings chat_settings = s.config.chat;
   chat_settings.templates = s.model.chat_templates;
+  out.meta = make_meta(s);
   ChatPromptRequest chat;
   if (auto err = build_chat_prompt(body, chat_settings, chat)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
@@ -142,11 +204,12 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   settings.prompts = {tokenize_mixed(tok, Json(chat.prompt.prompt), true, true)};
   settings.chat_format = chat_settings.use_jinja ? syntax.format_name : "Content-only";
   settings.generation_prompt = chat.prompt.generation_prompt;
-  const std::string format = member_or(body, "reasoning_format", std::string("auto"));
+  const std::string format = member_or(body, "reasoning_format", s.config.chat.reasoning_format);
   settings.reasoning_format = format == "auto" ? "deepseek" : format;
+  if (auto err = set_reasoning_budget(s, body, syntax, settings)) return err;
   const bool primed = body.contains("continue_final_message") && !member_or(body, "echo", false);
   out.output = std::make_shared<ChatOutput>(std::move(syntax), primed);
-  out.meta = make_meta(s);
+  out.output->keep_alive(register_completion(out.meta.id, settings.task.reasoning.end_now));
   auto options = body.find("stream_options");
   out.include_usage =
       options != body.end() && options->is_object() && member_or(*options, "include_usage", false);

@@ -2,8 +2,10 @@
 // pipeline they share (a chat body made into completion settings and an output parser).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "server/api_error.h"
 #include "server/fields/completion_fields.h"
@@ -26,6 +28,14 @@ http::Response handle_messages(ServerState& s, const http::Request& r);
 http::Response handle_count_tokens(ServerState& s, const http::Request& r);
 http::Response handle_responses(ServerState& s, const http::Request& r);
 http::Response handle_responses_input_tokens(ServerState& s, const http::Request& r);
+
+// A running chat completion as the control route sees it.
+struct ControlEntry {
+  std::shared_ptr<std::atomic<bool>> end_reasoning;  // null: reasoning_control was not asked
+};
+// Registers completion `id` while the returned entry lives (the request's answer keeps it).
+std::shared_ptr<ControlEntry> register_completion(const std::string& id,
+                                                  std::shared_ptr<std::atomic<bool>> end_now);
 
 // A chat body (after any translation) ready to run.
 struct ChatRun {

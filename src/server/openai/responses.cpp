@@ -199,6 +199,7 @@ class ResponsesFormat final : public ResultFormat {
         message_id_("msg_" + random_id()) {}
 
   Json final_body(const std::vector<scheduler::FinalResult>& finals) override {
+    output_->finished();
     const scheduler::FinalResult& r = finals.front();
     chat::ParsedMessage m = output_->parse_final(r.content);
     Json output = Json::array();
@@ -283,6 +284,10 @@ class ResponsesFormat final : public ResultFormat {
   }
 
   std::string next_prompt_frames() override { return ""; }
+  std::string end_frames() override {
+    output_->finished();
+    return "";
+  }
 
  private:
   static Json reasoning_content(const std::string& text) {

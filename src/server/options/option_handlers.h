@@ -186,5 +186,9 @@ Status handle_json_schema_file(const OptionInput& in, ParseState& st);
 // option_handlers_chat.cpp: chat templates.
 Status handle_chat_template_file(const OptionInput& in, ParseState& st);
 Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st);
+Status handle_reasoning_format(const OptionInput& in, ParseState& st);
+Status handle_reasoning(const OptionInput& in, ParseState& st);
+Status handle_reasoning_budget(const OptionInput& in, ParseState& st);
+Status handle_reasoning_preserve(const OptionInput& in, ParseState& st);
 
 }  // namespace hearth::server::options

@@ -37,6 +37,42 @@ Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st) {
   return Status::ok();
 }
 
+Status handle_reasoning_format(const OptionInput& in, ParseState& st) {
+  const std::string v(in.value);
+  if (v != "none" && v != "auto" && v != "deepseek" && v != "deepseek-legacy") {
+    return invalid_value("unknown reasoning format: " + v);
+  }
+  st.args.reasoning_format = v;
+  return Status::ok();
+}
+
+// on / off / auto (the reference also takes 1, 0 and -1).
+Status handle_reasoning(const OptionInput& in, ParseState& st) {
+  const std::string v(in.value);
+  if (v == "on" || v == "1" || v == "true") {
+    st.args.reasoning = 1;
+  } else if (v == "off" || v == "0" || v == "false") {
+    st.args.reasoning = 0;
+  } else if (v == "auto" || v == "-1") {
+    st.args.reasoning = -1;
+  } else {
+    return invalid_value("expected on, off or auto, got " + v);
+  }
+  return Status::ok();
+}
+
+Status handle_reasoning_budget(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(int32_t v, parse_int(in.value));
+  if (v < -1) return invalid_value("value must be -1 (unlimited) or a token count >= 0");
+  st.args.reasoning_budget = v;
+  return Status::ok();
+}
+
+Status handle_reasoning_preserve(const OptionInput& in, ParseState& st) {
+  st.args.reasoning_preserve = in.enabled ? 1 : 0;
+  return Status::ok();
+}
+
 Status handle_chat_template_file(const OptionInput& in, ParseState& st) {
   return read_whole_file(in.value, st.args.chat_template);
 }

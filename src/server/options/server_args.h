@@ -77,6 +77,15 @@ struct ServerArgs {
   // --chat-template-kwargs: key and JSON text of each variable, in order of appearance; a
   // later occurrence of a key replaces the earlier value.
   std::vector<std::pair<std::string, std::string>> chat_template_kwargs;
+  // Reasoning and the chat parser.
+  std::string reasoning_format = "auto";     // --reasoning-format: none, auto, deepseek(-legacy)
+  int32_t reasoning = -1;                    // -rea: 1 on, 0 off, -1 auto (the template decides)
+  std::string reasoning_effort = "default";  // --reasoning-effort: "default" sets nothing
+  int32_t reasoning_budget = -1;             // --reasoning-budget: -1 unlimited
+  std::string reasoning_budget_message;      // --reasoning-budget-message
+  int32_t reasoning_preserve = -1;           // --(no-)reasoning-preserve: 1/0, -1 template default
+  bool skip_chat_parsing = false;            // --skip-chat-parsing
+  bool prefill_assistant = true;             // --prefill-assistant / --no-prefill-assistant
 
   // Network and HTTP.
   std::string host = "127.0.0.1";  // a value ending in ".sock" is a Unix socket path

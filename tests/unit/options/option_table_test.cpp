@@ -237,6 +237,11 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--chat-template", "chatml"},
       {"--chat-template-file", dir + "/keys.txt"},
       {"--chat-template-kwargs", "{\"a\": 1}"},
+      {"--reasoning-format", "deepseek"},
+      {"--reasoning", "off"},
+      {"--reasoning-effort", "high"},
+      {"--reasoning-budget", "16"},
+      {"--reasoning-budget-message", "Enough."},
   };
 }
 

@@ -11,13 +11,22 @@ namespace {
 
 using test::parse;
 
-TEST(OptionRefusalTest, DeferredOptionsNameTheirIssue) {
-  EXPECT_EQ(parse({"--reasoning-format", "deepseek"}).text,
-            "error: option '--reasoning-format' is not supported by hearth-server yet (deferred to "
-            "issue 13)");
-  EXPECT_EQ(parse({"--no-prefill-assistant"}).text,
-            "error: option '--no-prefill-assistant' is not supported by hearth-server yet "
-            "(deferred to issue 13)");
+TEST(OptionRefusalTest, ReasoningOptionsCheckTheirValues) {
+  EXPECT_EQ(parse({"--reasoning-format", "deepseek"}).args.reasoning_format, "deepseek");
+  EXPECT_EQ(parse({"--reasoning-format", "bogus"})
+                .text.rfind("error while handling argument \"--reasoning-format\": unknown "
+                            "reasoning format: bogus\n",
+                            0),
+            0u);
+  EXPECT_EQ(parse({"-rea", "off"}).args.reasoning, 0);
+  EXPECT_EQ(parse({"--reasoning", "on"}).args.reasoning, 1);
+  EXPECT_EQ(parse({"-rea", "maybe"}).action, ParseAction::kError);
+  EXPECT_EQ(parse({"--reasoning-budget", "0"}).args.reasoning_budget, 0);
+  EXPECT_EQ(parse({"--reasoning-budget", "-2"}).action, ParseAction::kError);
+  EXPECT_FALSE(parse({"--no-prefill-assistant"}).args.prefill_assistant);
+  EXPECT_TRUE(parse({"--skip-chat-parsing"}).args.skip_chat_parsing);
+  EXPECT_EQ(parse({"--no-reasoning-preserve"}).args.reasoning_preserve, 0);
+  EXPECT_EQ(parse({}).args.reasoning_preserve, -1);
 }
 
 TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {

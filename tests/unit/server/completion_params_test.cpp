@@ -119,14 +119,45 @@ TEST_F(CompletionParamsTest, StopAndBiasForms) {
 TEST_F(CompletionParamsTest, UnhonouredFieldsAreRefusedUnlessDefault) {
   CompletionSettings s;
   EXPECT_FALSE(parse(R"({"repeat_penalty": 1.0, "dry_base": 1.75})", s).has_value());
-  EXPECT_NE(error_of(R"({"reasoning_format": "none"})").find("'reasoning_format'"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"chat_format": 2})").find("'chat_format'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"chat_parser": "{}"})").find("'chat_parser'"), std::string::npos);
+  EXPECT_EQ(error_of(R"({"chat_parser": ""})"), "");
   EXPECT_EQ(error_of(R"({"samplers": "edskypmxt", "mirostat": 0, "grammar": ""})"), "");
   EXPECT_NE(error_of(R"({"n_cache_reuse": 4})").find("'n_cache_reuse'"), std::string::npos);
   EXPECT_NE(error_of(R"({"lora": [{"id": 0, "scale": 1}]})").find("'lora'"), std::string::npos);
   EXPECT_EQ(error_of(R"({"lora": 3})"),
             "Field 'lora': Error: 'lora' must be an array of objects with 'id' and 'scale' fields");
+}
+
+TEST_F(CompletionParamsTest, ChatParserAndReasoningFields) {
+  CompletionSettings s;
+  ASSERT_FALSE(parse(R"({"chat_format": 2, "reasoning_format": "none",
+                         "generation_prompt": "<think>"})",
+                     s));
+  Json gs = generation_settings_json(s, true);
+  EXPECT_EQ(gs["chat_format"], "peg-native");
+  EXPECT_EQ(gs["reasoning_format"], "none");
+  EXPECT_EQ(gs["generation_prompt"], "<think>");
+  EXPECT_EQ(error_of(R"({"chat_format": 7})"),
+            "Field 'chat_format': Value must be between 0 <= value <= 4, but got 7");
+  EXPECT_EQ(error_of(R"({"reasoning_format": "x"})"),
+            "Field 'reasoning_format': Unknown reasoning format: x");
+  EXPECT_EQ(error_of(R"({"reasoning_budget_tokens": -2})"),
+            "Field 'reasoning_budget_tokens': Value must be between -1 <= value <= 2147483647, but "
+            "got -2");
+  EXPECT_NE(error_of(R"({"continue_final_message": "maybe"})"), "");
+  // The budget exists with both tags and a budget (or a lazy grammar, or control).
+  ASSERT_FALSE(parse(R"({"reasoning_budget_tokens": 3, "reasoning_budget_start_tag": "<think>",
+                         "reasoning_budget_end_tag": "</think>"})",
+                     s));
+  EXPECT_TRUE(s.task.reasoning.active());
+  EXPECT_EQ(s.task.reasoning.budget, 3);
+  EXPECT_EQ(s.task.reasoning.end_tag, "</think>");
+  ASSERT_FALSE(parse(R"({"reasoning_budget_start_tag": "<think>",
+                         "reasoning_budget_end_tags": ["", "</think>"]})",
+                     s));
+  EXPECT_FALSE(s.task.reasoning.active());  // no budget, no grammar, no control
+  ASSERT_FALSE(parse(R"({"reasoning_budget_tokens": 3})", s));
+  EXPECT_FALSE(s.task.reasoning.active());  // no tags
 }
 
 TEST_F(CompletionParamsTest, SamplingFieldsFollowTheReferenceRules) {
