@@ -19,6 +19,8 @@ enum class ToolCallStyle {
   kNameThenJson,   // f<name_end>{...} (DeepSeek V3, Mistral Small 3.2, Functionary 3.1, Kimi)
   kXmlParameters,  // <function=f><parameter=k>v</parameter></function> (Qwen3-Coder)
   kKeyValueTags,   // f<arg_key>k</arg_key><arg_value>v</arg_value> (GLM 4.5+)
+  kInvokeTags,     // <invoke name="f"><parameter name="k">v</parameter></invoke> (MiniMax
+                   // M2, DeepSeek V3.2/V4 DSML, whose string="true|false" says how v is read)
 };
 
 // The markers of one family (empty strings: the format has no such marker).
@@ -37,6 +39,9 @@ struct ToolCallFormat {
   std::string id_end;
   // The name written as "functions.<name>:<n>", which is also the id (Kimi K2).
   bool name_is_kimi_id = false;
+  // kInvokeTags: the text before a parameter's name, and the parameter's closing tag.
+  std::string param_open;
+  std::string param_close;
 };
 
 struct OutputSyntax {

@@ -43,87 +43,124 @@ ToolCallFormat name_then_json(std::string start, std::string name_end, std::stri
   return f;
 }
 
+// Families whose parameters are written in tags.
+void add_tagged_families(std::vector<Family>& t) {
+  {
+    // Invoke tags inside a section: MiniMax M2, and DSML (DeepSeek V3.2's function_calls,
+    // V4's tool_calls).
+    auto invoke = [](const std::string& prefix, const std::string& section) {
+      ToolCallFormat f;
+      f.style = ToolCallStyle::kInvokeTags;
+      f.section_start = "<" + section + ">";
+      f.section_end = "</" + section + ">";
+      f.name_prefix = "<" + prefix + "invoke name=\"";
+      f.call_end = "</" + prefix + "invoke>";
+      f.param_open = "<" + prefix + "parameter name=\"";
+      f.param_close = "</" + prefix + "parameter>";
+      return f;
+    };
+    t.push_back({"minimax-m2",
+                 {"<minimax:tool_call>", "<invoke name="},
+                 {},
+                 invoke("", "minimax:tool_call")});
+    t.push_back({"deepseek-v3.2-dsml",
+                 {"｜DSML｜", "'function_calls>"},
+                 {},
+                 invoke("｜DSML｜", "｜DSML｜function_calls")});
+    t.push_back({"deepseek-v4-dsml",
+                 {"｜DSML｜", "'tool_calls>"},
+                 {},
+                 invoke("｜DSML｜", "｜DSML｜tool_calls")});
+  }
+  {
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kXmlParameters;
+    f.call_start = "<seed:tool_call>";
+    f.call_end = "</seed:tool_call>";
+    t.push_back({"seed-oss", {"<seed:tool_call>", "<function="}, {}, f});
+  }
+  {
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kXmlParameters;
+    f.call_start = "<tool_call>";
+    f.call_end = "</tool_call>";
+    t.push_back({"qwen3-coder", {"<tool_call>", "<function=", "<parameter="}, {}, f});
+  }
+  {
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kKeyValueTags;
+    f.call_start = "<tool_call>";
+    f.call_end = "</tool_call>";
+    t.push_back({"glm-4.5", {"<tool_call>", "<arg_key>"}, {}, f});
+  }
+  {
+    ToolCallFormat f =
+        name_then_json("<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>");
+    f.section_start = "<|tool_calls_section_begin|>";
+    f.section_end = "<|tool_calls_section_end|>";
+    f.name_is_kimi_id = true;
+    t.push_back({"kimi-k2", {"<|tool_calls_section_begin|>"}, {}, f});
+  }
+}
+
+// Families whose arguments are JSON (with or without a wrapper around the name).
+void add_json_families(std::vector<Family>& t) {
+  {
+    // R1 distills write the type before the separator and fence the arguments.
+    ToolCallFormat f = name_then_json("<｜tool▁call▁begin｜>", "\n", "<｜tool▁call▁end｜>");
+    f.name_prefix = "function<｜tool▁sep｜>";
+    f.section_start = "<｜tool▁calls▁begin｜>";
+    f.section_end = "<｜tool▁calls▁end｜>";
+    t.push_back({"deepseek-r1", {"<｜tool▁calls▁begin｜>", "tool['type']"}, {}, f});
+    ToolCallFormat r1 = f;
+    t.push_back({"deepseek-r1", {"<｜tool▁calls▁begin｜>", "tc['type']"}, {}, r1});
+  }
+  {
+    ToolCallFormat f =
+        name_then_json("<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>");
+    f.section_start = "<｜tool▁calls▁begin｜>";
+    f.section_end = "<｜tool▁calls▁end｜>";
+    t.push_back({"deepseek-v3", {"<｜tool▁calls▁begin｜>"}, {}, f});
+  }
+  {
+    ToolCallFormat f = name_then_json("[TOOL_CALLS]", "[CALL_ID]", "");
+    f.id_end = "[ARGS]";
+    t.push_back({"mistral-call-id", {"[TOOL_CALLS]", "[CALL_ID]"}, {}, f});
+    t.push_back({"mistral-args",
+                 {"[TOOL_CALLS]", "[ARGS]"},
+                 {},
+                 name_then_json("[TOOL_CALLS]", "[ARGS]", "")});
+    ToolCallFormat nemo = json_array("[TOOL_CALLS]", "");
+    nemo.id_key = "id";
+    t.push_back({"mistral-nemo", {"[TOOL_CALLS]"}, {}, nemo});
+  }
+  {
+    ToolCallFormat f = json_array("<|START_ACTION|>", "<|END_ACTION|>");
+    f.name_key = "tool_name";
+    f.args_key = "parameters";
+    f.id_key = "tool_call_id";
+    t.push_back({"command-r7b", {"<|START_ACTION|>"}, {}, f});
+  }
+  t.push_back({"nemotron-v2", {"<TOOLCALL>"}, {}, json_array("<TOOLCALL>", "</TOOLCALL>")});
+  t.push_back({"granite-3", {"<|tool_call|>"}, {}, json_array("<|tool_call|>", "")});
+  t.push_back({"apriel", {"<tool_calls>["}, {}, json_array("<tool_calls>", "</tool_calls>")});
+  // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (not supported).
+  t.push_back(
+      {"hermes", {"<tool_call>"}, {"]<]minimax[>["}, json_object("<tool_call>", "</tool_call>")});
+  t.push_back(
+      {"functionary-v3.1", {"<function="}, {}, name_then_json("<function=", ">", "</function>")});
+  // Llama 3.x: a bare object {"name": ..., "parameters": ...}, no markers.
+  t.push_back({"llama-3",
+               {"\"parameters\": ", "<|start_header_id|>"},
+               {},
+               json_object("", "", "parameters")});
+}
+
 const std::vector<Family>& families() {
   static const std::vector<Family> table = [] {
     std::vector<Family> t;
-    {
-      ToolCallFormat f;
-      f.style = ToolCallStyle::kXmlParameters;
-      f.call_start = "<seed:tool_call>";
-      f.call_end = "</seed:tool_call>";
-      t.push_back({"seed-oss", {"<seed:tool_call>", "<function="}, {}, f});
-    }
-    {
-      ToolCallFormat f;
-      f.style = ToolCallStyle::kXmlParameters;
-      f.call_start = "<tool_call>";
-      f.call_end = "</tool_call>";
-      t.push_back({"qwen3-coder", {"<tool_call>", "<function=", "<parameter="}, {}, f});
-    }
-    {
-      ToolCallFormat f;
-      f.style = ToolCallStyle::kKeyValueTags;
-      f.call_start = "<tool_call>";
-      f.call_end = "</tool_call>";
-      t.push_back({"glm-4.5", {"<tool_call>", "<arg_key>"}, {}, f});
-    }
-    {
-      ToolCallFormat f = name_then_json("<|tool_call_begin|>", "<|tool_call_argument_begin|>",
-                                        "<|tool_call_end|>");
-      f.section_start = "<|tool_calls_section_begin|>";
-      f.section_end = "<|tool_calls_section_end|>";
-      f.name_is_kimi_id = true;
-      t.push_back({"kimi-k2", {"<|tool_calls_section_begin|>"}, {}, f});
-    }
-    {
-      // R1 distills write the type before the separator and fence the arguments.
-      ToolCallFormat f = name_then_json("<｜tool▁call▁begin｜>", "\n", "<｜tool▁call▁end｜>");
-      f.name_prefix = "function<｜tool▁sep｜>";
-      f.section_start = "<｜tool▁calls▁begin｜>";
-      f.section_end = "<｜tool▁calls▁end｜>";
-      t.push_back({"deepseek-r1", {"<｜tool▁calls▁begin｜>", "tool['type']"}, {}, f});
-      ToolCallFormat r1 = f;
-      t.push_back({"deepseek-r1", {"<｜tool▁calls▁begin｜>", "tc['type']"}, {}, r1});
-    }
-    {
-      ToolCallFormat f =
-          name_then_json("<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>");
-      f.section_start = "<｜tool▁calls▁begin｜>";
-      f.section_end = "<｜tool▁calls▁end｜>";
-      t.push_back({"deepseek-v3", {"<｜tool▁calls▁begin｜>"}, {}, f});
-    }
-    {
-      ToolCallFormat f = name_then_json("[TOOL_CALLS]", "[CALL_ID]", "");
-      f.id_end = "[ARGS]";
-      t.push_back({"mistral-call-id", {"[TOOL_CALLS]", "[CALL_ID]"}, {}, f});
-      t.push_back({"mistral-args",
-                   {"[TOOL_CALLS]", "[ARGS]"},
-                   {},
-                   name_then_json("[TOOL_CALLS]", "[ARGS]", "")});
-      ToolCallFormat nemo = json_array("[TOOL_CALLS]", "");
-      nemo.id_key = "id";
-      t.push_back({"mistral-nemo", {"[TOOL_CALLS]"}, {}, nemo});
-    }
-    {
-      ToolCallFormat f = json_array("<|START_ACTION|>", "<|END_ACTION|>");
-      f.name_key = "tool_name";
-      f.args_key = "parameters";
-      f.id_key = "tool_call_id";
-      t.push_back({"command-r7b", {"<|START_ACTION|>"}, {}, f});
-    }
-    t.push_back({"nemotron-v2", {"<TOOLCALL>"}, {}, json_array("<TOOLCALL>", "</TOOLCALL>")});
-    t.push_back({"granite-3", {"<|tool_call|>"}, {}, json_array("<|tool_call|>", "")});
-    t.push_back({"apriel", {"<tool_calls>["}, {}, json_array("<tool_calls>", "</tool_calls>")});
-    // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (not supported).
-    t.push_back(
-        {"hermes", {"<tool_call>"}, {"]<]minimax[>["}, json_object("<tool_call>", "</tool_call>")});
-    t.push_back(
-        {"functionary-v3.1", {"<function="}, {}, name_then_json("<function=", ">", "</function>")});
-    // Llama 3.x: a bare object {"name": ..., "parameters": ...}, no markers.
-    t.push_back({"llama-3",
-                 {"\"parameters\": ", "<|start_header_id|>"},
-                 {},
-                 json_object("", "", "parameters")});
+    add_tagged_families(t);
+    add_json_families(t);
     return t;
   }();
   return table;

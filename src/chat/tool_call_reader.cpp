@@ -265,6 +265,42 @@ CallRead read_key_value_call(const ToolCallFormat& f, std::string_view s, size_t
   return read_tagged_params(kv, s, name_end, std::move(r));
 }
 
+// <invoke name="f"> then <parameter name="k" [string="true|false"]>v</parameter>...</invoke>.
+CallRead read_invoke_call(const ToolCallFormat& f, std::string_view s, size_t i) {
+  CallRead r;
+  if (!starts_at(s, i, f.name_prefix)) return r;
+  size_t after = 0;
+  r.call.name = std::string(until(s, i + f.name_prefix.size(), "\">", after));
+  if (after == npos) return r;
+  r.named = !r.call.name.empty();
+  std::string args;
+  i = after;
+  while (true) {
+    i = skip_space(s, i);
+    if (starts_at(s, i, f.call_end)) {
+      r.call.arguments = args.empty() ? "{}" : args + "}";
+      r.end = i + f.call_end.size();
+      return r;
+    }
+    r.call.arguments = args;
+    if (!starts_at(s, i, f.param_open)) return r;
+    const std::string key(until(s, i + f.param_open.size(), "\"", after));
+    if (after == npos) return r;
+    const std::string_view attributes = until(s, after, ">", after);
+    if (after == npos) return r;
+    const std::string_view value = until(s, after, f.param_close, after);
+    if (after == npos) return r;
+    args += args.empty() ? "{" : ",";
+    args += Json(key).dump() + ":";
+    if (attributes.find("string=\"true\"") != std::string_view::npos) {
+      args += Json(std::string(value)).dump();
+    } else {
+      args += tagged_value(value).dump();
+    }
+    i = after;
+  }
+}
+
 CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
   switch (f.style) {
     case ToolCallStyle::kJsonObject:
@@ -277,6 +313,8 @@ CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
       return read_xml_call(s, i);
     case ToolCallStyle::kKeyValueTags:
       return read_key_value_call(f, s, i);
+    case ToolCallStyle::kInvokeTags:
+      return read_invoke_call(f, s, i);
     case ToolCallStyle::kNone:
       break;
   }
@@ -314,7 +352,8 @@ CallReadResult read_sequence(const ToolCallFormat& f, std::string_view s, bool p
     }
     out.calls.push_back(std::move(r.call));
     i = skip_space(s, r.end);
-    if (!f.call_end.empty() && f.style != ToolCallStyle::kKeyValueTags) {
+    if (!f.call_end.empty() && f.style != ToolCallStyle::kKeyValueTags &&
+        f.style != ToolCallStyle::kInvokeTags) {
       if (starts_at(s, i, f.call_end)) i += f.call_end.size();
     }
   }
