@@ -5,6 +5,8 @@
 // turns ParsedMessage into JSON and ParsedMessage diffs into stream deltas.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,9 @@ struct ToolCallFormat {
   // kInvokeTags: the text before a parameter's name, and the parameter's closing tag.
   std::string param_open;
   std::string param_close;
+  // Tagged formats, per request: the parameters whose schema type is "string", by tool.
+  // Their values are text (made JSON strings); other values are read as JSON.
+  std::map<std::string, std::set<std::string>> string_params;
 };
 
 struct OutputSyntax {

@@ -203,9 +203,17 @@ std::string_view strip_one_newline(std::string_view v) {
 
 // Compact JSON arguments synthesized from tagged parameters: "{" + members so far; the
 // closing brace is added once the call is finished.
-void add_member(std::string& args, const std::string& key, std::string_view raw) {
+// A string parameter's value is its text; any other is read as JSON.
+void add_member(std::string& args, const std::string& key, std::string_view raw, bool as_string) {
   args += args.empty() ? "{" : ",";
-  args += Json(key).dump() + ":" + tagged_value(strip_one_newline(raw)).dump();
+  const std::string_view value = strip_one_newline(raw);
+  args +=
+      Json(key).dump() + ":" + (as_string ? Json(std::string(value)) : tagged_value(value)).dump();
+}
+
+bool string_param(const ToolCallFormat& f, const std::string& tool, const std::string& key) {
+  auto it = f.string_params.find(tool);
+  return it != f.string_params.end() && it->second.count(key) > 0;
 }
 
 // Parameters written as open tag + key + key end + value + close tag, until `call_close`.
@@ -213,7 +221,8 @@ struct TagSyntax {
   std::string_view key_open, key_close, value_open, value_close, call_close;
 };
 
-CallRead read_tagged_params(const TagSyntax& t, std::string_view s, size_t i, CallRead r) {
+CallRead read_tagged_params(const ToolCallFormat& f, const TagSyntax& t, std::string_view s,
+                            size_t i, CallRead r) {
   std::string args;
   while (true) {
     i = skip_space(s, i);
@@ -234,12 +243,12 @@ CallRead read_tagged_params(const TagSyntax& t, std::string_view s, size_t i, Ca
     }
     std::string_view value = until(s, i, t.value_close, after);
     if (after == npos) return r;
-    add_member(args, key, value);
+    add_member(args, key, value, string_param(f, r.call.name, key));
     i = after;
   }
 }
 
-CallRead read_xml_call(std::string_view s, size_t i) {
+CallRead read_xml_call(const ToolCallFormat& f, std::string_view s, size_t i) {
   CallRead r;
   if (!starts_at(s, i, "<function=")) return r;
   size_t after = 0;
@@ -247,7 +256,7 @@ CallRead read_xml_call(std::string_view s, size_t i) {
   if (after == npos) return r;
   r.named = !r.call.name.empty();
   static constexpr TagSyntax kXml{"<parameter=", ">", "", "</parameter>", "</function>"};
-  return read_tagged_params(kXml, s, after, std::move(r));
+  return read_tagged_params(f, kXml, s, after, std::move(r));
 }
 
 CallRead read_key_value_call(const ToolCallFormat& f, std::string_view s, size_t i) {
@@ -262,7 +271,7 @@ CallRead read_key_value_call(const ToolCallFormat& f, std::string_view s, size_t
   r.call.name = std::string(rtrim(s.substr(i, name_end - i)));
   r.named = !r.call.name.empty();
   const TagSyntax kv{"<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", f.call_end};
-  return read_tagged_params(kv, s, name_end, std::move(r));
+  return read_tagged_params(f, kv, s, name_end, std::move(r));
 }
 
 // <invoke name="f"> then <parameter name="k" [string="true|false"]>v</parameter>...</invoke>.
@@ -292,11 +301,10 @@ CallRead read_invoke_call(const ToolCallFormat& f, std::string_view s, size_t i)
     if (after == npos) return r;
     args += args.empty() ? "{" : ",";
     args += Json(key).dump() + ":";
-    if (attributes.find("string=\"true\"") != std::string_view::npos) {
-      args += Json(std::string(value)).dump();
-    } else {
-      args += tagged_value(value).dump();
-    }
+    const bool text =
+        attributes.find("string=\"true\"") != std::string_view::npos ||
+        (attributes.find("string=") == std::string_view::npos && string_param(f, r.call.name, key));
+    args += (text ? Json(std::string(value)) : tagged_value(value)).dump();
     i = after;
   }
 }
@@ -310,7 +318,7 @@ CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
     case ToolCallStyle::kNameThenJson:
       return read_name_then_json(f, s, i);
     case ToolCallStyle::kXmlParameters:
-      return read_xml_call(s, i);
+      return read_xml_call(f, s, i);
     case ToolCallStyle::kKeyValueTags:
       return read_key_value_call(f, s, i);
     case ToolCallStyle::kInvokeTags:

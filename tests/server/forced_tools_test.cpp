@@ -51,9 +51,9 @@ class ForcedToolCalls : public StoriesServer {
  protected:
   void SetUp() override {
     if (access(kPython, X_OK) != 0) GTEST_SKIP() << kPython << " is missing (python3-jsonschema)";
-    start({"-c", "8192", "--jinja", "--chat-template-file",
-           shared_path("templates/Qwen-Qwen3-0.6B.jinja")});
+    start({"-c", "8192", "--jinja", "--chat-template-file", shared_path(template_file())});
   }
+  virtual std::string template_file() const { return "templates/Qwen-Qwen3-0.6B.jinja"; }
 
   // One call per answer: with parallel calls a random model keeps writing calls until the
   // token budget cuts the last one (ParallelCallsEndWhole covers that case).
@@ -199,6 +199,29 @@ TEST_F(ForcedToolCalls, NamedToolIsTheOneCalled) {
   EXPECT_EQ(reply["error"]["message"],
             "tool_choice names a function that is not in tools: no_such_tool");
   validate_all(kNamed);
+}
+
+// Families that write parameters in tags get grammars too: Qwen3-Coder's XML parameters.
+class ForcedTaggedToolCalls : public ForcedToolCalls {
+ protected:
+  std::string template_file() const override { return "templates/Qwen3-Coder.jinja"; }
+};
+
+TEST_F(ForcedTaggedToolCalls, QwenCoderRequiredStreamedAndNot) {
+  constexpr int kTagged = 24;
+  parallel(kTagged, [&](int seed) {
+    int status = 0;
+    Json reply = post_json(port(), "/v1/chat/completions", chat_body(seed, false), &status);
+    EXPECT_EQ(status, 200) << reply.dump();
+    std::vector<Call> whole = calls_of_message(reply);
+    collect("coder seed " + std::to_string(seed), whole);
+    HttpReply stream =
+        http_request(port(), "POST", "/v1/chat/completions", chat_body(seed, true).dump());
+    std::vector<Call> streamed = calls_of_stream(stream.body);
+    ASSERT_EQ(streamed.size(), whole.size()) << "seed " << seed;
+    for (size_t i = 0; i < whole.size(); ++i) EXPECT_EQ(streamed[i].arguments, whole[i].arguments);
+  });
+  validate_all(kTagged);
 }
 
 TEST_F(ForcedToolCalls, MessagesToolChoiceAny) {

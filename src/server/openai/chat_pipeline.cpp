@@ -97,6 +97,17 @@ chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
                             syntax.tools.style != chat::ToolCallStyle::kNone &&
                             !has_schema_constraint(body);
   syntax.json_output = has_schema_constraint(body);
+  // Tagged formats write string parameters as bare text: which ones are strings.
+  for (const chat::Tool& tool : chat.inputs.tools) {
+    Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
+    if (!schema.is_object() || !schema.contains("properties") || !schema["properties"].is_object())
+      continue;
+    for (const auto& [key, property] : schema["properties"].items()) {
+      if (property.is_object() && property.value("type", Json()) == "string") {
+        syntax.tools.string_params[tool.name].insert(key);
+      }
+    }
+  }
   syntax.parallel_tool_calls = member_or(
       body, "parallel_tool_calls", s.model.chat_templates->caps().supports_parallel_tool_calls);
   return syntax;

@@ -101,11 +101,24 @@ std::string call_body(const chat::ToolCallFormat& f, const chat::Tool& tool,
   }
 }
 
+bool tagged(const chat::ToolCallFormat& f) {
+  return f.style == chat::ToolCallStyle::kXmlParameters ||
+         f.style == chat::ToolCallStyle::kKeyValueTags ||
+         f.style == chat::ToolCallStyle::kInvokeTags;
+}
+
 std::string call_line(const chat::ToolCallFormat& f) {
   // Each call with its own markers; the separators the families write between them.
   std::string call = "tool-call";
+  if (tagged(f) && !f.call_start.empty()) {
+    // Tagged calls: optional newlines inside the markers (Qwen3-Coder, Seed-OSS, GLM).
+    call = gbnf_literal(f.call_start) + " tag-space " + call;
+    if (!f.call_end.empty()) call += " tag-space " + gbnf_literal(f.call_end);
+    return call;
+  }
   if (!f.call_start.empty()) {
-    const bool newline = f.call_start == "<tool_call>";  // Hermes: <tool_call>\n{...}\n</tool_call>
+    // Hermes writes <tool_call>\n{...}\n</tool_call>.
+    const bool newline = f.call_start == "<tool_call>";
     call = gbnf_literal(f.call_start + (newline ? "\n" : "")) + " " + call;
     if (!f.call_end.empty()) call += " " + gbnf_literal((newline ? "\n" : "") + f.call_end);
   }
@@ -189,17 +202,23 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   const chat::ToolCallFormat& f = syntax.tools;
   const bool supported = f.style == chat::ToolCallStyle::kJsonObject ||
                          f.style == chat::ToolCallStyle::kJsonArray ||
-                         f.style == chat::ToolCallStyle::kNameThenJson;
+                         f.style == chat::ToolCallStyle::kNameThenJson || tagged(f);
   if (!supported || tools.empty()) return std::nullopt;
   std::string rules;
   std::string alternatives;
   for (size_t i = 0; i < tools.size(); ++i) {
     const std::string prefix = "t" + std::to_string(i) + "-";
-    if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
-    rules +=
-        "tool-call-" + std::to_string(i) + " ::= " + call_body(f, tools[i], prefix + "root") + "\n";
+    std::string body;
+    if (tagged(f)) {
+      if (auto err = tagged_call_rule(f, tools[i], prefix, rules, body)) return err;
+    } else {
+      if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
+      body = call_body(f, tools[i], prefix + "root");
+    }
+    rules += "tool-call-" + std::to_string(i) + " ::= " + body + "\n";
     alternatives += (i == 0 ? "" : " | ") + std::string("tool-call-") + std::to_string(i);
   }
+  rules += "tag-space ::= [ \\n]{0,2}\n";
   rules += "tool-call ::= " + alternatives + "\n";
   rules += "tool-id ::= \"\\\"\" [a-zA-Z0-9]{1,32} \"\\\"\"\n";
   rules += "space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n";
@@ -215,8 +234,9 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   }
   std::string root = calls;
   if (!f.section_start.empty()) {
-    root = gbnf_literal(f.section_start) + " " + root;
-    if (!f.section_end.empty()) root += " " + gbnf_literal(f.section_end);
+    const std::string gap = tagged(f) ? " tag-space " : " ";
+    root = gbnf_literal(f.section_start) + gap + root;
+    if (!f.section_end.empty()) root += gap + gbnf_literal(f.section_end);
   }
   // A forced call right after a generation prompt that opened a thinking block closes it
   // first (the reasoning is skipped: the call is what was asked for).

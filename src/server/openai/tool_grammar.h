@@ -35,4 +35,10 @@ std::string prefix_rules(const std::string& gbnf, const std::string& prefix);
 // A GBNF string literal for `text`.
 std::string gbnf_literal(const std::string& text);
 
+// The families that write parameters in tags (tool_grammar_tags.cpp): `body` receives the
+// rule body of one call of `tool` (without the call's markers), its rules go to `rules`.
+std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
+                                         const std::string& prefix, std::string& rules,
+                                         std::string& body);
+
 }  // namespace hearth::server::openai

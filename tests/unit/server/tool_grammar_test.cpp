@@ -52,6 +52,23 @@ std::vector<Family> families() {
        "[TOOL_CALLS]get_weather[CALL_ID]abc123def[ARGS]" + kArgs},
       {"meetkai-functionary-medium-v3.1.jinja", "functionary-v3.1",
        "<function=get_weather>" + kArgs + "</function>"},
+      // Tagged parameters: strings as text, other values as JSON of their schema.
+      {"Qwen3-Coder.jinja", "qwen3-coder",
+       "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+       "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"},
+      {"ByteDance-Seed-OSS.jinja", "seed-oss",
+       "<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+       "<parameter=days>\n3\n</parameter>\n</function>\n</seed:tool_call>"},
+      {"GLM-4.6.jinja", "glm-4.5",
+       "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+       "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"},
+      {"MiniMax-M2.jinja", "minimax-m2",
+       "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris"
+       "</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n</minimax:tool_call>"},
+      {"deepseek-ai-DeepSeek-V3.2.jinja", "deepseek-v3.2-dsml",
+       "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter "
+       "name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" "
+       "string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"},
   };
 }
 
@@ -84,7 +101,11 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     EXPECT_FALSE(required->lazy);
     EXPECT_TRUE(accepts(required->gbnf, f.call));
     EXPECT_FALSE(accepts(required->gbnf, replace(f.call, "get_weather", "get_wether")));
-    EXPECT_FALSE(accepts(required->gbnf, replace(f.call, kArgs, kBadArgs)));
+    const std::string bad = f.call.find(kArgs) != std::string::npos
+                                ? replace(f.call, kArgs, kBadArgs)
+                                : replace(replace(f.call, "\n3\n", "\n9\n"), ">3<", ">9<");
+    EXPECT_NE(bad, f.call);
+    EXPECT_FALSE(accepts(required->gbnf, bad));
     EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
     // What the grammar lets through, the parser reads back.
     chat::ParsedMessage parsed = chat::parse_output(syntax, f.call, false);

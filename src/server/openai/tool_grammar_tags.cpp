@@ -1,0 +1,123 @@
+// Tool-call grammars of the families that write parameters in tags (Qwen3-Coder and
+// Seed-OSS <parameter=k>, GLM <arg_key>/<arg_value>, MiniMax M2 and DSML invoke tags): the
+// tool's properties in schema order, the required ones always, the others optional; a
+// string parameter is text without '<' (or one of its enum values), any other a JSON value
+// of its schema.
+#include "json_schema/json_schema.h"
+#include "server/json_util.h"
+#include "server/openai/tool_grammar.h"
+
+namespace hearth::server::openai {
+
+namespace {
+
+bool is_string_schema(const Json& schema) {
+  return schema.is_object() && schema.contains("type") && schema["type"] == "string";
+}
+
+// The value rule of one parameter (its rules appended to `rules`).
+std::optional<ApiError> value_rule(const chat::Tool& tool, const std::string& key,
+                                   const Json& schema, const std::string& prefix,
+                                   std::string& rules, std::string& rule) {
+  rule = prefix + "value";
+  if (is_string_schema(schema)) {
+    if (schema.contains("enum") && schema["enum"].is_array() && !schema["enum"].empty()) {
+      std::string alternatives;
+      for (const Json& v : schema["enum"]) {
+        if (!v.is_string()) continue;
+        alternatives += (alternatives.empty() ? "" : " | ") + gbnf_literal(v.get<std::string>());
+      }
+      rules += rule + " ::= " + alternatives + "\n";
+      return std::nullopt;
+    }
+    std::string repeat = "*";
+    if (schema.contains("maxLength") && schema["maxLength"].is_number_unsigned()) {
+      repeat = "{0," + std::to_string(schema["maxLength"].get<uint64_t>()) + "}";
+    }
+    rules += rule + " ::= [^<]" + repeat + "\n";
+    return std::nullopt;
+  }
+  Result<json_schema::Conversion> converted = json_schema::convert(schema);
+  if (!converted.is_ok()) {
+    return invalid_request("Invalid parameters schema of tool '" + tool.name + "' (parameter '" +
+                           key + "'): " + converted.status().message());
+  }
+  rules += prefix_rules(converted->gbnf, prefix);
+  rule = prefix + "root";
+  return std::nullopt;
+}
+
+// One parameter as the family writes it.
+std::string param_text(const chat::ToolCallFormat& f, const std::string& key,
+                       const std::string& value, bool is_string) {
+  switch (f.style) {
+    case chat::ToolCallStyle::kXmlParameters:
+      return gbnf_literal("<parameter=" + key + ">\n") + " " + value + " " +
+             gbnf_literal("\n</parameter>\n");
+    case chat::ToolCallStyle::kKeyValueTags:
+      return gbnf_literal("<arg_key>" + key + "</arg_key>\n<arg_value>") + " " + value + " " +
+             gbnf_literal("</arg_value>\n");
+    case chat::ToolCallStyle::kInvokeTags: {
+      const bool dsml = f.param_open.find("DSML") != std::string::npos;
+      const std::string attribute =
+          dsml ? (is_string ? " string=\"true\"" : " string=\"false\"") : "";
+      return gbnf_literal(f.param_open + key + "\"" + attribute + ">") + " " + value + " " +
+             gbnf_literal(f.param_close + "\n");
+    }
+    default:
+      return "";
+  }
+}
+
+std::string call_head(const chat::ToolCallFormat& f, const std::string& name) {
+  switch (f.style) {
+    case chat::ToolCallStyle::kXmlParameters:
+      return gbnf_literal("<function=" + name + ">\n");
+    case chat::ToolCallStyle::kKeyValueTags:
+      return gbnf_literal(name + "\n");
+    case chat::ToolCallStyle::kInvokeTags:
+      return gbnf_literal(f.name_prefix + name + "\">\n");
+    default:
+      return "";
+  }
+}
+
+std::string call_tail(const chat::ToolCallFormat& f) {
+  switch (f.style) {
+    case chat::ToolCallStyle::kXmlParameters:
+      return " " + gbnf_literal("</function>");
+    case chat::ToolCallStyle::kInvokeTags:
+      return " " + gbnf_literal(f.call_end);
+    default:
+      return "";  // GLM: the call's end marker closes it
+  }
+}
+
+}  // namespace
+
+std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
+                                         const std::string& prefix, std::string& rules,
+                                         std::string& body) {
+  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
+  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+  const Json properties = schema.value("properties", Json::object());
+  std::set<std::string> required;
+  if (schema.contains("required") && schema["required"].is_array()) {
+    for (const Json& r : schema["required"]) {
+      if (r.is_string()) required.insert(r.get<std::string>());
+    }
+  }
+  body = call_head(f, tool.name);
+  size_t n = 0;
+  for (const auto& [key, property] : properties.items()) {
+    std::string value;
+    const std::string param_prefix = prefix + "p" + std::to_string(n++) + "-";
+    if (auto err = value_rule(tool, key, property, param_prefix, rules, value)) return err;
+    const std::string text = param_text(f, key, value, is_string_schema(property));
+    body += " " + (required.count(key) ? text : "( " + text + " )?");
+  }
+  body += call_tail(f);
+  return std::nullopt;
+}
+
+}  // namespace hearth::server::openai
