@@ -42,8 +42,14 @@ struct ToolCallFormat {
   // The name written as "functions.<name>:<n>", which is also the id (Kimi K2).
   bool name_is_kimi_id = false;
   // kInvokeTags: the text before a parameter's name, and the parameter's closing tag.
+  // kKeyValueTags: the four key/value tags (GLM's <arg_key>...</arg_value> when empty).
   std::string param_open;
   std::string param_close;
+  std::string key_open, key_close, value_open, value_close;
+  // kNameThenJson: the id comes first, up to id_end, then the name (Solar Open).
+  bool id_first = false;
+  // kJsonObject / kJsonArray: a call is {"<name>": {arguments}} (Apertus).
+  bool name_is_key = false;
   // Tagged formats, per request: the parameters whose schema type is "string", by tool.
   // Their values are text (made JSON strings); other values are read as JSON.
   std::map<std::string, std::set<std::string>> string_params;

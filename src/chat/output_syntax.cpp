@@ -46,6 +46,31 @@ ToolCallFormat name_then_json(std::string start, std::string name_end, std::stri
 // Families whose parameters are written in tags.
 void add_tagged_families(std::vector<Family>& t) {
   {
+    // MiniCPM5: <function name="f"><param name="k">v</param></function>.
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kInvokeTags;
+    f.call_start = "<function name=\"";
+    f.call_end = "</function>";
+    f.param_open = "<param name=\"";
+    f.param_close = "</param>";
+    t.push_back({"minicpm5", {"<function name=\"", "<param name="}, {}, f});
+  }
+  {
+    // Hy3: GLM-like key/value tags carrying a ":opensource" suffix, an explicit name end.
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kKeyValueTags;
+    f.section_start = "<tool_calls:opensource>";
+    f.section_end = "</tool_calls:opensource>";
+    f.call_start = "<tool_call:opensource>";
+    f.call_end = "</tool_call:opensource>";
+    f.name_end = "<tool_sep:opensource>";
+    f.key_open = "<arg_key:opensource>";
+    f.key_close = "</arg_key:opensource>";
+    f.value_open = "<arg_value:opensource>";
+    f.value_close = "</arg_value:opensource>";
+    t.push_back({"hy3", {"tool_sep{}>", ":opensource"}, {}, f});
+  }
+  {
     // Invoke tags inside a section: MiniMax M2, and DSML (DeepSeek V3.2's function_calls,
     // V4's tool_calls).
     auto invoke = [](const std::string& prefix, const std::string& section) {
@@ -144,6 +169,36 @@ void add_json_families(std::vector<Family>& t) {
   t.push_back({"nemotron-v2", {"<TOOLCALL>"}, {}, json_array("<TOOLCALL>", "</TOOLCALL>")});
   t.push_back({"granite-3", {"<|tool_call|>"}, {}, json_array("<|tool_call|>", "")});
   t.push_back({"apriel", {"<tool_calls>["}, {}, json_array("<tool_calls>", "</tool_calls>")});
+  {
+    // MiniMax M1: one JSON object per line inside <tool_calls>...</tool_calls>.
+    ToolCallFormat f = json_object("", "");
+    f.section_start = "<tool_calls>";
+    f.section_end = "</tool_calls>";
+    t.push_back({"minimax-m1", {"<tool_calls>", "name=assistant"}, {}, f});
+  }
+  {
+    // Apertus: [{"f": {arguments}}] between its tools tags.
+    ToolCallFormat f = json_array("<|tools_prefix|>", "<|tools_suffix|>");
+    f.name_is_key = true;
+    t.push_back({"apertus", {"<|tools_prefix|>"}, {}, f});
+  }
+  // GigaChat 3.1: <|function_call|>{"name": ..., "arguments": ...}.
+  t.push_back({"gigachat3.1", {"<|function_call|>"}, {}, json_object("<|function_call|>", "")});
+  // GigaChat 3: a "function call" turn holding {"name": ..., "arguments": ...}.
+  t.push_back({"gigachat3",
+               {"<|role_sep|>", "function call"},
+               {},
+               json_object("<|message_sep|>\n\nfunction call<|role_sep|>\n", "")});
+  {
+    // Solar Open: the id, then the name, then the JSON arguments, each after its tag.
+    ToolCallFormat f =
+        name_then_json("<|tool_call:begin|>", "<|tool_call:args|>", "<|tool_call:end|>");
+    f.section_start = "<|tool_calls|>";
+    f.section_end = "<|calls|>";
+    f.id_first = true;
+    f.id_end = "<|tool_call:name|>";
+    t.push_back({"solar-open", {"<|tool_call:begin|>"}, {}, f});
+  }
   // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (not supported).
   t.push_back(
       {"hermes", {"<tool_call>"}, {"]<]minimax[>["}, json_object("<tool_call>", "</tool_call>")});

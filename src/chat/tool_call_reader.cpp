@@ -94,6 +94,16 @@ CallRead read_json_call(const ToolCallFormat& f, std::string_view s, size_t i) {
   CallRead r;
   std::vector<Member> members;
   r.end = read_object(s, i, members);
+  if (f.name_is_key) {
+    // {"name": {arguments}}: the one member's key is the name once its value started.
+    if (!members.empty()) {
+      r.call.name = members.front().key;
+      r.named = true;
+      r.call.arguments = std::string(members.front().value);
+    }
+    if (r.end != npos && members.size() != 1) r.end = npos;
+    return r;
+  }
   bool has_args = false;
   for (const Member& m : members) {
     if (m.key == f.name_key && m.complete) {
@@ -141,13 +151,19 @@ CallRead read_name_then_json(const ToolCallFormat& f, std::string_view s, size_t
     i += f.name_prefix.size();
   }
   size_t after = 0;
+  if (f.id_first) {
+    std::string_view id = until(s, i, f.id_end, after);
+    if (after == npos) return r;
+    r.call.id = std::string(id);
+    i = after;
+  }
   std::string_view name = until(s, i, f.name_end, after);
   if (after == npos) return r;
   r.call.name = std::string(name);
   r.named = !r.call.name.empty();
   if (f.name_is_kimi_id) apply_kimi_name(r.call);
   i = after;
-  if (!f.id_end.empty()) {
+  if (!f.id_end.empty() && !f.id_first) {
     std::string_view id = until(s, i, f.id_end, after);
     if (after == npos) return r;
     r.call.id = std::string(id);
@@ -261,17 +277,33 @@ CallRead read_xml_call(const ToolCallFormat& f, std::string_view s, size_t i) {
 
 CallRead read_key_value_call(const ToolCallFormat& f, std::string_view s, size_t i) {
   CallRead r;
-  // The name runs to the first newline or <arg_key>, whichever comes first.
-  size_t name_end = s.find('\n', i);
-  const size_t key_at = s.find("<arg_key>", i);
-  if (key_at != npos && (name_end == npos || key_at < name_end)) name_end = key_at;
-  const size_t close_at = s.find(f.call_end, i);
-  if (close_at != npos && (name_end == npos || close_at < name_end)) name_end = close_at;
-  if (name_end == npos) return r;
+  // Views of the format's own strings, or of literals (never of temporaries).
+  auto tag = [](const std::string& own, std::string_view fallback) {
+    return own.empty() ? fallback : std::string_view(own);
+  };
+  const TagSyntax kv{tag(f.key_open, "<arg_key>"), tag(f.key_close, "</arg_key>"),
+                     tag(f.value_open, "<arg_value>"), tag(f.value_close, "</arg_value>"),
+                     f.call_end};
+  size_t name_end = npos;
+  size_t params = npos;
+  if (!f.name_end.empty()) {
+    // An explicit separator after the name (Hy3's <tool_sep>).
+    name_end = s.find(f.name_end, i);
+    if (name_end == npos) return r;
+    params = name_end + f.name_end.size();
+  } else {
+    // The name runs to the first newline, key tag or call end, whichever comes first.
+    name_end = s.find('\n', i);
+    for (std::string_view stop : {kv.key_open, kv.call_close}) {
+      const size_t at = s.find(stop, i);
+      if (at != npos && (name_end == npos || at < name_end)) name_end = at;
+    }
+    if (name_end == npos) return r;
+    params = name_end;
+  }
   r.call.name = std::string(rtrim(s.substr(i, name_end - i)));
   r.named = !r.call.name.empty();
-  const TagSyntax kv{"<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", f.call_end};
-  return read_tagged_params(f, kv, s, name_end, std::move(r));
+  return read_tagged_params(f, kv, s, params, std::move(r));
 }
 
 // <invoke name="f"> then <parameter name="k" [string="true|false"]>v</parameter>...</invoke>.

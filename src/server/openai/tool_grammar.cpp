@@ -77,6 +77,7 @@ std::string call_body(const chat::ToolCallFormat& f, const chat::Tool& tool,
   switch (f.style) {
     case chat::ToolCallStyle::kJsonObject:
     case chat::ToolCallStyle::kJsonArray: {
+      if (f.name_is_key) return "\"{\" space " + member(tool.name, args) + " space \"}\"";
       std::string body = "\"{\" space ";
       if (f.id_key == "tool_call_id") {
         body += member(f.id_key, "tool-id") + " \",\" space ";
@@ -89,10 +90,14 @@ std::string call_body(const chat::ToolCallFormat& f, const chat::Tool& tool,
       return body + " space \"}\"";
     }
     case chat::ToolCallStyle::kNameThenJson: {
+      // Solar Open writes the id first: <id><|tool_call:name|><name><|tool_call:args|>.
+      const std::string id_first =
+          f.id_first ? "[a-zA-Z0-9]{1,32} " + gbnf_literal(f.id_end) + " " : "";
       std::string body =
+          id_first +
           gbnf_literal(f.name_prefix + (f.name_is_kimi_id ? "functions." : "") + tool.name) +
           (f.name_is_kimi_id ? " \":\" [0-9]+ " : " ") + gbnf_literal(f.name_end);
-      if (!f.id_end.empty()) body += " [a-zA-Z0-9]{9} " + gbnf_literal(f.id_end);
+      if (!f.id_end.empty() && !f.id_first) body += " [a-zA-Z0-9]{9} " + gbnf_literal(f.id_end);
       if (!f.name_prefix.empty()) return body + " \"```json\\n\" " + args + " \"\\n```\"";
       return body + " " + args;
     }
@@ -110,6 +115,11 @@ bool tagged(const chat::ToolCallFormat& f) {
 std::string call_line(const chat::ToolCallFormat& f) {
   // Each call with its own markers; the separators the families write between them.
   std::string call = "tool-call";
+  if (f.style == chat::ToolCallStyle::kInvokeTags) {
+    // The call's body holds its own end tag; a start tag (MiniCPM5's <function name=")
+    // comes before the name.
+    return f.call_start.empty() ? call : gbnf_literal(f.call_start) + " " + call;
+  }
   if (tagged(f) && !f.call_start.empty()) {
     // Tagged calls: optional newlines inside the markers (Qwen3-Coder, Seed-OSS, GLM).
     call = gbnf_literal(f.call_start) + " tag-space " + call;
@@ -234,7 +244,7 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   }
   std::string root = calls;
   if (!f.section_start.empty()) {
-    const std::string gap = tagged(f) ? " tag-space " : " ";
+    const std::string gap = tagged(f) ? " tag-space " : " space ";
     root = gbnf_literal(f.section_start) + gap + root;
     if (!f.section_end.empty()) root += gap + gbnf_literal(f.section_end);
   }

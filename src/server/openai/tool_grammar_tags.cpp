@@ -54,15 +54,20 @@ std::string param_text(const chat::ToolCallFormat& f, const std::string& key,
     case chat::ToolCallStyle::kXmlParameters:
       return gbnf_literal("<parameter=" + key + ">\n") + " " + value + " " +
              gbnf_literal("\n</parameter>\n");
-    case chat::ToolCallStyle::kKeyValueTags:
-      return gbnf_literal("<arg_key>" + key + "</arg_key>\n<arg_value>") + " " + value + " " +
-             gbnf_literal("</arg_value>\n");
+    case chat::ToolCallStyle::kKeyValueTags: {
+      auto tag = [](const std::string& own, const char* fallback) {
+        return own.empty() ? std::string(fallback) : own;
+      };
+      return gbnf_literal(tag(f.key_open, "<arg_key>") + key + tag(f.key_close, "</arg_key>")) +
+             " tag-space " + gbnf_literal(tag(f.value_open, "<arg_value>")) + " " + value + " " +
+             gbnf_literal(tag(f.value_close, "</arg_value>")) + " tag-space";
+    }
     case chat::ToolCallStyle::kInvokeTags: {
       const bool dsml = f.param_open.find("DSML") != std::string::npos;
       const std::string attribute =
           dsml ? (is_string ? " string=\"true\"" : " string=\"false\"") : "";
       return gbnf_literal(f.param_open + key + "\"" + attribute + ">") + " " + value + " " +
-             gbnf_literal(f.param_close + "\n");
+             gbnf_literal(f.param_close) + " tag-space";
     }
     default:
       return "";
@@ -74,9 +79,9 @@ std::string call_head(const chat::ToolCallFormat& f, const std::string& name) {
     case chat::ToolCallStyle::kXmlParameters:
       return gbnf_literal("<function=" + name + ">\n");
     case chat::ToolCallStyle::kKeyValueTags:
-      return gbnf_literal(name + "\n");
+      return gbnf_literal(name + (f.name_end.empty() ? "\n" : f.name_end)) + " tag-space";
     case chat::ToolCallStyle::kInvokeTags:
-      return gbnf_literal(f.name_prefix + name + "\">\n");
+      return gbnf_literal(f.name_prefix + name + "\">") + " tag-space";
     default:
       return "";
   }

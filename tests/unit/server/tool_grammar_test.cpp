@@ -69,6 +69,25 @@ std::vector<Family> families() {
        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter "
        "name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" "
        "string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"},
+      {"Apertus-8B-Instruct.jinja", "apertus",
+       "<|tools_prefix|>[{\"get_weather\": " + kArgs + "}]<|tools_suffix|>"},
+      {"MiniMax-M1.jinja", "minimax-m1",
+       "<tool_calls>\n{\"name\": \"get_weather\", \"arguments\": " + kArgs + "}\n</tool_calls>"},
+      {"GigaChat3.1-10B-A1.8B.jinja", "gigachat3.1",
+       "<|function_call|>{\"name\": \"get_weather\", \"arguments\": " + kArgs + "}"},
+      {"upstage-Solar-Open-100B.jinja", "solar-open",
+       "<|tool_calls|><|tool_call:begin|>call00001<|tool_call:name|>get_weather"
+       "<|tool_call:args|>" +
+           kArgs + "<|tool_call:end|><|calls|>"},
+      {"openbmb-MiniCPM5-1B.jinja", "minicpm5",
+       "<function name=\"get_weather\"><param name=\"city\">Paris</param>"
+       "<param name=\"days\">3</param></function>"},
+      {"tencent-Hy3.jinja", "hy3",
+       "<tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n"
+       "<arg_key:opensource>city</arg_key:opensource>\n<arg_value:opensource>Paris"
+       "</arg_value:opensource>\n<arg_key:opensource>days</arg_key:opensource>\n"
+       "<arg_value:opensource>3</arg_value:opensource>\n</tool_call:opensource>\n"
+       "</tool_calls:opensource>"},
   };
 }
 
