@@ -232,6 +232,7 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
     out.syntax.reasoning_end = tmpl.reasoning_markers->second;
   }
   if (tmpl.caps.supports_tool_calls) out.syntax.tools = tool_call_format(tmpl.source);
+  out.syntax.harmony = tmpl.source.find("<|channel|>") != std::string::npos;
   return out;
 }
 

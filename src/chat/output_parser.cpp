@@ -160,6 +160,64 @@ void parse_body(const OutputSyntax& syntax, std::string_view body, bool partial,
   out.tool_calls = std::move(calls.calls);
 }
 
+// One harmony message's header: its channel and recipient ("" when none).
+struct HarmonyHeader {
+  std::string channel;
+  std::string recipient;
+};
+
+std::string word_after(std::string_view header, std::string_view key) {
+  const size_t at = header.find(key);
+  if (at == std::string_view::npos) return "";
+  size_t end = at + key.size();
+  while (end < header.size() && !is_space(header[end]) && header[end] != '<') ++end;
+  return std::string(header.substr(at + key.size(), end - at - key.size()));
+}
+
+HarmonyHeader read_header(std::string_view header) {
+  HarmonyHeader h{word_after(header, "<|channel|>"), word_after(header, "to=")};
+  if (h.recipient.rfind("functions.", 0) == 0) h.recipient.erase(0, 10);
+  return h;
+}
+
+// The messages after the generation prompt (<|start|>assistant): headers up to <|message|>,
+// bodies up to <|end|>, <|call|> or <|return|>.
+void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool partial,
+                   ParsedMessage& out) {
+  static constexpr std::string_view kEnds[] = {"<|end|>", "<|call|>", "<|return|>"};
+  size_t i = 0;
+  while (i < rest.size()) {
+    const size_t message = rest.find("<|message|>", i);
+    if (message == std::string_view::npos) break;  // a header still being written
+    const HarmonyHeader h = read_header(rest.substr(i, message - i));
+    const size_t body_start = message + 11;
+    size_t end = std::string_view::npos, end_size = 0;
+    for (std::string_view e : kEnds) {
+      const size_t at = rest.find(e, body_start);
+      if (at < end) {
+        end = at;
+        end_size = e.size();
+      }
+    }
+    std::string_view body = rest.substr(
+        body_start, end == std::string_view::npos ? std::string_view::npos : end - body_start);
+    if (end == std::string_view::npos && partial) {
+      size_t hold = 0;
+      for (std::string_view e : kEnds) hold = std::max(hold, partial_marker_length(body, e));
+      body.remove_suffix(hold);
+    }
+    if (!h.recipient.empty() && syntax.parse_tool_calls) {
+      out.tool_calls.push_back({h.recipient, std::string(rtrim(body)), ""});
+    } else if (h.channel == "analysis" && syntax.extract_reasoning) {
+      out.reasoning += std::string(body);
+    } else {
+      out.content += std::string(body);
+    }
+    if (end == std::string_view::npos) break;
+    i = end + end_size;
+  }
+}
+
 }  // namespace
 
 size_t partial_marker_length(std::string_view text, std::string_view marker) {
@@ -178,6 +236,10 @@ ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generate
     rest.remove_prefix(syntax.literal.size());
   }
   ParsedMessage out;
+  if (syntax.harmony && syntax.extract_reasoning) {
+    parse_harmony(syntax, rest, partial, out);
+    return out;
+  }
   ReasoningSplit split = split_reasoning(syntax, rest, partial);
   out.reasoning = std::move(split.reasoning);
   parse_body(syntax, split.body, partial, out);

@@ -21,6 +21,7 @@ enum class ToolCallStyle {
   kNameThenJson,   // f<name_end>{...} (DeepSeek V3, Mistral Small 3.2, Functionary 3.1, Kimi)
   kXmlParameters,  // <function=f><parameter=k>v</parameter></function> (Qwen3-Coder)
   kKeyValueTags,   // f<arg_key>k</arg_key><arg_value>v</arg_value> (GLM 4.5+)
+  kHarmony,        // GPT-OSS channels: to=functions.f<|channel|>commentary json<|message|>{...}
   kInvokeTags,     // <invoke name="f"><parameter name="k">v</parameter></invoke> (MiniMax
                    // M2, DeepSeek V3.2/V4 DSML, whose string="true|false" says how v is read)
 };
@@ -70,6 +71,9 @@ struct OutputSyntax {
   // A JSON-schema constraint: the content is the JSON value, optionally fenced in
   // ```json ... ```; an unfinished value ends before a member whose value may still grow.
   bool json_output = false;
+  // GPT-OSS's harmony messages: the analysis channel is reasoning, final (and commentary
+  // without a recipient) is content, a message to=functions.f is a call.
+  bool harmony = false;
   ToolCallFormat tools;
 };
 

@@ -46,6 +46,13 @@ ToolCallFormat name_then_json(std::string start, std::string name_end, std::stri
 // Families whose parameters are written in tags.
 void add_tagged_families(std::vector<Family>& t) {
   {
+    // GPT-OSS (harmony): a message to=functions.f on the commentary channel.
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kHarmony;
+    f.call_start = " to=functions.";
+    t.push_back({"gpt-oss", {"<|channel|>"}, {}, f});
+  }
+  {
     // MiniCPM5: <function name="f"><param name="k">v</param></function>.
     ToolCallFormat f;
     f.style = ToolCallStyle::kInvokeTags;

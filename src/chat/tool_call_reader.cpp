@@ -356,6 +356,7 @@ CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
     case ToolCallStyle::kInvokeTags:
       return read_invoke_call(f, s, i);
     case ToolCallStyle::kNone:
+    case ToolCallStyle::kHarmony:  // read by the harmony parser (output_parser.cpp)
       break;
   }
   return {};

@@ -89,6 +89,8 @@ std::string call_body(const chat::ToolCallFormat& f, const chat::Tool& tool,
       }
       return body + " space \"}\"";
     }
+    case chat::ToolCallStyle::kHarmony:
+      return gbnf_literal(tool.name + "<|channel|>commentary json<|message|>") + " " + args;
     case chat::ToolCallStyle::kNameThenJson: {
       // Solar Open writes the id first: <id><|tool_call:name|><name><|tool_call:args|>.
       const std::string id_first =
@@ -115,6 +117,9 @@ bool tagged(const chat::ToolCallFormat& f) {
 std::string call_line(const chat::ToolCallFormat& f) {
   // Each call with its own markers; the separators the families write between them.
   std::string call = "tool-call";
+  if (f.style == chat::ToolCallStyle::kHarmony) {
+    return gbnf_literal(f.call_start) + " " + call + " " + gbnf_literal("<|call|>");
+  }
   if (f.style == chat::ToolCallStyle::kInvokeTags) {
     // The call's body holds its own end tag; a start tag (MiniCPM5's <function name=")
     // comes before the name.
@@ -212,7 +217,8 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   const chat::ToolCallFormat& f = syntax.tools;
   const bool supported = f.style == chat::ToolCallStyle::kJsonObject ||
                          f.style == chat::ToolCallStyle::kJsonArray ||
-                         f.style == chat::ToolCallStyle::kNameThenJson || tagged(f);
+                         f.style == chat::ToolCallStyle::kNameThenJson ||
+                         f.style == chat::ToolCallStyle::kHarmony || tagged(f);
   if (!supported || tools.empty()) return std::nullopt;
   std::string rules;
   std::string alternatives;

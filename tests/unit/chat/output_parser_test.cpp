@@ -83,6 +83,29 @@ TEST(OutputParser, SchemaAnswersAreTheJsonValue) {
             "{ \"name\" : \"It's a spect\", ");
 }
 
+TEST(OutputParser, HarmonyChannels) {
+  OutputSyntax s;
+  s.literal = s.prefix = "<|start|>assistant";
+  s.harmony = true;
+  s.parse_tool_calls = true;
+  const std::string text =
+      "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>"
+      "Done.<|return|>";
+  ParsedMessage m = parse_output(s, text, false);
+  EXPECT_EQ(m.reasoning, "Think.");
+  EXPECT_EQ(m.content, "Done.");
+  m = parse_output(s, " to=functions.f<|channel|>commentary json<|message|>{\"a\": 1}<|call|>",
+                   false);
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(m.tool_calls[0].name, "f");
+  EXPECT_EQ(m.tool_calls[0].arguments, "{\"a\": 1}");
+  // Streaming: a terminator being written is held back; a header being written shows nothing.
+  EXPECT_EQ(parse_output(s, "<|channel|>analysis<|message|>Thi<|e", true).reasoning, "Thi");
+  EXPECT_EQ(parse_output(s, "<|channel|>analys", true).reasoning, "");
+  s.extract_reasoning = false;  // reasoning_format none: the raw text
+  EXPECT_EQ(parse_output(s, text, false).content, text);
+}
+
 TEST(OutputParser, DiffsAreAppendedTextAndNewCalls) {
   ParsedMessage before{"ab", "", {{"f", "{\"x\"", ""}}};
   ParsedMessage now{"abc", "hi", {{"f", "{\"x\": 1}", ""}, {"g", "{}", "id7"}}};

@@ -69,6 +69,8 @@ std::vector<Family> families() {
        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter "
        "name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" "
        "string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"},
+      {"openai-gpt-oss-120b.jinja", "gpt-oss",
+       " to=functions.get_weather<|channel|>commentary json<|message|>" + kArgs + "<|call|>"},
       {"Apertus-8B-Instruct.jinja", "apertus",
        "<|tools_prefix|>[{\"get_weather\": " + kArgs + "}]<|tools_suffix|>"},
       {"MiniMax-M1.jinja", "minimax-m1",
@@ -114,6 +116,7 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     chat::OutputSyntax syntax;
     syntax.tools = chat::tool_call_format(source);
     syntax.parse_tool_calls = true;
+    syntax.harmony = source.find("<|channel|>") != std::string::npos;  // as the template sets it
     std::optional<ToolGrammar> required;
     ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, required).has_value());
     ASSERT_TRUE(required.has_value());
