@@ -14,36 +14,60 @@ namespace {
 // The thinking markers with the whitespace the template puts around reasoning, found by
 // rendering an assistant turn that has reasoning and content (the reference's autoparser
 // finds them by such diffs).
-std::optional<std::pair<std::string, std::string>> reasoning_markers(const ParsedTemplate& tmpl,
-                                                                     const VocabText& vocab) {
-  const std::optional<ThinkingTags> tags = thinking_tags(tmpl.source);
-  if (!tags) return std::nullopt;
-  std::pair<std::string, std::string> bare{tags->start, tags->end};
-  static constexpr std::string_view kReasoning = "HearthProbeReasoning";
-  static constexpr std::string_view kContent = "HearthProbeContent";
+// One probe render: a user turn, then an assistant turn with reasoning and content (and, for
+// templates that keep reasoning only beside tool calls, a call).
+Result<std::string> render_reasoning_probe(const ParsedTemplate& tmpl, const VocabText& vocab,
+                                           std::string_view reasoning, std::string_view content,
+                                           bool with_call) {
   Message user;
   user.role = "user";
   user.content = "Hearth probe question";
   Message assistant;
   assistant.role = "assistant";
-  assistant.content = kContent;
-  assistant.reasoning_content = kReasoning;
+  assistant.content = content;
+  assistant.reasoning_content = reasoning;
   RenderRequest request;
+  if (with_call) {
+    assistant.tool_calls = {{"hearth_probe_tool", "{\"a\": 1}", "call00001"}};
+    request.tools = tools_to_json({{"hearth_probe_tool", "probe", R"({"type":"object"})"}});
+  }
   request.messages = Json::array({message_to_json(user, true), message_to_json(assistant, true)});
   request.extra = extra_context(Json::object(), std::nullopt);
-  Result<std::string> text = render_template(tmpl, vocab, request);
-  if (!text.is_ok()) return bare;
-  const size_t r = text->find(kReasoning), c = text->find(kContent);
-  if (r == std::string::npos || c == std::string::npos || c < r) return bare;
-  const size_t start = text->rfind(tags->start, r);
-  const size_t end = text->find(tags->end, r);
-  if (start == std::string::npos || end == std::string::npos || end > c) return bare;
-  // The end marker runs to the end tag and the whitespace after it (not into a content
-  // wrapper such as Command R7B's <|START_RESPONSE|>).
-  size_t end_stop = end + tags->end.size();
-  while (end_stop < c && ((*text)[end_stop] == '\n' || (*text)[end_stop] == ' ')) ++end_stop;
-  const size_t after_r = r + kReasoning.size();
-  return std::make_pair(text->substr(start, r - start), text->substr(after_r, end_stop - after_r));
+  if (tmpl.caps.supports_object_arguments) (void)parse_tool_call_arguments(request.messages);
+  return render_template(tmpl, vocab, request);
+}
+
+// The thinking markers with the whitespace the template puts around reasoning, found by
+// rendering an assistant turn that has reasoning (the reference's autoparser finds them by
+// such diffs).
+std::optional<std::pair<std::string, std::string>> reasoning_markers(const ParsedTemplate& tmpl,
+                                                                     const VocabText& vocab) {
+  const std::optional<ThinkingTags> tags = thinking_tags(tmpl.source);
+  if (!tags) return std::nullopt;
+  const std::pair<std::string, std::string> bare{tags->start, tags->end};
+  static constexpr std::string_view kReasoning = "HearthProbeReasoning";
+  static constexpr std::string_view kContent = "HearthProbeContent";
+  for (bool with_call : {false, true}) {
+    if (with_call && !tmpl.caps.supports_tool_calls) break;
+    Result<std::string> text =
+        render_reasoning_probe(tmpl, vocab, kReasoning, with_call ? "" : kContent, with_call);
+    if (!text.is_ok()) continue;
+    const size_t r = text->find(kReasoning);
+    if (r == std::string::npos) continue;
+    const size_t start = text->rfind(tags->start, r);
+    const size_t end = text->find(tags->end, r);
+    if (start == std::string::npos || end == std::string::npos) continue;
+    const size_t c = with_call ? text->size() : text->find(kContent);
+    if (c == std::string::npos || end > c) continue;
+    // The end marker runs to the end tag and the whitespace after it (not into a content
+    // wrapper such as Command R7B's <|START_RESPONSE|>).
+    size_t end_stop = end + tags->end.size();
+    while (end_stop < c && ((*text)[end_stop] == '\n' || (*text)[end_stop] == ' ')) ++end_stop;
+    const size_t after_r = r + kReasoning.size();
+    return std::make_pair(text->substr(start, r - start),
+                          text->substr(after_r, end_stop - after_r));
+  }
+  return bare;
 }
 
 Result<std::unique_ptr<ParsedTemplate>> parse_template(const std::string& source,

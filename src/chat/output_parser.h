@@ -24,6 +24,8 @@ enum class ToolCallStyle {
   kHarmony,        // GPT-OSS channels: to=functions.f<|channel|>commentary json<|message|>{...}
   kInvokeTags,     // <invoke name="f"><parameter name="k">v</parameter></invoke> (MiniMax
                    // M2, DeepSeek V3.2/V4 DSML, whose string="true|false" says how v is read)
+  kPythonCalls,    // [f(k="v", n=1), g()] (LFM2, LFM2.5)
+  kGemmaCalls,     // call:f{k:<|"|>v<|"|>,n:1} (Gemma 4: strings between <|"|>, bare keys)
 };
 
 // The markers of one family (empty strings: the format has no such marker).

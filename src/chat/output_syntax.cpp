@@ -138,6 +138,22 @@ void add_tagged_families(std::vector<Family>& t) {
 // Families whose arguments are JSON (with or without a wrapper around the name).
 void add_json_families(std::vector<Family>& t) {
   {
+    // LFM2 / LFM2.5: a Python list of calls, f(k="v", n=1).
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kPythonCalls;
+    f.section_start = "<|tool_call_start|>[";
+    f.section_end = "]<|tool_call_end|>";
+    t.push_back({"lfm2", {"<|tool_call_start|>"}, {}, f});
+  }
+  {
+    // Gemma 4: call:f{k:<|"|>v<|"|>} between its tool-call tags.
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kGemmaCalls;
+    f.call_start = "<|tool_call>call:";
+    f.call_end = "<tool_call|>";
+    t.push_back({"gemma-4", {"<|tool_call>call:"}, {}, f});
+  }
+  {
     // R1 distills write the type before the separator and fence the arguments.
     ToolCallFormat f = name_then_json("<｜tool▁call▁begin｜>", "\n", "<｜tool▁call▁end｜>");
     f.name_prefix = "function<｜tool▁sep｜>";
@@ -246,6 +262,7 @@ std::optional<ThinkingTags> thinking_tags(const std::string& source) {
       {"<think>", "</think>"},
       {"[THINK]", "[/THINK]"},
       {"<|START_THINKING|>", "<|END_THINKING|>"},
+      {"<|channel>thought", "<channel|>"},  // Gemma 4
   };
   for (const ThinkingTags& tags : kKnown) {
     if (source.find(tags.start) != std::string::npos) return tags;

@@ -341,6 +341,128 @@ CallRead read_invoke_call(const ToolCallFormat& f, std::string_view s, size_t i)
   }
 }
 
+// The end of a Python argument value at i (a JSON value, a single-quoted string, or a
+// literal up to ',' or ')'), or npos while it may still grow.
+size_t python_value_end(std::string_view s, size_t pos, size_t* start) {
+  const size_t i = skip_space(s, pos);
+  *start = i;
+  if (i >= s.size()) return npos;
+  if (s[i] == '\'') {
+    for (size_t j = i + 1; j < s.size(); ++j) {
+      if (s[j] == '\\') {
+        ++j;
+      } else if (s[j] == '\'') {
+        return j + 1;
+      }
+    }
+    return npos;
+  }
+  if (s[i] == '"' || s[i] == '{' || s[i] == '[') return json_value_end(s, i);
+  for (size_t j = i; j < s.size(); ++j) {
+    if (s[j] == ',' || s[j] == ')' || is_space(s[j])) return j;
+  }
+  return npos;
+}
+
+// f(k=v, k2=v2): values JSON or Python literals.
+CallRead read_python_call(std::string_view s, size_t i) {
+  CallRead r;
+  size_t after = 0;
+  const std::string_view name = until(s, i, "(", after);
+  if (after == npos) return r;
+  r.call.name = std::string(rtrim(name));
+  r.named = !r.call.name.empty() && r.call.name.find_first_of(" \n,[]()") == std::string::npos;
+  if (!r.named) return r;
+  std::string args;
+  i = after;
+  while (true) {
+    i = skip_space(s, i);
+    if (i < s.size() && s[i] == ')') {
+      r.call.arguments = args.empty() ? "{}" : args + "}";
+      r.end = i + 1;
+      return r;
+    }
+    r.call.arguments = args;
+    if (i < s.size() && s[i] == ',') i = skip_space(s, i + 1);
+    const std::string key(rtrim(until(s, i, "=", after)));
+    if (after == npos || key.empty()) return r;
+    size_t start = 0;
+    const size_t end = python_value_end(s, after, &start);
+    if (end == npos) return r;
+    args += args.empty() ? "{" : ",";
+    args += Json(key).dump() + ":" + tagged_value(s.substr(start, end - start)).dump();
+    i = end;
+  }
+}
+
+// Gemma 4's literal: {key:value,...}, [value,...], <|"|>text<|"|>, numbers, true/false/null.
+constexpr std::string_view kGemmaQuote = "<|\"|>";
+
+std::optional<Json> gemma_value(std::string_view s, size_t& i, int depth = 0) {
+  i = skip_space(s, i);
+  if (i >= s.size() || depth > 64) return std::nullopt;
+  if (starts_at(s, i, kGemmaQuote)) {
+    const size_t close = s.find(kGemmaQuote, i + kGemmaQuote.size());
+    if (close == npos) return std::nullopt;
+    Json text = std::string(s.substr(i + kGemmaQuote.size(), close - i - kGemmaQuote.size()));
+    i = close + kGemmaQuote.size();
+    return text;
+  }
+  const char open = s[i];
+  if (open == '{' || open == '[') {
+    const char close = open == '{' ? '}' : ']';
+    Json out = open == '{' ? Json::object() : Json::array();
+    ++i;
+    while (true) {
+      i = skip_space(s, i);
+      if (i >= s.size()) return std::nullopt;
+      if (s[i] == close) {
+        ++i;
+        return out;
+      }
+      if (s[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (open == '{') {
+        size_t colon = 0;
+        const std::string key(rtrim(until(s, i, ":", colon)));
+        if (colon == npos) return std::nullopt;
+        i = colon;
+        std::optional<Json> v = gemma_value(s, i, depth + 1);
+        if (!v) return std::nullopt;
+        out[key] = std::move(*v);
+      } else {
+        std::optional<Json> v = gemma_value(s, i, depth + 1);
+        if (!v) return std::nullopt;
+        out.push_back(std::move(*v));
+      }
+    }
+  }
+  size_t j = i;
+  while (j < s.size() && s[j] != ',' && s[j] != '}' && s[j] != ']' && !is_space(s[j])) ++j;
+  if (j >= s.size()) return std::nullopt;  // a number may still grow
+  Json v = tagged_value(s.substr(i, j - i));
+  i = j;
+  return v;
+}
+
+// call:f{...}: the name up to '{', then the literal object.
+CallRead read_gemma_call(std::string_view s, size_t i) {
+  CallRead r;
+  size_t brace = 0;
+  const std::string_view name = until(s, i, "{", brace);
+  if (brace == npos) return r;
+  r.call.name = std::string(rtrim(name));
+  r.named = !r.call.name.empty();
+  size_t at = brace - 1;
+  std::optional<Json> args = gemma_value(s, at);
+  if (!args || !args->is_object()) return r;  // arguments appear once the object is whole
+  r.call.arguments = args->dump();
+  r.end = at;
+  return r;
+}
+
 CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
   switch (f.style) {
     case ToolCallStyle::kJsonObject:
@@ -355,6 +477,10 @@ CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
       return read_key_value_call(f, s, i);
     case ToolCallStyle::kInvokeTags:
       return read_invoke_call(f, s, i);
+    case ToolCallStyle::kPythonCalls:
+      return read_python_call(s, i);
+    case ToolCallStyle::kGemmaCalls:
+      return read_gemma_call(s, i);
     case ToolCallStyle::kNone:
     case ToolCallStyle::kHarmony:  // read by the harmony parser (output_parser.cpp)
       break;
@@ -379,7 +505,8 @@ CallReadResult read_sequence(const ToolCallFormat& f, std::string_view s, bool p
   }
   while (max_calls == 0 || out.calls.size() < max_calls) {
     i = skip_space(s, i);
-    if (array && i < s.size() && s[i] == ',') i = skip_space(s, i + 1);
+    const bool listed = array || f.style == ToolCallStyle::kPythonCalls;
+    if (listed && i < s.size() && s[i] == ',') i = skip_space(s, i + 1);
     if (i >= s.size()) break;
     if (!f.call_start.empty()) {
       if (!starts_at(s, i, f.call_start)) break;
