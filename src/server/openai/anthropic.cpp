@@ -174,8 +174,14 @@ Json anthropic_usage(const scheduler::FinalResult& r) {
               {"output_tokens", r.n_predicted}};
 }
 
+// The arguments as a JSON value; invalid UTF-8 a model may write inside a string becomes
+// U+FFFD first (as every response does), so the call keeps its arguments. Unreadable: {}.
 Json parsed_input(const std::string& arguments) {
   Json input = Json::parse(arguments, nullptr, false);
+  if (input.is_discarded()) {
+    const std::string clean = Json::parse(dump_json(Json(arguments))).get<std::string>();
+    input = Json::parse(clean, nullptr, false);
+  }
   return input.is_discarded() ? Json::object() : input;
 }
 

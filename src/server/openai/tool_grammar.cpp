@@ -61,7 +61,7 @@ std::optional<ApiError> arguments_rule(const chat::Tool& tool, const std::string
     return invalid_request("Invalid parameters schema of tool '" + tool.name +
                            "': " + converted.status().message());
   }
-  rules += prefix_rules(converted->gbnf, prefix);
+  rules += prefix_rules(bounded_numbers(converted->gbnf), prefix);
   return std::nullopt;
 }
 
@@ -157,6 +157,14 @@ bool opens_thinking(const chat::OutputSyntax& syntax) {
 }
 
 }  // namespace
+
+std::string bounded_numbers(std::string gbnf) {
+  static const std::string kExponent = "([eE] [-+]? integral-part)?";
+  for (size_t at = gbnf.find(kExponent); at != std::string::npos; at = gbnf.find(kExponent, at)) {
+    gbnf.replace(at, kExponent.size(), "([eE] [-+]? [0-9]{1,2})?");
+  }
+  return gbnf;
+}
 
 std::string gbnf_literal(const std::string& text) {
   std::string out = "\"";

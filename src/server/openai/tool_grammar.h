@@ -32,6 +32,10 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
 // included; string literals and character classes are left alone.
 std::string prefix_rules(const std::string& gbnf, const std::string& prefix);
 
+// A converted schema's grammar with exponents of at most two digits: a number the grammar
+// lets through always fits a double, so every argument parses (1e400 would not).
+std::string bounded_numbers(std::string gbnf);
+
 // A GBNF string literal for `text`.
 std::string gbnf_literal(const std::string& text);
 

@@ -42,7 +42,7 @@ std::optional<ApiError> value_rule(const chat::Tool& tool, const std::string& ke
     return invalid_request("Invalid parameters schema of tool '" + tool.name + "' (parameter '" +
                            key + "'): " + converted.status().message());
   }
-  rules += prefix_rules(converted->gbnf, prefix);
+  rules += prefix_rules(bounded_numbers(converted->gbnf), prefix);
   rule = prefix + "root";
   return std::nullopt;
 }

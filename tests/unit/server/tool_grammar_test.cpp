@@ -186,6 +186,22 @@ TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
             "p-root-x ::= p-space\np-space ::= \" \"\n");
 }
 
+// Every number a tool grammar lets through fits a double, so arguments always parse.
+TEST(ToolGrammar, NumbersFitADouble) {
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax,
+                                  {{"f", "",
+                                    R"({"type":"object","properties":{"x":{"type":"number"}},)"
+                                    R"("required":["x"]})"}},
+                                  true, g)
+                   .has_value());
+  const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": ";
+  EXPECT_TRUE(accepts(g->gbnf, call + "1.5e-99}}\n</tool_call>"));
+  EXPECT_FALSE(accepts(g->gbnf, call + "1e400}}\n</tool_call>"));
+}
+
 TEST(ToolGrammar, BadParameterSchemaIsTheClientsError) {
   chat::OutputSyntax syntax;
   syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
