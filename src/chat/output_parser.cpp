@@ -8,26 +8,6 @@ namespace hearth::chat {
 
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-std::string_view ltrim(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && is_space(s[i])) ++i;
-  return s.substr(i);
-}
-
-std::string_view rtrim(std::string_view s) {
-  size_t n = s.size();
-  while (n > 0 && is_space(s[n - 1])) --n;
-  return s.substr(0, n);
-}
-
-std::string_view trim(std::string_view s) {
-  return rtrim(ltrim(s));
-}
-
 bool only_space(std::string_view s) {
   return ltrim(s).empty();
 }
@@ -45,9 +25,9 @@ ReasoningSplit split_reasoning(const OutputSyntax& syntax, std::string_view rest
   ReasoningSplit out;
   out.body = rest;
   if (!syntax.extract_reasoning || syntax.reasoning_start.empty()) return out;
-  const std::string_view start = trim(syntax.reasoning_start);
+  const std::string_view start = trim_space(syntax.reasoning_start);
   const std::string_view end_marker = rtrim(syntax.reasoning_end);
-  const std::string_view end = trim(syntax.reasoning_end);
+  const std::string_view end = trim_space(syntax.reasoning_end);
   const std::string_view after_space = ltrim(rest);
   if (after_space.substr(0, start.size()) != start) {
     // A start tag still being generated is held back whole.
@@ -219,6 +199,10 @@ void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool parti
 }
 
 }  // namespace
+
+std::string_view trim_space(std::string_view text) {
+  return rtrim(ltrim(text));
+}
 
 size_t partial_marker_length(std::string_view text, std::string_view marker) {
   const size_t longest = std::min(text.size(), marker.size() - (marker.empty() ? 0 : 1));

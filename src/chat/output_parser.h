@@ -112,6 +112,10 @@ struct MessageDelta {
 };
 MessageDelta diff_messages(const ParsedMessage& before, const ParsedMessage& now);
 
+// `text` without the whitespace around it (a thinking marker's bare tag: "\n</think>\n\n"
+// is "</think>").
+std::string_view trim_space(std::string_view text);
+
 // The end of the JSON value starting at `pos` (after whitespace), or npos when the text
 // ends before the value does. `start` receives where the value begins.
 size_t json_value_end(std::string_view text, size_t pos, size_t* start = nullptr);

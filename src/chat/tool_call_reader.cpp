@@ -11,18 +11,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr size_t npos = std::string_view::npos;
 
-bool is_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 size_t skip_space(std::string_view s, size_t i) {
   while (i < s.size() && is_space(s[i])) ++i;
   return i;
-}
-
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 bool starts_at(std::string_view s, size_t i, std::string_view what) {

@@ -19,6 +19,19 @@ struct CallReadResult {
 CallReadResult read_tool_calls(const ToolCallFormat& format, std::string_view text, bool partial,
                                size_t max_calls);
 
+// Whitespace as the parsers skip it, and views without it at either end.
+inline bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+inline std::string_view ltrim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  return s;
+}
+inline std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 // The length of the longest proper prefix of `marker` that ends `text`: text being
 // generated that may still become the marker, held back from the stream.
 size_t partial_marker_length(std::string_view text, std::string_view marker);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "server/fields/completion_fields.h"
 #include "server/http/http.h"
@@ -14,6 +15,14 @@ struct ServerState;
 
 // The server's request-field defaults, with the limits the scheduler sets.
 RequestDefaults request_defaults(const ServerState& s);
+
+// What result shapes need of the server: tokenizer, model name, --special.
+ResultContext result_context(const ServerState& s);
+
+// A native generation body (/completion, /completions, /v1/completions): JSON, `prompt`
+// required, every field through the completion table.
+std::optional<ApiError> parse_native_request(const ServerState& s, const http::Request& r,
+                                             std::shared_ptr<CompletionSettings>& out);
 
 // Submits every prompt of `settings` (each n_cmpl times); the answer comes when the
 // scheduler has results, streamed or not, shaped by `format` (null: the native shape).

@@ -37,7 +37,7 @@ http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings
   std::vector<std::vector<int32_t>> prompts = std::move(settings->prompts);
   settings->prompts.clear();
   if (auto err = check_tokens(tok, prompts)) return error_response(*err);
-  ResultContext ctx{&tok, s.config.model_name(), s.config.special};
+  const ResultContext ctx = result_context(s);
   const int32_t n_cmpl = settings->n_cmpl;
   const auto n_results = static_cast<int32_t>(prompts.size()) * n_cmpl;
   auto sink = std::make_shared<CompletionSink>(settings, ctx, n_results, n_cmpl, std::move(format));
@@ -60,16 +60,24 @@ http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings
   return response;
 }
 
-http::Response handle_completion(ServerState& s, const http::Request& r) {
+ResultContext result_context(const ServerState& s) {
+  return ResultContext{&s.scheduler->tokenizer(), s.config.model_name(), s.config.special};
+}
+
+std::optional<ApiError> parse_native_request(const ServerState& s, const http::Request& r,
+                                             std::shared_ptr<CompletionSettings>& out) {
   Json body;
-  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  if (auto err = parse_json_object(r.body, body)) return err;
   // The reference's message here is its JSON library's "key 'prompt' not found".
-  if (!body.contains("prompt")) return error_response(invalid_request("\"prompt\" is required"));
-  auto settings = std::make_shared<CompletionSettings>();
-  if (auto err = parse_completion_settings(body, request_defaults(s), s.scheduler->tokenizer(),
-                                           *settings, fields::kCompletion)) {
-    return error_response(*err);
-  }
+  if (!body.contains("prompt")) return invalid_request("\"prompt\" is required");
+  out = std::make_shared<CompletionSettings>();
+  return parse_completion_settings(body, request_defaults(s), s.scheduler->tokenizer(), *out,
+                                   fields::kCompletion);
+}
+
+http::Response handle_completion(ServerState& s, const http::Request& r) {
+  std::shared_ptr<CompletionSettings> settings;
+  if (auto err = parse_native_request(s, r, settings)) return error_response(*err);
   return run_completion(s, std::move(settings), nullptr);
 }
 

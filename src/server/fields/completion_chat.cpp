@@ -64,7 +64,6 @@ std::optional<ApiError> parse_budget_tokens(const Json& v, const std::string& us
     return err;
   }
   out.task.reasoning.budget = budget;
-  out.budget_requested = budget >= 0;
   return std::nullopt;
 }
 
@@ -109,7 +108,7 @@ std::optional<ApiError> parse_reasoning_control(const Json& v, const std::string
 // budget or reasoning control needs it (sampling.md §7.1).
 void finish_reasoning(CompletionSettings& out) {
   scheduler::ReasoningSettings& r = out.task.reasoning;
-  const bool needed = out.task.grammar.config.lazy || out.budget_requested || r.end_now;
+  const bool needed = out.task.grammar.config.lazy || r.budget >= 0 || r.end_now;
   if (!r.active() || !needed) r = scheduler::ReasoningSettings{};
 }
 

@@ -1,7 +1,7 @@
-// Chat-parser and reasoning fields, which Hearth does not honour yet (the chat routes and the
-// chat parser): each is validated as the reference validates it and then accepted only when
-// its value is the reference's default, which its row carries (so clients that send the
-// full default set keep working); any other value is refused naming the field.
+// Fields Hearth does not honour (deferred to an issue, or not applicable, like chat_parser):
+// each is validated as the reference validates it and then accepted only when its value is
+// the reference's default, which its row carries (so clients that send the full default set
+// keep working); any other value is refused naming the field.
 #include <algorithm>
 
 #include "server/fields/completion_fields.h"

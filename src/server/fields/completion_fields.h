@@ -71,9 +71,8 @@ struct CompletionSettings {
   // generation prompt the output is parsed after.
   std::string chat_format = "Content-only";
   std::string generation_prompt;
-  bool parse_tool_calls = true;   // no effect on the native routes (as in the reference)
-  bool echo = false;              // the chat parser's echo flag; no effect on native routes
-  bool budget_requested = false;  // reasoning_budget_tokens >= 0 was sent
+  bool parse_tool_calls = true;  // no effect on the native routes (as in the reference)
+  bool echo = false;             // the chat parser's echo flag; no effect on native routes
   // What the request generates from; moved into the tasks, not echoed.
   std::vector<std::vector<int32_t>> prompts;
   InfillInputs infill;

@@ -178,8 +178,7 @@ http::Response handle_chat_completions(ServerState& s, const http::Request& r) {
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
   ChatRun run;
   if (auto err = prepare_chat(s, body, run)) return error_response(*err);
-  ResultContext ctx{&s.scheduler->tokenizer(), s.config.model_name(), s.config.special};
-  auto format = std::make_shared<ChatCompletionFormat>(run, ctx);
+  auto format = std::make_shared<ChatCompletionFormat>(run, result_context(s));
   return start_chat(s, std::move(run), std::move(format));
 }
 

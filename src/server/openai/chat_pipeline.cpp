@@ -142,12 +142,6 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
   return std::nullopt;
 }
 
-std::string trimmed(const std::string& s) {
-  const size_t first = s.find_first_not_of(" \n");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \n") - first + 1);
-}
-
 // A budget field: an integer >= -1 (absent or null: `fallback`).
 std::optional<ApiError> budget_field(const Json& body, const char* key, int32_t& value) {
   auto it = body.find(key);
@@ -185,8 +179,8 @@ std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
   if (syntax.reasoning_start.empty() || syntax.reasoning_end.empty()) return std::nullopt;
   if (!settings.task.grammar.config.lazy && budget < 0 && !controlled) return std::nullopt;
   scheduler::ReasoningSettings& r = settings.task.reasoning;
-  r.start_tag = trimmed(syntax.reasoning_start);
-  r.end_tag = trimmed(syntax.reasoning_end);
+  r.start_tag = std::string(chat::trim_space(syntax.reasoning_start));
+  r.end_tag = std::string(chat::trim_space(syntax.reasoning_end));
   r.budget = budget;
   r.message = member_or(body, "reasoning_budget_message", s.config.chat.reasoning_budget_message);
   r.prefix = syntax.prefix;

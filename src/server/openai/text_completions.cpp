@@ -90,16 +90,9 @@ class TextCompletionFormat final : public ResultFormat {
 }  // namespace
 
 http::Response handle_text_completions(ServerState& s, const http::Request& r) {
-  Json body;
-  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
-  if (!body.contains("prompt")) return error_response(invalid_request("\"prompt\" is required"));
-  auto settings = std::make_shared<CompletionSettings>();
-  if (auto err = parse_completion_settings(body, request_defaults(s), s.scheduler->tokenizer(),
-                                           *settings, fields::kCompletion)) {
-    return error_response(*err);
-  }
-  ResultContext ctx{&s.scheduler->tokenizer(), s.config.model_name(), s.config.special};
-  auto format = std::make_shared<TextCompletionFormat>(settings, ctx, make_meta(s));
+  std::shared_ptr<CompletionSettings> settings;
+  if (auto err = parse_native_request(s, r, settings)) return error_response(*err);
+  auto format = std::make_shared<TextCompletionFormat>(settings, result_context(s), make_meta(s));
   return run_completion(s, std::move(settings), std::move(format));
 }
 

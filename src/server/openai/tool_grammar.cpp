@@ -140,20 +140,15 @@ std::string call_line(const chat::ToolCallFormat& f) {
   return call;
 }
 
-std::string trimmed(const std::string& s) {
-  const size_t first = s.find_first_not_of(" \n");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \n") - first + 1);
-}
-
 // Whether the text before the output opened a thinking block it did not close (QwQ).
 bool opens_thinking(const chat::OutputSyntax& syntax) {
   if (syntax.reasoning_start.empty() || !syntax.extract_reasoning) return false;
   const std::string opened =
       syntax.prefix.substr(std::min(syntax.literal.size(), syntax.prefix.size()));
-  const size_t start = opened.rfind(trimmed(syntax.reasoning_start));
+  const size_t start = opened.rfind(std::string(chat::trim_space(syntax.reasoning_start)));
   return start != std::string::npos &&
-         opened.find(trimmed(syntax.reasoning_end), start) == std::string::npos;
+         opened.find(std::string(chat::trim_space(syntax.reasoning_end)), start) ==
+             std::string::npos;
 }
 
 }  // namespace
