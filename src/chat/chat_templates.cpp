@@ -118,11 +118,20 @@ std::vector<LegacyMessage> legacy_messages(const std::vector<Message>& messages)
   return out;
 }
 
+// The length of the longest end of `header` that begins `lead_in`.
+size_t lead_in_overlap(const std::string& header, const std::string& lead_in) {
+  for (size_t n = std::min(header.size(), lead_in.size()); n > 0; --n) {
+    if (header.compare(header.size() - n, n, lead_in, 0, n) == 0) return n;
+  }
+  return 0;
+}
+
 // The text that continues the last message (the reference's autoparser path): the
 // assistant header cut before the thinking start, then, when the template has thinking
 // markers, start + reasoning (+ end, continuing content), then the content.
 std::string continuation_text(const std::string& header, const Message& last, Continuation mode,
-                              const std::optional<std::pair<std::string, std::string>>& markers) {
+                              const std::optional<std::pair<std::string, std::string>>& markers,
+                              const std::string& lead_in) {
   std::string out = header;
   if (markers) {
     const size_t at = out.find(markers->first);
@@ -133,7 +142,11 @@ std::string continuation_text(const std::string& header, const Message& last, Co
   } else if (mode == Continuation::kReasoning) {
     out += last.reasoning_content;
   }
-  if (mode == Continuation::kContent) out += last.text("\n\n");
+  if (mode == Continuation::kContent) {
+    // The content's lead-in the header began (Functionary v3.2: ">>>" + "all\n").
+    if (!lead_in.empty()) out += lead_in.substr(lead_in_overlap(out, lead_in));
+    out += last.text("\n\n");
+  }
   return out;
 }
 
@@ -241,12 +254,17 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
       header = out.generation_prompt = generation_suffix(other, out.prompt);
     } else {
       header = generation_suffix(out.prompt, other);
-      out.generation_prompt = continuation_text(header, last, mode, tmpl.reasoning_markers);
+      out.generation_prompt =
+          continuation_text(header, last, mode, tmpl.reasoning_markers, content_start(tmpl.source));
       out.prompt += out.generation_prompt;
     }
     if (tags && header.find(tags->start) != std::string::npos) {
       header.resize(header.find(tags->start));
     }
+    out.syntax.content_start = content_start(tmpl.source);
+    // A header that already began the content's lead-in (Functionary v3.2's ">>>") leaves
+    // it to the output's parse.
+    header.resize(header.size() - lead_in_overlap(header, out.syntax.content_start));
     out.syntax.literal = std::move(header);
   }
   out.syntax.format_name = "peg-native";

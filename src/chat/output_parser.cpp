@@ -226,7 +226,14 @@ ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generate
   }
   ReasoningSplit split = split_reasoning(syntax, rest, partial);
   out.reasoning = std::move(split.reasoning);
-  parse_body(syntax, split.body, partial, out);
+  std::string_view body = split.body;
+  const std::string_view lead = syntax.content_start;
+  if (!lead.empty() && body.substr(0, lead.size()) == lead) {
+    body.remove_prefix(lead.size());
+  } else if (partial && !lead.empty() && lead.substr(0, body.size()) == body) {
+    body = {};  // the content's lead-in is still being written
+  }
+  parse_body(syntax, body, partial, out);
   return out;
 }
 

@@ -76,6 +76,9 @@ struct OutputSyntax {
   // GPT-OSS's harmony messages: the analysis channel is reasoning, final (and commentary
   // without a recipient) is content, a message to=functions.f is a call.
   bool harmony = false;
+  // Text the model writes before its answer's content (Functionary v3.2's ">>>all\n",
+  // the recipient line of a message to the user); not part of the content.
+  std::string content_start;
   ToolCallFormat tools;
 };
 

@@ -225,6 +225,10 @@ void add_json_families(std::vector<Family>& t) {
   // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (not supported).
   t.push_back(
       {"hermes", {"<tool_call>"}, {"]<]minimax[>["}, json_object("<tool_call>", "</tool_call>")});
+  // Functionary v3.2: each message starts with its recipient, ">>>f\n{...}" for a call
+  // (">>>all\n" and text for the user: content_start()).
+  t.push_back(
+      {"functionary-v3.2", {">>>all", ">>>${recipient}"}, {}, name_then_json(">>>", "\n", "")});
   t.push_back(
       {"functionary-v3.1", {"<function="}, {}, name_then_json("<function=", ">", "</function>")});
   // Llama 3.x: a bare object {"name": ..., "parameters": ...}, no markers.
@@ -268,6 +272,10 @@ std::optional<ThinkingTags> thinking_tags(const std::string& source) {
     if (source.find(tags.start) != std::string::npos) return tags;
   }
   return std::nullopt;
+}
+
+std::string content_start(const std::string& source) {
+  return source.find(">>>all") != std::string::npos ? ">>>all\n" : "";
 }
 
 ToolCallFormat tool_call_format(const std::string& source) {

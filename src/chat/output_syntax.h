@@ -17,6 +17,10 @@ struct ThinkingTags {
 // The thinking tags a template writes, found by their opening text in its source.
 std::optional<ThinkingTags> thinking_tags(const std::string& source);
 
+// What the model writes before its answer's content ("" for most templates; Functionary
+// v3.2's recipient line ">>>all\n").
+std::string content_start(const std::string& source);
+
 // The tool-call syntax of the family the template belongs to; style kNone when the
 // template has no tool-call syntax (then tools are rendered but nothing is parsed back).
 ToolCallFormat tool_call_format(const std::string& source);

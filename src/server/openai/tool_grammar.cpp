@@ -140,11 +140,16 @@ std::string call_line(const chat::ToolCallFormat& f) {
   return call;
 }
 
+// The text before the output that is parsed with it: the generation prompt past the
+// assistant header (an opened thinking block, Functionary v3.2's ">>>").
+std::string opened_text(const chat::OutputSyntax& syntax) {
+  return syntax.prefix.substr(std::min(syntax.literal.size(), syntax.prefix.size()));
+}
+
 // Whether the text before the output opened a thinking block it did not close (QwQ).
 bool opens_thinking(const chat::OutputSyntax& syntax) {
   if (syntax.reasoning_start.empty() || !syntax.extract_reasoning) return false;
-  const std::string opened =
-      syntax.prefix.substr(std::min(syntax.literal.size(), syntax.prefix.size()));
+  const std::string opened = opened_text(syntax);
   const size_t start = opened.rfind(std::string(chat::trim_space(syntax.reasoning_start)));
   return start != std::string::npos &&
          opened.find(std::string(chat::trim_space(syntax.reasoning_end)), start) ==
@@ -249,7 +254,12 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
             std::string(syntax.parallel_tool_calls ? "( \",\" space tool-call )* " : "") +
             "space \"]\"";
   } else {
-    calls = one + (syntax.parallel_tool_calls ? " ( space " + one + " )*" : "");
+    // A forced call whose start marker the generation prompt already wrote (Functionary
+    // v3.2's ">>>") begins with the call itself.
+    const bool started = required && f.section_start.empty() && !f.call_start.empty() &&
+                         opened_text(syntax) == f.call_start;
+    calls = (started ? std::string("tool-call") : one) +
+            (syntax.parallel_tool_calls ? " ( space " + one + " )*" : "");
   }
   std::string root = calls;
   if (!f.section_start.empty()) {

@@ -170,6 +170,27 @@ TEST(ChatRender, ContinuationLikeLlama3) {
             "assistant<|end_header_id|>\n\nWhill");
 }
 
+TEST(ChatRender, ContinuationAfterARecipientLine) {
+  // Functionary v3.2-like: the header ends with ">>>", content follows ">>>all\n".
+  auto t = make_templates(
+      "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n"
+      "{% if m.role == 'assistant' %}>>>all\n{% endif %}{{ m.content }}<|eot_id|>{% endfor %}"
+      "{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>"
+      "{% endif %}{# >>>${recipient} #}");
+  ChatInputs inputs = conversation({msg("user", "Write"), msg("assistant", "Whill")}, false);
+  inputs.continuation = Continuation::kContent;
+  Result<ChatPrompt> out = t->apply(inputs);
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ(out->generation_prompt,
+            "<|start_header_id|>assistant<|end_header_id|>\n\n>>>all\nWhill");
+  // The parse reads the continued text and the output as the message's content.
+  EXPECT_EQ(parse_output(out->syntax, " the", false).content, "Whill the");
+  inputs = conversation({msg("user", "Write")});
+  out = t->apply(inputs);
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_EQ(parse_output(out->syntax, "all\nHello", false).content, "Hello");
+}
+
 TEST(ChatRender, ReasoningContinuationInsideTheThinkingTags) {
   // Qwen3-like: thinking off pre-fills an empty think block.
   auto t = make_templates(

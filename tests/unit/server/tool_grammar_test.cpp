@@ -177,6 +177,46 @@ TEST(ToolGrammar, ForcedCallClosesAThinkingBlockThePromptOpened) {
   EXPECT_EQ(parsed.tool_calls[0].name, "get_time");
 }
 
+// Functionary v3.2: the generation prompt ends with the first message's ">>>", so a forced
+// call starts at the name; later calls and calls after content carry their own ">>>".
+TEST(ToolGrammar, FunctionaryV32CallsStartInTheGenerationPrompt) {
+  const std::string source = hearth::test::read_file(
+      hearth::test::shared_path("templates/meetkai-functionary-medium-v3.2.jinja"));
+  ASSERT_EQ(chat::tool_call_family(source), "functionary-v3.2");
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format(source);
+  syntax.parse_tool_calls = true;
+  syntax.content_start = chat::content_start(source);
+  syntax.literal = "<|start_header_id|>assistant<|end_header_id|>\n\n";
+  syntax.prefix = syntax.literal + ">>>";
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
+  const std::string call = "get_weather\n" + kArgs;
+  EXPECT_TRUE(accepts(g->gbnf, call));
+  EXPECT_TRUE(accepts(g->gbnf, call + ">>>get_time\n{\"zone\": \"UTC\"}"));
+  EXPECT_FALSE(accepts(g->gbnf, ">>>" + call));
+  EXPECT_FALSE(accepts(g->gbnf, "all\nSure"));
+  chat::ParsedMessage parsed =
+      chat::parse_output(syntax, call + ">>>get_time\n{\"zone\": \"UTC\"}", false);
+  ASSERT_EQ(parsed.tool_calls.size(), 2u);
+  EXPECT_EQ(parsed.tool_calls[1].name, "get_time");
+  EXPECT_EQ(parsed.content, "");
+  // tool_choice auto: content to the user first, then a call after its own marker.
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), false, g).has_value());
+  EXPECT_TRUE(g->lazy);
+  EXPECT_EQ(g->trigger, ">>>");
+  EXPECT_TRUE(accepts(g->gbnf, ">>>" + call));
+  parsed = chat::parse_output(syntax, "all\nLet me check.>>>" + call, false);
+  EXPECT_EQ(parsed.content, "Let me check.");
+  ASSERT_EQ(parsed.tool_calls.size(), 1u);
+  EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments), Json::parse(kArgs));
+  // The recipient line is never content, not even while it is being written.
+  EXPECT_EQ(chat::parse_output(syntax, "al", true).content, "");
+  EXPECT_EQ(chat::parse_output(syntax, "all\nHi", true).content, "Hi");
+  syntax.parse_tool_calls = false;
+  EXPECT_EQ(chat::parse_output(syntax, "all\nHello there", false).content, "Hello there");
+}
+
 TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
   const std::string gbnf =
       "root ::= \"root\" space item [root]\nitem ::= \"item\" | root-x\nroot-x ::= space\n"
