@@ -275,6 +275,7 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
   }
   if (tmpl.caps.supports_tool_calls) out.syntax.tools = tool_call_format(tmpl.source);
   out.syntax.harmony = tmpl.source.find("<|channel|>") != std::string::npos;
+  out.additional_stops = additional_stops(tmpl.source);
   return out;
 }
 

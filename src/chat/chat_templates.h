@@ -64,6 +64,9 @@ struct ChatPrompt {
   // family, the prefix and its literal part. The server sets what the request decides
   // (reasoning format, whether tool calls are parsed).
   OutputSyntax syntax;
+  // Stop strings the template's model needs besides its end-of-generation tokens, added
+  // to the request's stop list (chat-templates.md §7: Laguna's "</assistant>").
+  std::vector<std::string> additional_stops;
 };
 
 struct ChatTemplatesConfig {

@@ -278,6 +278,11 @@ std::string content_start(const std::string& source) {
   return source.find(">>>all") != std::string::npos ? ">>>all\n" : "";
 }
 
+std::vector<std::string> additional_stops(const std::string& source) {
+  if (source.find("laguna_glm_thinking") != std::string::npos) return {"</assistant>"};
+  return {};
+}
+
 ToolCallFormat tool_call_format(const std::string& source) {
   const Family* f = family_of(source);
   return f != nullptr ? f->format : ToolCallFormat{};

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "chat/output_parser.h"
 
@@ -20,6 +21,11 @@ std::optional<ThinkingTags> thinking_tags(const std::string& source);
 // What the model writes before its answer's content ("" for most templates; Functionary
 // v3.2's recipient line ">>>all\n").
 std::string content_start(const std::string& source);
+
+// Stop strings the model needs besides its end-of-generation tokens: Laguna's
+// "</assistant>" is an end token only when generated as one, and after a call its models
+// may spell it out in pieces.
+std::vector<std::string> additional_stops(const std::string& source);
 
 // The tool-call syntax of the family the template belongs to; style kNone when the
 // template has no tool-call syntax (then tools are rendered but nothing is parsed back).

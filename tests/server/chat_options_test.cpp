@@ -77,6 +77,25 @@ TEST_F(ServerChatOptions, ThinkingSwitchAndTemplateVariables) {
   EXPECT_EQ(post_json(port, "/apply-template", ask("Hi"))["prompt"], "[]Hi");
 }
 
+// A template's own stop strings follow the request's (Laguna: "</assistant>"), as the
+// verbose answer's generation settings show them.
+TEST_F(ServerChatOptions, TemplateStopStringsJoinTheRequests) {
+  int port = start(with_template("poolside-Laguna-XS.2.jinja", {}));
+  auto stops = [&](Json body) {
+    body["verbose"] = true;
+    Json reply = post_json(port, "/v1/chat/completions", body);
+    EXPECT_TRUE(reply.contains("__verbose")) << reply.dump();
+    return reply.contains("__verbose") ? reply["__verbose"]["generation_settings"]["stop"] : Json();
+  };
+  Json body = ask("Hi");
+  body["stop"] = "END";
+  EXPECT_EQ(stops(body), Json::array({"END", "</assistant>"}));
+  EXPECT_EQ(stops(ask("Hi")), Json::array({"</assistant>"}));
+  // A template without such strings adds none.
+  port = start(with_template("Qwen-Qwen3-0.6B.jinja", {}));
+  EXPECT_EQ(stops(ask("Hi")), Json::array());
+}
+
 TEST_F(ServerChatOptions, ReasoningBudgetDefaults) {
   int port = start(with_template("Qwen-QwQ-32B.jinja", {"--reasoning-budget", "0"}));
   Json reply = post_json(port, "/v1/chat/completions", ask("Once upon a time", 16));

@@ -142,6 +142,17 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
   return std::nullopt;
 }
 
+// The template's own stop strings after the request's (a string stop becomes a list; a
+// stop of the wrong type is left for the field table to refuse).
+void add_template_stops(const std::vector<std::string>& stops, Json& native) {
+  if (stops.empty()) return;
+  Json& stop = native["stop"];
+  if (stop.is_null()) stop = Json::array();
+  if (stop.is_string()) stop = Json::array({stop});
+  if (!stop.is_array()) return;
+  for (const std::string& s : stops) stop.push_back(s);
+}
+
 // A budget field: an integer >= -1 (absent or null: `fallback`).
 std::optional<ApiError> budget_field(const Json& body, const char* key, int32_t& value) {
   auto it = body.find(key);
@@ -199,6 +210,7 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   chat::OutputSyntax syntax = output_syntax(s, body, chat);
   Json native = native_body(body);
+  add_template_stops(chat.prompt.additional_stops, native);
   if (auto err = add_tool_grammar(body, chat, syntax, native)) return err;
   out.settings = std::make_shared<CompletionSettings>();
   if (auto err = parse_completion_settings(native, request_defaults(s), tok, *out.settings,
