@@ -6,6 +6,7 @@
 #include "chat/openai_messages.h"
 #include "chat/output_syntax.h"
 #include "chat/render.h"
+#include "chat/tool_syntax_probe.h"
 
 namespace hearth::chat {
 
@@ -76,10 +77,20 @@ Result<std::unique_ptr<ParsedTemplate>> parse_template(const std::string& source
   // The source was already normalized, its one trailing newline dropped.
   options.keep_trailing_newline = true;
   HEARTH_ASSIGN_OR_RETURN(jinja::Template program, jinja::Template::parse(source, options));
-  auto parsed =
-      std::make_unique<ParsedTemplate>(ParsedTemplate{source, std::move(program), {}, {}});
+  auto parsed = std::make_unique<ParsedTemplate>(
+      ParsedTemplate{source, std::move(program), {}, {}, {}, "none"});
   parsed->caps = probe_caps(*parsed, vocab);
   parsed->reasoning_markers = reasoning_markers(*parsed, vocab);
+  if (parsed->caps.supports_tool_calls) {
+    parsed->tool_format = tool_call_format(source);
+    parsed->tool_family = tool_call_family(source);
+    if (parsed->tool_format.style == ToolCallStyle::kNone) {
+      if (std::optional<ToolCallFormat> derived = derive_tool_call_format(*parsed, vocab)) {
+        parsed->tool_format = std::move(*derived);
+        parsed->tool_family = "derived";
+      }
+    }
+  }
   return parsed;
 }
 
@@ -209,6 +220,10 @@ const std::string& ChatTemplates::tool_use_source() const {
   return tool_use_ ? tool_use_->source : kNone;
 }
 
+const std::string& ChatTemplates::tool_call_family() const {
+  return tool_use_ ? tool_use_->tool_family : default_->tool_family;
+}
+
 const TemplateCaps& ChatTemplates::caps() const {
   return tool_use_ ? tool_use_->caps : default_->caps;
 }
@@ -273,7 +288,7 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
     out.syntax.reasoning_start = tmpl.reasoning_markers->first;
     out.syntax.reasoning_end = tmpl.reasoning_markers->second;
   }
-  if (tmpl.caps.supports_tool_calls) out.syntax.tools = tool_call_format(tmpl.source);
+  out.syntax.tools = tmpl.tool_format;
   out.syntax.harmony = tmpl.source.find("<|channel|>") != std::string::npos;
   out.additional_stops = additional_stops(tmpl.source);
   return out;

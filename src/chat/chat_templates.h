@@ -92,6 +92,10 @@ class ChatTemplates {
   const std::string& tool_use_source() const;  // empty when there is none
   // The capabilities of the tool-use variant when there is one, else the default's.
   const TemplateCaps& caps() const;
+  // How the tool-use variant's (else the default's) model writes calls: the family's name
+  // in the table of chat-templates.md §9, "derived" when found by rendering the template
+  // (§8.1 step 3), "none" when the template has no tool-call syntax Hearth can read.
+  const std::string& tool_call_family() const;
   // Whether the default template renders differently with enable_thinking false: the
   // default of enable_thinking (the reference's "template supports thinking", simplified).
   bool supports_thinking() const { return supports_thinking_; }

@@ -123,6 +123,10 @@ void add_tagged_families(std::vector<Family>& t) {
     f.style = ToolCallStyle::kKeyValueTags;
     f.call_start = "<tool_call>";
     f.call_end = "</tool_call>";
+    f.key_open = "<arg_key>";
+    f.key_close = "</arg_key>";
+    f.value_open = "<arg_value>";
+    f.value_close = "</arg_value>";
     t.push_back({"glm-4.5", {"<tool_call>", "<arg_key>"}, {}, f});
   }
   {

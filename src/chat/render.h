@@ -21,6 +21,10 @@ struct ParsedTemplate {
   // reasoning, whitespace included ("<think>\n", "\n</think>\n\n"); the bare tags when the
   // template does not render reasoning; unset when it has no thinking tags.
   std::optional<std::pair<std::string, std::string>> reasoning_markers;
+  // How its model writes tool calls: the family's syntax (output_syntax.cpp), else the one
+  // derived from the template (tool_syntax_probe.cpp); style kNone when neither.
+  ToolCallFormat tool_format;
+  std::string tool_family = "none";  // the family's name, or "derived"
 };
 
 struct RenderRequest {

@@ -268,13 +268,7 @@ CallRead read_xml_call(const ToolCallFormat& f, std::string_view s, size_t i) {
 
 CallRead read_key_value_call(const ToolCallFormat& f, std::string_view s, size_t i) {
   CallRead r;
-  // Views of the format's own strings, or of literals (never of temporaries).
-  auto tag = [](const std::string& own, std::string_view fallback) {
-    return own.empty() ? fallback : std::string_view(own);
-  };
-  const TagSyntax kv{tag(f.key_open, "<arg_key>"), tag(f.key_close, "</arg_key>"),
-                     tag(f.value_open, "<arg_value>"), tag(f.value_close, "</arg_value>"),
-                     f.call_end};
+  const TagSyntax kv{f.key_open, f.key_close, f.value_open, f.value_close, f.call_end};
   size_t name_end = npos;
   size_t params = npos;
   if (!f.name_end.empty()) {

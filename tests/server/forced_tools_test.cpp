@@ -51,9 +51,11 @@ class ForcedToolCalls : public StoriesServer {
  protected:
   void SetUp() override {
     if (access(kPython, X_OK) != 0) GTEST_SKIP() << kPython << " is missing (python3-jsonschema)";
-    start({"-c", "8192", "--jinja", "--chat-template-file", shared_path(template_file())});
+    start({"-c", "8192", "--jinja", "--chat-template-file", template_path()});
   }
-  virtual std::string template_file() const { return "templates/Qwen-Qwen3-0.6B.jinja"; }
+  virtual std::string template_path() const {
+    return shared_path("templates/Qwen-Qwen3-0.6B.jinja");
+  }
 
   // One call per answer: with parallel calls a random model keeps writing calls until the
   // token budget cuts the last one (ParallelCallsEndWhole covers that case).
@@ -204,8 +206,42 @@ TEST_F(ForcedToolCalls, NamedToolIsTheOneCalled) {
 // Families that write parameters in tags get grammars too: Qwen3-Coder's XML parameters.
 class ForcedTaggedToolCalls : public ForcedToolCalls {
  protected:
-  std::string template_file() const override { return "templates/Qwen3-Coder.jinja"; }
+  std::string template_path() const override { return shared_path("templates/Qwen3-Coder.jinja"); }
 };
+
+// A template outside the family table: its syntax is derived by rendering it (tags around
+// the name and each argument, inside a section), and the grammar follows it.
+class ForcedDerivedToolCalls : public ForcedToolCalls {
+ protected:
+  std::string template_path() const override {
+    const std::string path = make_temp_dir("derived-template") + "/made-up.jinja";
+    std::ofstream(path)
+        << "{% if tools %}Tools: {{ tools | tojson }}\n{% endif %}"
+           "{% for m in messages %}<|{{ m.role }}|>{% if m.tool_calls %}<uses>\n"
+           "{% for c in m.tool_calls %}<use tool=\"{{ c.function.name }}\">"
+           "{% for k, v in c.function.arguments.items() %}<arg name=\"{{ k }}\">{{ v }}</arg>"
+           "{% endfor %}</use>\n{% endfor %}</uses>{% else %}{{ m.content }}{% endif %}<|end|>\n"
+           "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}";
+    return path;
+  }
+};
+
+TEST_F(ForcedDerivedToolCalls, DerivedSyntaxRequiredStreamedAndNot) {
+  constexpr int kDerived = 12;
+  parallel(kDerived, [&](int seed) {
+    int status = 0;
+    Json reply = post_json(port(), "/v1/chat/completions", chat_body(seed, false), &status);
+    EXPECT_EQ(status, 200) << reply.dump();
+    std::vector<Call> whole = calls_of_message(reply);
+    collect("derived seed " + std::to_string(seed), whole);
+    HttpReply stream =
+        http_request(port(), "POST", "/v1/chat/completions", chat_body(seed, true).dump());
+    std::vector<Call> streamed = calls_of_stream(stream.body);
+    ASSERT_EQ(streamed.size(), whole.size()) << "seed " << seed;
+    for (size_t i = 0; i < whole.size(); ++i) EXPECT_EQ(streamed[i].arguments, whole[i].arguments);
+  });
+  validate_all(kDerived);
+}
 
 TEST_F(ForcedTaggedToolCalls, QwenCoderRequiredStreamedAndNot) {
   constexpr int kTagged = 24;

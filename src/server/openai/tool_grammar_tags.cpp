@@ -55,12 +55,10 @@ std::string param_text(const chat::ToolCallFormat& f, const std::string& key,
       return gbnf_literal("<parameter=" + key + ">\n") + " " + value + " " +
              gbnf_literal("\n</parameter>\n");
     case chat::ToolCallStyle::kKeyValueTags: {
-      auto tag = [](const std::string& own, const char* fallback) {
-        return own.empty() ? std::string(fallback) : own;
-      };
-      return gbnf_literal(tag(f.key_open, "<arg_key>") + key + tag(f.key_close, "</arg_key>")) +
-             " tag-space " + gbnf_literal(tag(f.value_open, "<arg_value>")) + " " + value + " " +
-             gbnf_literal(tag(f.value_close, "</arg_value>")) + " tag-space";
+      // key_open key key_close [value_open] value value_close (GLM's <arg_key>...</arg_value>)
+      const std::string open = f.value_open.empty() ? "" : gbnf_literal(f.value_open) + " ";
+      return gbnf_literal(f.key_open + key + f.key_close) + " tag-space " + open + value + " " +
+             gbnf_literal(f.value_close) + " tag-space";
     }
     case chat::ToolCallStyle::kInvokeTags: {
       const bool dsml = f.param_open.find("DSML") != std::string::npos;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chat/chat_templates.h"
+#include "chat/render.h"
 
 namespace hearth::chat::test {
 
@@ -23,6 +24,19 @@ inline std::shared_ptr<const ChatTemplates> make_templates(const std::string& so
       ChatTemplates::create({use_jinja, sources, std::move(vocab)});
   EXPECT_TRUE(t.is_ok()) << t.status().message();
   return t.is_ok() ? *t : nullptr;
+}
+
+// One template parsed and probed as the server does, without the family table's syntax.
+inline std::unique_ptr<ParsedTemplate> parsed_template(const std::string& source) {
+  jinja::ParseOptions options;
+  options.keep_trailing_newline = true;
+  Result<jinja::Template> program = jinja::Template::parse(source, options);
+  EXPECT_TRUE(program.is_ok()) << program.status().message();
+  if (!program.is_ok()) return nullptr;
+  auto t = std::make_unique<ParsedTemplate>(
+      ParsedTemplate{source, std::move(*program), {}, {}, {}, "none"});
+  t->caps = probe_caps(*t, VocabText{});
+  return t;
 }
 
 inline Message msg(const std::string& role, const std::string& content) {

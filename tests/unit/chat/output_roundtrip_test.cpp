@@ -10,6 +10,7 @@
 #include <set>
 
 #include "chat/output_syntax.h"
+#include "chat/tool_syntax_probe.h"
 #include "support/test_paths.h"
 #include "unit/chat/chat_test_util.h"
 
@@ -173,6 +174,45 @@ std::shared_ptr<const ChatTemplates> load_source(const std::string& source) {
   return t.is_ok() ? *t : nullptr;
 }
 
+// Every case of one template (one call, two; with reasoning and without), read with the
+// syntax the template selects, or with `tools` instead when given. "" when all read back.
+std::string check_template(const ChatTemplates& t, const std::string& name, bool ids,
+                           const std::optional<ToolCallFormat>& tools,
+                           std::set<std::string>& single_call) {
+  std::string problem;
+  for (size_t n_calls : {size_t{1}, size_t{2}}) {
+    for (bool reasoning : {false, true}) {
+      Message turn = msg("assistant", "");
+      turn.tool_calls = test_calls(n_calls);
+      if (reasoning) turn.reasoning_content = "I should look it up.";
+      std::string why;
+      std::optional<Case> c = render_case(t, turn, why);
+      if (!c) {
+        // Templates that refuse two calls (Llama 3.x raises) are checked with one.
+        if (n_calls == 1 && !reasoning && problem.empty()) problem = why;
+        if (n_calls == 2 && !reasoning) single_call.insert(name);
+        continue;
+      }
+      if (tools) c->syntax.tools = *tools;
+      // A template that renders only the first of two calls is checked with one.
+      if (n_calls == 2 && c->generated.find("get_time") == std::string::npos) {
+        single_call.insert(name);
+        continue;
+      }
+      // Reasoning the template drops from the turn is not expected back.
+      if (reasoning && c->generated.find("I should look it up.") == std::string::npos) {
+        turn.reasoning_content.clear();
+      }
+      std::string result = check_case(*c, turn, ids);
+      if (!result.empty() && problem.empty()) {
+        problem = std::to_string(n_calls) + " call(s)" + (reasoning ? " + reasoning" : "") + ": " +
+                  result + " in " + Json(c->generated).dump();
+      }
+    }
+  }
+  return problem;
+}
+
 TEST(ChatOutputRoundTrip, EveryToolCallingTemplate) {
   const std::map<std::string, std::string> sources = template_sources();
   if (sources.empty()) GTEST_SKIP() << "no templates in ../shared/templates or the npm cache";
@@ -181,6 +221,8 @@ TEST(ChatOutputRoundTrip, EveryToolCallingTemplate) {
   }
   std::map<std::string, std::string> covered, not_covered;
   std::set<std::string> single_call;
+  // The derivation alone (chat-templates.md §8.1 step 3) on the templates the table covers.
+  std::map<std::string, std::string> derived_alone;
   for (const auto& [name, text] : sources) {
     auto t = load_source(text);
     if (t == nullptr) {
@@ -191,50 +233,30 @@ TEST(ChatOutputRoundTrip, EveryToolCallingTemplate) {
       not_covered[name] = "renders no tool calls";
       continue;
     }
-    const std::string source =
-        t->tool_use_source().empty() ? t->default_source() : t->tool_use_source();
-    const std::string family = tool_call_family(source);
+    const std::string family = t->tool_call_family();
     if (family == "none") {
-      not_covered[name] = "no tool-call syntax Hearth knows";
+      not_covered[name] = "no tool-call syntax Hearth knows or can derive";
       continue;
     }
-    std::string problem;
-    for (size_t n_calls : {size_t{1}, size_t{2}}) {
-      for (bool reasoning : {false, true}) {
-        Message turn = msg("assistant", "");
-        turn.tool_calls = test_calls(n_calls);
-        if (reasoning) turn.reasoning_content = "I should look it up.";
-        std::string why;
-        std::optional<Case> c = render_case(*t, turn, why);
-        if (!c) {
-          // Templates that refuse two calls (Llama 3.x raises) are checked with one.
-          if (n_calls == 1 && !reasoning && problem.empty()) problem = why;
-          if (n_calls == 2 && !reasoning) single_call.insert(name);
-          continue;
-        }
-        // A template that renders only the first of two calls is checked with one.
-        if (n_calls == 2 && c->generated.find("get_time") == std::string::npos) {
-          single_call.insert(name);
-          continue;
-        }
-        // Reasoning the template drops from the turn is not expected back.
-        if (reasoning && c->generated.find("I should look it up.") == std::string::npos) {
-          turn.reasoning_content.clear();
-        }
-        std::string result = check_case(*c, turn, carries_ids(family));
-        if (!result.empty() && problem.empty()) {
-          problem = std::to_string(n_calls) + " call(s)" + (reasoning ? " + reasoning" : "") +
-                    ": " + result + " in " + Json(c->generated).dump();
-        }
-      }
-    }
+    const std::string problem =
+        check_template(*t, name, carries_ids(family), std::nullopt, single_call);
     if (problem.rfind(kHistoryDiffers, 0) == 0) {
       not_covered[name] = "its history renders the turn other than its generation prompt asks";
-    } else if (problem.empty()) {
-      covered[name] = family;
-    } else {
-      ADD_FAILURE() << name << " (" << family << "): " << problem;
+      continue;
     }
+    if (!problem.empty()) {
+      ADD_FAILURE() << name << " (" << family << "): " << problem;
+      continue;
+    }
+    covered[name] = family;
+    if (family == "derived") continue;
+    auto parsed = test::parsed_template(t->tool_use_source().empty() ? t->default_source()
+                                                                     : t->tool_use_source());
+    std::optional<ToolCallFormat> derived =
+        parsed ? derive_tool_call_format(*parsed, VocabText{}) : std::nullopt;
+    std::set<std::string> ignored;
+    derived_alone[name] =
+        !derived ? "not derived" : check_template(*t, name, false, derived, ignored);
   }
   std::string report = "covered " + std::to_string(covered.size()) + ":";
   for (const auto& [name, family] : covered) {
@@ -243,8 +265,21 @@ TEST(ChatOutputRoundTrip, EveryToolCallingTemplate) {
   }
   report += "\nnot covered " + std::to_string(not_covered.size()) + ":";
   for (const auto& [name, why] : not_covered) report += "\n  " + name + ": " + why;
+  size_t derived_ok = 0;
+  std::string derived_failures;
+  for (const auto& [name, problem] : derived_alone) {
+    if (problem.empty()) {
+      ++derived_ok;
+    } else {
+      derived_failures += "\n  " + name + ": " + problem.substr(0, 160);
+    }
+  }
+  report += "\nderived without the family table: " + std::to_string(derived_ok) + " of " +
+            std::to_string(derived_alone.size()) + " round-trip; the others:" + derived_failures;
   std::printf("%s\n", report.c_str());
   EXPECT_GE(covered.size(), 20u) << report;
+  // The derivation stands on its own for most families the table also knows.
+  EXPECT_GE(derived_ok * 2, derived_alone.size()) << report;
 }
 
 }  // namespace
