@@ -119,12 +119,17 @@ void parse_body(const OutputSyntax& syntax, std::string_view body, bool partial,
     at = body.size() - trimmed.size();
   } else {
     at = body.find(marker);
+    const std::string& bare = syntax.tools.bare_call_start;
+    if (!bare.empty()) at = std::min(at, body.find(bare));
     if (at == std::string_view::npos) {
       // While streaming, a partial marker and the whitespace before it are held back
       // (content before a call is trimmed at its end).
       std::string_view content = body;
-      if (partial)
-        content = rtrim(content.substr(0, content.size() - partial_marker_length(content, marker)));
+      if (partial) {
+        const size_t held = std::max(partial_marker_length(content, marker),
+                                     bare.empty() ? 0 : partial_marker_length(content, bare));
+        content = rtrim(content.substr(0, content.size() - held));
+      }
       out.content = std::string(content);
       return;
     }

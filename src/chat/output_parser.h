@@ -51,6 +51,9 @@ struct ToolCallFormat {
   std::string key_open, key_close, value_open, value_close;
   // kNameThenJson: the id comes first, up to id_end, then the name (Solar Open).
   bool id_first = false;
+  // Where a call begins when the model leaves out call_start (Qwen3-Coder's models may
+  // write "<function=f>" without the "<tool_call>" before it); "" when it may not.
+  std::string bare_call_start;
   // kJsonObject / kJsonArray: a call is {"<name>": {arguments}} (Apertus).
   bool name_is_key = false;
   // Tagged formats, per request: the parameters whose schema type is "string", by tool.

@@ -116,6 +116,7 @@ void add_tagged_families(std::vector<Family>& t) {
     f.style = ToolCallStyle::kXmlParameters;
     f.call_start = "<tool_call>";
     f.call_end = "</tool_call>";
+    f.bare_call_start = "<function=";  // chat-templates.md §9: <tool_call> may be missing
     t.push_back({"qwen3-coder", {"<tool_call>", "<function=", "<parameter="}, {}, f});
   }
   {

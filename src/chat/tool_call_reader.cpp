@@ -494,8 +494,11 @@ CallReadResult read_sequence(const ToolCallFormat& f, std::string_view s, bool p
     if (listed && i < s.size() && s[i] == ',') i = skip_space(s, i + 1);
     if (i >= s.size()) break;
     if (!f.call_start.empty()) {
-      if (!starts_at(s, i, f.call_start)) break;
-      i = skip_space(s, i + f.call_start.size());
+      if (starts_at(s, i, f.call_start)) {
+        i = skip_space(s, i + f.call_start.size());
+      } else if (f.bare_call_start.empty() || !starts_at(s, i, f.bare_call_start)) {
+        break;
+      }
     }
     CallRead r = read_one(f, s, i);
     if (r.end == npos) {

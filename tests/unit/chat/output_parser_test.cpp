@@ -58,6 +58,29 @@ TEST(OutputParser, MarkersBeingGeneratedAreHeldBack) {
   EXPECT_TRUE(parse_output(s, "<tool_call>\n{\"name\": \"f", true).tool_calls.empty());
 }
 
+// Qwen3-Coder's models may leave out the opening <tool_call> (chat-templates.md §9).
+TEST(OutputParser, QwenCoderCallsWithoutTheirOpeningTag) {
+  OutputSyntax s;
+  s.tools = tool_call_format("{{ '<tool_call>' }}<function=<parameter=");
+  s.tools.string_params["get_weather"] = {"city"};
+  s.parse_tool_calls = true;
+  const std::string call =
+      "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>";
+  for (const std::string& output : {"Sure.\n" + call, "Sure.\n" + call + "\n</tool_call>",
+                                    "Sure.\n<tool_call>\n" + call + "\n" + call}) {
+    SCOPED_TRACE(output);
+    ParsedMessage m = parse_output(s, output, false);
+    EXPECT_EQ(m.content, "Sure.");
+    ASSERT_FALSE(m.tool_calls.empty());
+    EXPECT_EQ(m.tool_calls[0].name, "get_weather");
+    EXPECT_EQ(m.tool_calls[0].arguments, R"({"city":"Paris"})");
+  }
+  EXPECT_EQ(parse_output(s, "Sure.\n" + call + "\n" + call, false).tool_calls.size(), 2u);
+  // While streaming, the start of either marker is held back.
+  EXPECT_EQ(parse_output(s, "Sure.\n<func", true).content, "Sure.");
+  EXPECT_EQ(parse_output(s, "Sure.\n<tool_c", true).content, "Sure.");
+}
+
 TEST(OutputParser, ACallThatCannotBeReadIsContent) {
   OutputSyntax s = qwen();
   s.parse_tool_calls = true;
