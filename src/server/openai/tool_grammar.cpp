@@ -223,10 +223,10 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
                                            std::optional<ToolGrammar>& out) {
   out.reset();
   const chat::ToolCallFormat& f = syntax.tools;
-  const bool supported = f.style == chat::ToolCallStyle::kJsonObject ||
-                         f.style == chat::ToolCallStyle::kJsonArray ||
-                         f.style == chat::ToolCallStyle::kNameThenJson ||
-                         f.style == chat::ToolCallStyle::kHarmony || tagged(f);
+  const bool supported =
+      f.style == chat::ToolCallStyle::kJsonObject || f.style == chat::ToolCallStyle::kJsonArray ||
+      f.style == chat::ToolCallStyle::kNameThenJson || f.style == chat::ToolCallStyle::kHarmony ||
+      f.style == chat::ToolCallStyle::kPythonCalls || tagged(f);
   if (!supported || tools.empty()) return std::nullopt;
   std::string rules;
   std::string alternatives;
@@ -235,6 +235,8 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
     std::string body;
     if (tagged(f)) {
       if (auto err = tagged_call_rule(f, tools[i], prefix, rules, body)) return err;
+    } else if (f.style == chat::ToolCallStyle::kPythonCalls) {
+      if (auto err = python_call_rule(tools[i], prefix, rules, body)) return err;
     } else {
       if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
       body = call_body(f, tools[i], prefix + "root");
@@ -253,6 +255,10 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
     calls = "\"[\" space tool-call " +
             std::string(syntax.parallel_tool_calls ? "( \",\" space tool-call )* " : "") +
             "space \"]\"";
+  } else if (f.style == chat::ToolCallStyle::kPythonCalls) {
+    // <|tool_call_start|>[f(...), g(...)]<|tool_call_end|> — a Python list of calls.
+    calls =
+        "tool-call" + std::string(syntax.parallel_tool_calls ? " ( \",\" space tool-call )*" : "");
   } else {
     // A forced call whose start marker the generation prompt already wrote (Functionary
     // v3.2's ">>>") begins with the call itself.

@@ -41,6 +41,10 @@ std::string gbnf_literal(const std::string& text);
 
 // The families that write parameters in tags (tool_grammar_tags.cpp): `body` receives the
 // rule body of one call of `tool` (without the call's markers), its rules go to `rules`.
+// One LFM2 call, f(k=value, ...), of `tool`: its rule body, its value rules in `rules`.
+std::optional<ApiError> python_call_rule(const chat::Tool& tool, const std::string& prefix,
+                                         std::string& rules, std::string& body);
+
 std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
                                          const std::string& prefix, std::string& rules,
                                          std::string& body);

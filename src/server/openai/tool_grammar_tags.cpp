@@ -2,7 +2,7 @@
 // Seed-OSS <parameter=k>, GLM <arg_key>/<arg_value>, MiniMax M2 and DSML invoke tags): the
 // tool's properties in schema order, the required ones always, the others optional; a
 // string parameter is text without '<' (or one of its enum values), any other a JSON value
-// of its schema.
+// of its schema. LFM2's Python calls: f(k=value, ...) with JSON values.
 #include "json_schema/json_schema.h"
 #include "server/json_util.h"
 #include "server/openai/tool_grammar.h"
@@ -14,6 +14,10 @@ namespace {
 bool is_string_schema(const Json& schema) {
   return schema.is_object() && schema.contains("type") && schema["type"] == "string";
 }
+
+std::optional<ApiError> json_value_rule(const chat::Tool& tool, const std::string& key,
+                                        const Json& schema, const std::string& prefix,
+                                        std::string& rules, std::string& rule);
 
 // The value rule of one parameter (its rules appended to `rules`).
 std::optional<ApiError> value_rule(const chat::Tool& tool, const std::string& key,
@@ -37,6 +41,13 @@ std::optional<ApiError> value_rule(const chat::Tool& tool, const std::string& ke
     rules += rule + " ::= [^<]" + repeat + "\n";
     return std::nullopt;
   }
+  return json_value_rule(tool, key, schema, prefix, rules, rule);
+}
+
+// A parameter's value as JSON of its schema (its rules appended to `rules`).
+std::optional<ApiError> json_value_rule(const chat::Tool& tool, const std::string& key,
+                                        const Json& schema, const std::string& prefix,
+                                        std::string& rules, std::string& rule) {
   Result<json_schema::Conversion> converted = json_schema::convert(schema);
   if (!converted.is_ok()) {
     return invalid_request("Invalid parameters schema of tool '" + tool.name + "' (parameter '" +
@@ -120,6 +131,43 @@ std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const ch
     body += " " + (required.count(key) ? text : "( " + text + " )?");
   }
   body += call_tail(f);
+  return std::nullopt;
+}
+
+std::optional<ApiError> python_call_rule(const chat::Tool& tool, const std::string& prefix,
+                                         std::string& rules, std::string& body) {
+  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
+  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+  const Json properties = schema.value("properties", Json::object());
+  std::set<std::string> required;
+  if (schema.contains("required") && schema["required"].is_array()) {
+    for (const Json& r : schema["required"]) {
+      if (r.is_string()) required.insert(r.get<std::string>());
+    }
+  }
+  // k=value with the value JSON of its schema (a JSON string is a Python string too).
+  std::vector<std::string> needed, optional;
+  size_t n = 0;
+  for (const auto& [key, property] : properties.items()) {
+    std::string value;
+    const std::string param_prefix = prefix + "p" + std::to_string(n++) + "-";
+    if (auto err = json_value_rule(tool, key, property, param_prefix, rules, value)) return err;
+    const std::string text = gbnf_literal(key + "=") + " " + value;
+    (required.count(key) ? needed : optional).push_back(text);
+  }
+  // The required arguments first, each optional one after them; without required ones,
+  // any of the arguments, comma-separated.
+  std::string params;
+  for (const std::string& p : needed) params += (params.empty() ? "" : " \", \" ") + p;
+  if (!needed.empty()) {
+    for (const std::string& p : optional) params += " ( \", \" " + p + " )?";
+  } else if (!optional.empty()) {
+    std::string any;
+    for (const std::string& p : optional) any += (any.empty() ? "( " : " | ") + p;
+    any += " )";
+    params = "( " + any + " ( \", \" " + any + " )* )?";
+  }
+  body = gbnf_literal(tool.name + "(") + (params.empty() ? "" : " " + params) + " \")\"";
   return std::nullopt;
 }
 

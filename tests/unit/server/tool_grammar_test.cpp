@@ -84,6 +84,9 @@ std::vector<Family> families() {
       {"openbmb-MiniCPM5-1B.jinja", "minicpm5",
        "<function name=\"get_weather\"><param name=\"city\">Paris</param>"
        "<param name=\"days\">3</param></function>"},
+      // LFM2/LFM2.5: a Python list of calls, values JSON of their schema.
+      {"LFM2.5-8B-A1B.jinja", "lfm2",
+       "<|tool_call_start|>[get_weather(city=\"Paris\", days=3)]<|tool_call_end|>"},
       {"tencent-Hy3.jinja", "hy3",
        "<tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n"
        "<arg_key:opensource>city</arg_key:opensource>\n<arg_value:opensource>Paris"
@@ -123,9 +126,10 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     EXPECT_FALSE(required->lazy);
     EXPECT_TRUE(accepts(required->gbnf, f.call));
     EXPECT_FALSE(accepts(required->gbnf, replace(f.call, "get_weather", "get_wether")));
-    const std::string bad = f.call.find(kArgs) != std::string::npos
-                                ? replace(f.call, kArgs, kBadArgs)
-                                : replace(replace(f.call, "\n3\n", "\n9\n"), ">3<", ">9<");
+    const std::string bad =
+        f.call.find(kArgs) != std::string::npos
+            ? replace(f.call, kArgs, kBadArgs)
+            : replace(replace(replace(f.call, "\n3\n", "\n9\n"), ">3<", ">9<"), "days=3", "days=9");
     EXPECT_NE(bad, f.call);
     EXPECT_FALSE(accepts(required->gbnf, bad));
     EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
@@ -215,6 +219,26 @@ TEST(ToolGrammar, FunctionaryV32CallsStartInTheGenerationPrompt) {
   EXPECT_EQ(chat::parse_output(syntax, "all\nHi", true).content, "Hi");
   syntax.parse_tool_calls = false;
   EXPECT_EQ(chat::parse_output(syntax, "all\nHello there", false).content, "Hello there");
+}
+
+TEST(ToolGrammar, PythonCallsTakeRequiredArgumentsFirst) {
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("<|tool_call_start|>");
+  syntax.parse_tool_calls = true;
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
+  const std::string start = "<|tool_call_start|>[";
+  const std::string end = "]<|tool_call_end|>";
+  EXPECT_TRUE(accepts(g->gbnf, start + "get_time()" + end));
+  EXPECT_TRUE(accepts(g->gbnf, start + "get_time(zone=\"UTC\")" + end));
+  EXPECT_FALSE(accepts(g->gbnf, start + "get_time(zone=\"EST\")" + end));
+  EXPECT_FALSE(accepts(g->gbnf, start + "get_weather(city=\"Paris\")" + end));
+  EXPECT_TRUE(accepts(g->gbnf, start + "get_weather(city=\"Paris\", days=3), get_time()" + end));
+  chat::ParsedMessage parsed = chat::parse_output(
+      syntax, start + "get_weather(city=\"Paris\", days=3), get_time()" + end, false);
+  ASSERT_EQ(parsed.tool_calls.size(), 2u);
+  EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments), Json::parse(kArgs));
+  EXPECT_EQ(parsed.tool_calls[1].arguments, "{}");
 }
 
 TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
