@@ -107,20 +107,33 @@ std::string call_tail(const chat::ToolCallFormat& f) {
   }
 }
 
+// A tool's parameters schema: its properties (in schema order) and the required names.
+struct ToolParameters {
+  Json properties = Json::object();
+  std::set<std::string> required;
+};
+
+ToolParameters tool_parameters(const chat::Tool& tool) {
+  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
+  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+  ToolParameters out;
+  out.properties = schema.value("properties", Json::object());
+  if (schema.contains("required") && schema["required"].is_array()) {
+    for (const Json& r : schema["required"]) {
+      if (r.is_string()) out.required.insert(r.get<std::string>());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
                                          const std::string& prefix, std::string& rules,
                                          std::string& body) {
-  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
-  const Json properties = schema.value("properties", Json::object());
-  std::set<std::string> required;
-  if (schema.contains("required") && schema["required"].is_array()) {
-    for (const Json& r : schema["required"]) {
-      if (r.is_string()) required.insert(r.get<std::string>());
-    }
-  }
+  const ToolParameters schema = tool_parameters(tool);
+  const Json& properties = schema.properties;
+  const std::set<std::string>& required = schema.required;
   body = call_head(f, tool.name);
   size_t n = 0;
   for (const auto& [key, property] : properties.items()) {
@@ -136,15 +149,9 @@ std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const ch
 
 std::optional<ApiError> python_call_rule(const chat::Tool& tool, const std::string& prefix,
                                          std::string& rules, std::string& body) {
-  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
-  const Json properties = schema.value("properties", Json::object());
-  std::set<std::string> required;
-  if (schema.contains("required") && schema["required"].is_array()) {
-    for (const Json& r : schema["required"]) {
-      if (r.is_string()) required.insert(r.get<std::string>());
-    }
-  }
+  const ToolParameters schema = tool_parameters(tool);
+  const Json& properties = schema.properties;
+  const std::set<std::string>& required = schema.required;
   // k=value with the value JSON of its schema (a JSON string is a Python string too).
   std::vector<std::string> needed, optional;
   size_t n = 0;
