@@ -47,6 +47,9 @@ struct Call {
   std::string arguments;
 };
 
+std::vector<Call> calls_of_message(const Json& reply);
+std::vector<Call> calls_of_stream(const std::string& body);
+
 class ForcedToolCalls : public StoriesServer {
  protected:
   void SetUp() override {
@@ -108,6 +111,26 @@ class ForcedToolCalls : public StoriesServer {
     ProcessResult r = run_process(
         {kPython, std::string(HEARTH_SOURCE_DIR) + "/tests/server/validate_schemas.py", path}, 120);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+
+  // `n` seeded required calls, answered whole and streamed: the stream's arguments equal
+  // the answer's, and the answer's calls validate.
+  void required_calls_streamed_and_not(const std::string& label, int n) {
+    parallel(n, [&](int seed) {
+      int status = 0;
+      Json reply = post_json(port(), "/v1/chat/completions", chat_body(seed, false), &status);
+      EXPECT_EQ(status, 200) << reply.dump();
+      std::vector<Call> whole = calls_of_message(reply);
+      collect(label + " seed " + std::to_string(seed), whole);
+      HttpReply stream =
+          http_request(port(), "POST", "/v1/chat/completions", chat_body(seed, true).dump());
+      std::vector<Call> streamed = calls_of_stream(stream.body);
+      ASSERT_EQ(streamed.size(), whole.size()) << label << " seed " << seed;
+      for (size_t i = 0; i < whole.size(); ++i) {
+        EXPECT_EQ(streamed[i].arguments, whole[i].arguments);
+      }
+    });
+    validate_all(static_cast<size_t>(n));
   }
 
   std::mutex mutex_;
@@ -227,37 +250,11 @@ class ForcedDerivedToolCalls : public ForcedToolCalls {
 };
 
 TEST_F(ForcedDerivedToolCalls, DerivedSyntaxRequiredStreamedAndNot) {
-  constexpr int kDerived = 12;
-  parallel(kDerived, [&](int seed) {
-    int status = 0;
-    Json reply = post_json(port(), "/v1/chat/completions", chat_body(seed, false), &status);
-    EXPECT_EQ(status, 200) << reply.dump();
-    std::vector<Call> whole = calls_of_message(reply);
-    collect("derived seed " + std::to_string(seed), whole);
-    HttpReply stream =
-        http_request(port(), "POST", "/v1/chat/completions", chat_body(seed, true).dump());
-    std::vector<Call> streamed = calls_of_stream(stream.body);
-    ASSERT_EQ(streamed.size(), whole.size()) << "seed " << seed;
-    for (size_t i = 0; i < whole.size(); ++i) EXPECT_EQ(streamed[i].arguments, whole[i].arguments);
-  });
-  validate_all(kDerived);
+  required_calls_streamed_and_not("derived", 12);
 }
 
 TEST_F(ForcedTaggedToolCalls, QwenCoderRequiredStreamedAndNot) {
-  constexpr int kTagged = 24;
-  parallel(kTagged, [&](int seed) {
-    int status = 0;
-    Json reply = post_json(port(), "/v1/chat/completions", chat_body(seed, false), &status);
-    EXPECT_EQ(status, 200) << reply.dump();
-    std::vector<Call> whole = calls_of_message(reply);
-    collect("coder seed " + std::to_string(seed), whole);
-    HttpReply stream =
-        http_request(port(), "POST", "/v1/chat/completions", chat_body(seed, true).dump());
-    std::vector<Call> streamed = calls_of_stream(stream.body);
-    ASSERT_EQ(streamed.size(), whole.size()) << "seed " << seed;
-    for (size_t i = 0; i < whole.size(); ++i) EXPECT_EQ(streamed[i].arguments, whole[i].arguments);
-  });
-  validate_all(kTagged);
+  required_calls_streamed_and_not("coder", 24);
 }
 
 TEST_F(ForcedToolCalls, MessagesToolChoiceAny) {
