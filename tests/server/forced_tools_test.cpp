@@ -249,6 +249,19 @@ class ForcedDerivedToolCalls : public ForcedToolCalls {
   }
 };
 
+// Gemma 4: arguments in the template's own literal (bare keys, <|"|> strings), read back
+// as JSON that validates.
+class ForcedGemmaToolCalls : public ForcedToolCalls {
+ protected:
+  std::string template_path() const override {
+    return shared_path("templates/google-gemma-4-31B-it.jinja");
+  }
+};
+
+TEST_F(ForcedGemmaToolCalls, GemmaRequiredStreamedAndNot) {
+  required_calls_streamed_and_not("gemma-4", 24);
+}
+
 TEST_F(ForcedDerivedToolCalls, DerivedSyntaxRequiredStreamedAndNot) {
   required_calls_streamed_and_not("derived", 12);
 }

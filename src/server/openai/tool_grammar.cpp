@@ -226,7 +226,8 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   const bool supported =
       f.style == chat::ToolCallStyle::kJsonObject || f.style == chat::ToolCallStyle::kJsonArray ||
       f.style == chat::ToolCallStyle::kNameThenJson || f.style == chat::ToolCallStyle::kHarmony ||
-      f.style == chat::ToolCallStyle::kPythonCalls || tagged(f);
+      f.style == chat::ToolCallStyle::kPythonCalls || f.style == chat::ToolCallStyle::kGemmaCalls ||
+      tagged(f);
   if (!supported || tools.empty()) return std::nullopt;
   std::string rules;
   std::string alternatives;
@@ -237,6 +238,8 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
       if (auto err = tagged_call_rule(f, tools[i], prefix, rules, body)) return err;
     } else if (f.style == chat::ToolCallStyle::kPythonCalls) {
       if (auto err = python_call_rule(tools[i], prefix, rules, body)) return err;
+    } else if (f.style == chat::ToolCallStyle::kGemmaCalls) {
+      if (auto err = gemma_call_rule(tools[i], prefix, rules, body)) return err;
     } else {
       if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
       body = call_body(f, tools[i], prefix + "root");
@@ -244,6 +247,7 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
     rules += "tool-call-" + std::to_string(i) + " ::= " + body + "\n";
     alternatives += (i == 0 ? "" : " | ") + std::string("tool-call-") + std::to_string(i);
   }
+  if (f.style == chat::ToolCallStyle::kGemmaCalls) rules += gemma_value_rules();
   rules += "tag-space ::= [ \\n]{0,2}\n";
   rules += "tool-call ::= " + alternatives + "\n";
   rules += "tool-id ::= \"\\\"\" [a-zA-Z0-9]{1,32} \"\\\"\"\n";

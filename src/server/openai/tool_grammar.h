@@ -39,12 +39,18 @@ std::string bounded_numbers(std::string gbnf);
 // A GBNF string literal for `text`.
 std::string gbnf_literal(const std::string& text);
 
-// The families that write parameters in tags (tool_grammar_tags.cpp): `body` receives the
-// rule body of one call of `tool` (without the call's markers), its rules go to `rules`.
 // One LFM2 call, f(k=value, ...), of `tool`: its rule body, its value rules in `rules`.
 std::optional<ApiError> python_call_rule(const chat::Tool& tool, const std::string& prefix,
                                          std::string& rules, std::string& body);
 
+// One Gemma 4 call, name{k:v,...}, of `tool` (tool_grammar_gemma.cpp): its rule body, its
+// value rules in `rules`; they use the shared rules of gemma_value_rules().
+std::optional<ApiError> gemma_call_rule(const chat::Tool& tool, const std::string& prefix,
+                                        std::string& rules, std::string& body);
+std::string gemma_value_rules();
+
+// The families that write parameters in tags (tool_grammar_tags.cpp): `body` receives the
+// rule body of one call of `tool` (without the call's markers), its rules go to `rules`.
 std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
                                          const std::string& prefix, std::string& rules,
                                          std::string& body);

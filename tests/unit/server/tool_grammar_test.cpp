@@ -129,7 +129,9 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     const std::string bad =
         f.call.find(kArgs) != std::string::npos
             ? replace(f.call, kArgs, kBadArgs)
-            : replace(replace(replace(f.call, "\n3\n", "\n9\n"), ">3<", ">9<"), "days=3", "days=9");
+            : replace(replace(replace(replace(f.call, "\n3\n", "\n9\n"), ">3<", ">9<"), "days=3",
+                              "days=9"),
+                      "days:3", "days:9");
     EXPECT_NE(bad, f.call);
     EXPECT_FALSE(accepts(required->gbnf, bad));
     EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
@@ -239,6 +241,60 @@ TEST(ToolGrammar, PythonCallsTakeRequiredArgumentsFirst) {
   ASSERT_EQ(parsed.tool_calls.size(), 2u);
   EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments), Json::parse(kArgs));
   EXPECT_EQ(parsed.tool_calls[1].arguments, "{}");
+}
+
+// Gemma 4's arguments follow the schema in the template's literal: keys bare and sorted,
+// optional ones optional, enums, lists, nested objects and local $refs.
+TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("{{ '<|tool_call>call:' }}");
+  syntax.parse_tool_calls = true;
+  const std::vector<chat::Tool> gemma_tools = {
+      {"plan", "",
+       R"({"type":"object","$defs":{"stop":{"type":"object","properties":{)"
+       R"("Town":{"type":"string","maxLength":8},"nights":{"type":"integer","minimum":1}},)"
+       R"("required":["Town"]}},"properties":{"mode":{"enum":["rail","bus"]},)"
+       R"("stops":{"type":"array","items":{"$ref":"#/$defs/stop"},"maxItems":2},)"
+       R"("budget":{"type":["number","null"]},"notes":{}},"required":["stops"]})"}};
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax, gemma_tools, true, g).has_value());
+  ASSERT_TRUE(g.has_value());
+  auto call = [](const std::string& args) {
+    return "<|tool_call>call:plan" + args + "<tool_call|>";
+  };
+  const std::string q = "<|\"|>";
+  const std::string good = "{budget:12.5,mode:" + q + "bus" + q + ",notes:{a:[1," + q + "x<y" + q +
+                           "]},stops:[{nights:2,Town:" + q + "Oslo" + q + "},{Town:" + q + "Rome" +
+                           q + "}]}";
+  EXPECT_TRUE(accepts(g->gbnf, call(good)));
+  EXPECT_TRUE(accepts(g->gbnf, call("{stops:[]}")));
+  EXPECT_TRUE(accepts(g->gbnf, call("{budget:null,stops:[]}")));
+  EXPECT_FALSE(accepts(g->gbnf, call("{}")));  // stops is required
+  EXPECT_FALSE(accepts(g->gbnf, call("{stops:[],mode:" + q + "bus" + q + "}")));  // unsorted
+  EXPECT_FALSE(accepts(g->gbnf, call("{mode:" + q + "car" + q + ",stops:[]}")));  // enum
+  EXPECT_FALSE(accepts(g->gbnf, call("{stops:[{nights:2}]}")));  // Town is required
+  EXPECT_FALSE(accepts(g->gbnf, call("{stops:[{Town:" + q + "Amsterdam" + q + "}]}")));
+  EXPECT_FALSE(accepts(g->gbnf, call("{stops:[{nights:0,Town:" + q + "Oslo" + q + "}]}")));
+  EXPECT_FALSE(accepts(g->gbnf, call("{stops:[],extra:1}")));  // undeclared key
+  EXPECT_FALSE(accepts(g->gbnf, call("{stops:[{Town:" + q + "A" + q + "},{Town:" + q + "B" + q +
+                                     "},{Town:" + q + "C" + q + "}]}")));  // maxItems
+  chat::ParsedMessage parsed = chat::parse_output(syntax, call(good), false);
+  ASSERT_EQ(parsed.tool_calls.size(), 1u);
+  EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments),
+            Json::parse(R"({"budget":12.5,"mode":"bus","notes":{"a":[1,"x<y"]},)"
+                        R"("stops":[{"nights":2,"Town":"Oslo"},{"Town":"Rome"}]})"));
+  // A tool whose keys are all optional takes none of them too.
+  ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
+  EXPECT_TRUE(accepts(g->gbnf, "<|tool_call>call:get_time{}<tool_call|>"));
+  EXPECT_TRUE(
+      accepts(g->gbnf, "<|tool_call>call:get_time{zone:" + q + "CET" + q + "}<tool_call|>"));
+  EXPECT_FALSE(accepts(g->gbnf, "<|tool_call>call:get_time{zone:" + q + "X" + q + "}<tool_call|>"));
+  // A reference that does not resolve is the client's error.
+  std::optional<ApiError> err = build_tool_grammar(
+      syntax, {{"f", "", R"({"properties":{"x":{"$ref":"#/$defs/missing"}}})"}}, true, g);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->message.find("unresolvable $ref '#/$defs/missing'"), std::string::npos)
+      << err->message;
 }
 
 TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
