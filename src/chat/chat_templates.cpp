@@ -291,6 +291,7 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
   out.syntax.tools = tmpl.tool_format;
   out.syntax.harmony = tmpl.source.find("<|channel|>") != std::string::npos;
   out.additional_stops = additional_stops(tmpl.source);
+  out.autoparsed = !reference_has_dedicated_parser(tmpl.source);
   return out;
 }
 

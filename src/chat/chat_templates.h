@@ -67,6 +67,9 @@ struct ChatPrompt {
   // Stop strings the template's model needs besides its end-of-generation tokens, added
   // to the request's stop list (chat-templates.md §7: Laguna's "</assistant>").
   std::vector<std::string> additional_stops;
+  // The reference builds this template's parser with its differential autoparser (no
+  // dedicated handler): an unusable schema is then reported with the autoparser's lead-in.
+  bool autoparsed = false;
 };
 
 struct ChatTemplatesConfig {

@@ -298,4 +298,30 @@ std::string tool_call_family(const std::string& source) {
   return f != nullptr ? f->name : "none";
 }
 
+bool reference_has_dedicated_parser(const std::string& source) {
+  auto has = [&](std::string_view text) { return source.find(text) != std::string::npos; };
+  // The reference's detections, in its order; each names the texts its family's template
+  // is recognized by.
+  const bool ministral3 =
+      has("[SYSTEM_PROMPT]") && has("[TOOL_CALLS]") && has("[ARGS]") && !has("[CALL_ID]");
+  const bool glimmer = has("<atem:function_calls>") && has("<|eom|>");
+  const bool functionary32 = has(">>>all") && has(">>>${recipient}");
+  const bool kimi_k2 = has("<|tool_calls_section_begin|>") && has("<|tool_call_begin|>");
+  const bool kimi_k3 = has("<|open|>") && has("<|close|>") && has("<|end_of_msg|>");
+  const bool cohere2_moe = has("<|START_TEXT|>") && has("<|START_ACTION|>");
+  const bool lfm2 = (has("<|tool_list_start|>") && has("<|tool_list_end|>")) ||
+                    (has("List of tools: [") && !has("<|tool_list_start|>"));
+  const bool gigachat3 = has("<|role_sep|>") && has("<|message_sep|>") && !has("<|function_call|>");
+  const bool minimax_m3 = has("]<]minimax[>[") && has("<tool_call>") && has("<invoke name=");
+  const bool dsml =
+      has("dsml_token") && has("DSML") && (has("function_calls") || has("tool_calls"));
+  const bool gemma4 = has("'<|tool_call>call:'");
+  const bool minicpm5 =
+      has("Tool usage guidelines:") && has("<function name=\"") && has("<param name=\"");
+  const bool qwen3_coder = has("<tool_call>") && has("<function=") && has("<parameter=");
+  return ministral3 || has("<|channel|>") || glimmer || functionary32 || kimi_k2 || kimi_k3 ||
+         cohere2_moe || lfm2 || gigachat3 || minimax_m3 || dsml || gemma4 || minicpm5 ||
+         qwen3_coder;
+}
+
 }  // namespace hearth::chat

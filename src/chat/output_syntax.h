@@ -31,6 +31,11 @@ std::vector<std::string> additional_stops(const std::string& source);
 // template has no tool-call syntax (then tools are rendered but nothing is parsed back).
 ToolCallFormat tool_call_format(const std::string& source);
 
+// Whether the reference reads this template's output with a handler of its own (GPT-OSS,
+// Qwen3-Coder, Gemma 4, ...) rather than its differential autoparser. An autoparsed
+// template's grammar errors (an unusable schema) carry the autoparser's lead-in.
+bool reference_has_dedicated_parser(const std::string& source);
+
 // The name of the family (for tests and logs): "hermes", "qwen3-coder", ... or "none".
 std::string tool_call_family(const std::string& source);
 

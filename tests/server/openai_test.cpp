@@ -341,6 +341,39 @@ TEST_F(OpenAIRoutes, TranslationErrorsAreClientErrors) {
   }
 }
 
+// A schema the converter cannot use is the client's error, worded as the reference words
+// it for a template it reads with its autoparser (Qwen3's; openai-compat.md §4.12).
+TEST_F(OpenAIRoutes, UnusableSchemasCarryTheAutoparsersLeadIn) {
+  start_qwen3();
+  const std::string expected =
+      "Unable to generate parser for this template. Automatic parser generation failed: JSON "
+      "schema conversion failed:\nUnrecognized schema: {\"type\":\"foo\"}";
+  Json bad_tool = kWeatherTool;
+  bad_tool["function"]["parameters"] = Json{{"type", "foo"}};
+  const Json bodies[] = {
+      {{"messages", user_turn("hi")},
+       {"response_format",
+        {{"type", "json_schema"}, {"json_schema", {{"schema", {{"type", "foo"}}}}}}}},
+      {{"messages", user_turn("hi")}, {"json_schema", {{"type", "foo"}}}},
+      {{"messages", user_turn("hi")},
+       {"tools", Json::array({bad_tool})},
+       {"tool_choice", "required"}},
+  };
+  for (const Json& body : bodies) {
+    SCOPED_TRACE(body.dump());
+    HttpReply reply = http_request(port(), "POST", "/v1/chat/completions", body.dump());
+    EXPECT_EQ(reply.status, 400);
+    EXPECT_EQ(parse_or_null(reply.body)["error"]["message"], expected);
+  }
+  // The native route keeps its field-named message.
+  HttpReply native = http_request(port(), "POST", "/completion",
+                                  R"({"prompt":"hi","json_schema":{"type":"foo"}})");
+  EXPECT_EQ(native.status, 400);
+  EXPECT_EQ(parse_or_null(native.body)["error"]["message"].get<std::string>().rfind(
+                "Field 'json_schema': ", 0),
+            0u);
+}
+
 TEST_F(OpenAIRoutes, TextCompletionsStreamEndsWithDone) {
   start();
   Json body = {{"prompt", Json::array({"Once upon a time", "The cat"})},

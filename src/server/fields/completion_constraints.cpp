@@ -35,33 +35,6 @@ ApiError trigger_error(const std::string& why) {
   return invalid_request("Field 'grammar_triggers': " + why);
 }
 
-// The schema a `response_format` asks for (openai-compat.md §4.7, as without Jinja): none for
-// "text"; for "json_object" its `schema`, else {} unless `json_schema` was sent; for
-// "json_schema" its json_schema.schema (else {}). The reference's native routes ignore the
-// member; Hearth honours it (a recorded difference).
-std::optional<Json> response_format_schema(const Json& body, bool has_schema) {
-  auto rf = body.find("response_format");
-  if (rf == body.end() || rf->is_null()) return std::nullopt;
-  auto type_it = rf->find("type");
-  const std::string type =
-      type_it == rf->end() || type_it->is_null() ? "text" : type_it->get<std::string>();
-  if (type == "json_object") {
-    auto inner = rf->find("schema");
-    if (inner != rf->end() && !inner->is_null()) return *inner;
-    if (!has_schema) return Json::object();
-    return std::nullopt;
-  }
-  if (type == "json_schema") {
-    auto js = rf->find("json_schema");
-    if (js != rf->end() && js->is_object()) {
-      auto inner = js->find("schema");
-      if (inner != js->end() && !inner->is_null()) return *inner;
-    }
-    return Json::object();
-  }
-  return std::nullopt;  // "text"
-}
-
 std::optional<ApiError> convert_schema(const Json& schema, const std::string& field,
                                        std::string& text) {
   auto converted = json_schema::to_gbnf(schema);
@@ -140,6 +113,33 @@ std::optional<ApiError> resolve_trigger(GrammarTrigger trigger, const tokenizer:
 }
 
 }  // namespace
+
+// The schema a `response_format` asks for (openai-compat.md §4.7, as without Jinja): none for
+// "text"; for "json_object" its `schema`, else {} unless `json_schema` was sent; for
+// "json_schema" its json_schema.schema (else {}). The reference's native routes ignore the
+// member; Hearth honours it (a recorded difference).
+std::optional<Json> response_format_schema(const Json& body, bool has_schema) {
+  auto rf = body.find("response_format");
+  if (rf == body.end() || rf->is_null()) return std::nullopt;
+  auto type_it = rf->find("type");
+  const std::string type =
+      type_it == rf->end() || type_it->is_null() ? "text" : type_it->get<std::string>();
+  if (type == "json_object") {
+    auto inner = rf->find("schema");
+    if (inner != rf->end() && !inner->is_null()) return *inner;
+    if (!has_schema) return Json::object();
+    return std::nullopt;
+  }
+  if (type == "json_schema") {
+    auto js = rf->find("json_schema");
+    if (js != rf->end() && js->is_object()) {
+      auto inner = js->find("schema");
+      if (inner != js->end() && !inner->is_null()) return *inner;
+    }
+    return Json::object();
+  }
+  return std::nullopt;  // "text"
+}
 
 std::optional<ApiError> check_schema_value(const Json& v, const std::string& used,
                                            CompletionSettings&, const FieldContext&) {

@@ -5,8 +5,10 @@
 #include <limits>
 #include <memory>
 
+#include "json_schema/json_schema.h"
 #include "server/chat_request.h"
 #include "server/completion_run.h"
+#include "server/fields/completion_fields.h"
 #include "server/openai/openai_routes.h"
 #include "server/openai/tool_grammar.h"
 #include "server/request_body.h"
@@ -142,6 +144,32 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
   return std::nullopt;
 }
 
+// The output's constraints (a response_format or json_schema, the tools' grammar) as the
+// reference reports them when they cannot be built: the converter's message, led in by the
+// autoparser's for a template the reference reads with it (openai-compat.md §4.12).
+std::optional<ApiError> add_output_constraints(const Json& body, const ChatPromptRequest& chat,
+                                               const chat::OutputSyntax& syntax, bool jinja,
+                                               Json& native) {
+  std::optional<ApiError> err;
+  if (jinja && has_schema_constraint(body)) {
+    auto schema = body.find("json_schema");
+    const bool has_schema = schema != body.end() && !schema->is_null();
+    std::optional<Json> wanted = fields::response_format_schema(body, has_schema);
+    if (!wanted && has_schema) wanted = *schema;
+    if (wanted) {
+      Result<std::string> converted = json_schema::to_gbnf(*wanted);
+      if (!converted.is_ok()) err = invalid_request(converted.status().message());
+    }
+  }
+  if (!err) err = add_tool_grammar(body, chat, syntax, native);
+  if (err && chat.prompt.autoparsed) {
+    err->message =
+        "Unable to generate parser for this template. Automatic parser generation failed: " +
+        err->message;
+  }
+  return err;
+}
+
 // The template's own stop strings after the request's (a string stop becomes a list; a
 // stop of the wrong type is left for the field table to refuse).
 void add_template_stops(const std::vector<std::string>& stops, Json& native) {
@@ -211,7 +239,9 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   chat::OutputSyntax syntax = output_syntax(s, body, chat);
   Json native = native_body(body);
   add_template_stops(chat.prompt.additional_stops, native);
-  if (auto err = add_tool_grammar(body, chat, syntax, native)) return err;
+  if (auto err = add_output_constraints(body, chat, syntax, chat_settings.use_jinja, native)) {
+    return err;
+  }
   out.settings = std::make_shared<CompletionSettings>();
   if (auto err = parse_completion_settings(native, request_defaults(s), tok, *out.settings,
                                            fields::kCompletion)) {

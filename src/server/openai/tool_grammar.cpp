@@ -58,8 +58,7 @@ std::optional<ApiError> arguments_rule(const chat::Tool& tool, const std::string
   if (schema.empty()) schema = Json{{"type", "object"}};
   Result<json_schema::Conversion> converted = json_schema::convert(schema);
   if (!converted.is_ok()) {
-    return invalid_request("Invalid parameters schema of tool '" + tool.name +
-                           "': " + converted.status().message());
+    return invalid_request(converted.status().message());
   }
   rules += prefix_rules(bounded_numbers(converted->gbnf), prefix);
   return std::nullopt;

@@ -87,7 +87,8 @@ class GemmaRules {
   }
 
   std::optional<ApiError> error(const std::string& what) const {
-    return invalid_request("Invalid parameters schema of tool '" + tool_.name + "': " + what);
+    return invalid_request("JSON schema conversion failed:\n" + what + " (tool '" + tool_.name +
+                           "')");
   }
 
   // A local reference (#/$defs/x, #/definitions/x): one rule per target, so recursive
@@ -165,7 +166,7 @@ class GemmaRules {
     if (kind == "integer" || kind == "number" || kind == "boolean" || kind == "null") {
       return scalar(schema, body);
     }
-    if (!kind.empty()) return error("unknown type '" + kind + "'");
+    if (!kind.empty()) return scalar(schema, body);  // the converter names what it lacks
     body = "gemma-value";
     return std::nullopt;
   }
@@ -185,7 +186,7 @@ class GemmaRules {
   // Numbers, integers, booleans and null read as JSON does: the converter's rules.
   std::optional<ApiError> scalar(const Json& schema, std::string& body) {
     Result<json_schema::Conversion> converted = json_schema::convert(schema);
-    if (!converted.is_ok()) return error(converted.status().message());
+    if (!converted.is_ok()) return invalid_request(converted.status().message());
     const std::string prefix = prefix_ + "j" + std::to_string(count_++) + "-";
     std::string gbnf = bounded_numbers(converted->gbnf);
     // No space after a value: the template writes none.

@@ -15,13 +15,11 @@ bool is_string_schema(const Json& schema) {
   return schema.is_object() && schema.contains("type") && schema["type"] == "string";
 }
 
-std::optional<ApiError> json_value_rule(const chat::Tool& tool, const std::string& key,
-                                        const Json& schema, const std::string& prefix,
+std::optional<ApiError> json_value_rule(const Json& schema, const std::string& prefix,
                                         std::string& rules, std::string& rule);
 
 // The value rule of one parameter (its rules appended to `rules`).
-std::optional<ApiError> value_rule(const chat::Tool& tool, const std::string& key,
-                                   const Json& schema, const std::string& prefix,
+std::optional<ApiError> value_rule(const Json& schema, const std::string& prefix,
                                    std::string& rules, std::string& rule) {
   rule = prefix + "value";
   if (is_string_schema(schema)) {
@@ -41,17 +39,15 @@ std::optional<ApiError> value_rule(const chat::Tool& tool, const std::string& ke
     rules += rule + " ::= [^<]" + repeat + "\n";
     return std::nullopt;
   }
-  return json_value_rule(tool, key, schema, prefix, rules, rule);
+  return json_value_rule(schema, prefix, rules, rule);
 }
 
 // A parameter's value as JSON of its schema (its rules appended to `rules`).
-std::optional<ApiError> json_value_rule(const chat::Tool& tool, const std::string& key,
-                                        const Json& schema, const std::string& prefix,
+std::optional<ApiError> json_value_rule(const Json& schema, const std::string& prefix,
                                         std::string& rules, std::string& rule) {
   Result<json_schema::Conversion> converted = json_schema::convert(schema);
   if (!converted.is_ok()) {
-    return invalid_request("Invalid parameters schema of tool '" + tool.name + "' (parameter '" +
-                           key + "'): " + converted.status().message());
+    return invalid_request(converted.status().message());
   }
   rules += prefix_rules(bounded_numbers(converted->gbnf), prefix);
   rule = prefix + "root";
@@ -139,7 +135,7 @@ std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const ch
   for (const auto& [key, property] : properties.items()) {
     std::string value;
     const std::string param_prefix = prefix + "p" + std::to_string(n++) + "-";
-    if (auto err = value_rule(tool, key, property, param_prefix, rules, value)) return err;
+    if (auto err = value_rule(property, param_prefix, rules, value)) return err;
     const std::string text = param_text(f, key, value, is_string_schema(property));
     body += " " + (required.count(key) ? text : "( " + text + " )?");
   }
@@ -158,7 +154,7 @@ std::optional<ApiError> python_call_rule(const chat::Tool& tool, const std::stri
   for (const auto& [key, property] : properties.items()) {
     std::string value;
     const std::string param_prefix = prefix + "p" + std::to_string(n++) + "-";
-    if (auto err = json_value_rule(tool, key, property, param_prefix, rules, value)) return err;
+    if (auto err = json_value_rule(property, param_prefix, rules, value)) return err;
     const std::string text = gbnf_literal(key + "=") + " " + value;
     (required.count(key) ? needed : optional).push_back(text);
   }

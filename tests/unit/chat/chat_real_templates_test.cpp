@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "chat/output_syntax.h"
 #include "support/test_paths.h"
 #include "unit/chat/chat_test_util.h"
 
@@ -124,6 +125,47 @@ TEST(ChatRealTemplates, Qwen3RendersToolCallsAndResults) {
             std::string::npos)
       << prompt;
   EXPECT_NE(prompt.find("<tool_response>\nsunny\n</tool_response>"), std::string::npos) << prompt;
+}
+
+// Which templates the reference reads with a handler of its own (their grammar errors are
+// bare) and which with its autoparser (the errors carry its lead-in).
+TEST(ChatRealTemplates, DedicatedParsersAsTheReferenceDetectsThem) {
+  const char* const dedicated[] = {"openai-gpt-oss-120b.jinja",
+                                   "Qwen3-Coder.jinja",
+                                   "Qwen3.5-4B.jinja",
+                                   "google-gemma-4-31B-it.jinja",
+                                   "deepseek-ai-DeepSeek-V3.2.jinja",
+                                   "deepseek-ai-DeepSeek-V4.jinja",
+                                   "moonshotai-Kimi-K2.jinja",
+                                   "Kimi-K3.jinja",
+                                   "MiniMax-M3.jinja",
+                                   "muse-glimmer.jinja",
+                                   "LFM2.5-8B-A1B.jinja",
+                                   "openbmb-MiniCPM5-1B.jinja",
+                                   "meetkai-functionary-medium-v3.2.jinja",
+                                   "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+                                   "Cohere2MoE.jinja",
+                                   "GigaChat3-10B-A1.8B.jinja"};
+  const char* const autoparsed[] = {
+      "Qwen-Qwen3-0.6B.jinja", "meta-llama-Llama-3.1-8B-Instruct.jinja",
+      "GLM-4.6.jinja",         "Mistral-Small-3.2-24B-Instruct-2506.jinja",
+      "MiniMax-M2.jinja",      "deepseek-ai-DeepSeek-V3.1.jinja",
+      "Qwen-QwQ-32B.jinja",    "GigaChat3.1-10B-A1.8B.jinja"};
+  for (const char* name : dedicated) {
+    EXPECT_TRUE(reference_has_dedicated_parser(
+        hearth::test::read_file(hearth::test::shared_path(std::string("templates/") + name))))
+        << name;
+  }
+  for (const char* name : autoparsed) {
+    EXPECT_FALSE(reference_has_dedicated_parser(
+        hearth::test::read_file(hearth::test::shared_path(std::string("templates/") + name))))
+        << name;
+  }
+  auto t = load("Qwen-Qwen3-0.6B.jinja");
+  ASSERT_NE(t, nullptr);
+  Result<ChatPrompt> p = t->apply(conversation({msg("user", "Hi")}));
+  ASSERT_TRUE(p.is_ok());
+  EXPECT_TRUE(p->autoparsed);
 }
 
 }  // namespace

@@ -293,7 +293,8 @@ TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
   std::optional<ApiError> err = build_tool_grammar(
       syntax, {{"f", "", R"({"properties":{"x":{"$ref":"#/$defs/missing"}}})"}}, true, g);
   ASSERT_TRUE(err.has_value());
-  EXPECT_NE(err->message.find("unresolvable $ref '#/$defs/missing'"), std::string::npos)
+  EXPECT_EQ(err->message,
+            "JSON schema conversion failed:\nunresolvable $ref '#/$defs/missing' (tool 'f')")
       << err->message;
 }
 
@@ -329,9 +330,9 @@ TEST(ToolGrammar, BadParameterSchemaIsTheClientsError) {
   std::optional<ApiError> err =
       build_tool_grammar(syntax, {{"f", "", R"({"type":"foo"})"}}, true, g);
   ASSERT_TRUE(err.has_value());
-  EXPECT_EQ(
-      err->message.rfind("Invalid parameters schema of tool 'f': JSON schema conversion failed", 0),
-      0u)
+  EXPECT_EQ(err->message.rfind(
+                "JSON schema conversion failed:\nUnrecognized schema: {\"type\":\"foo\"}", 0),
+            0u)
       << err->message;
 }
 
