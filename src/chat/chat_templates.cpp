@@ -277,6 +277,8 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
       header.resize(header.find(tags->start));
     }
     out.syntax.content_start = content_start(tmpl.source);
+    out.syntax.content_end = content_end(tmpl.source);
+    out.syntax.message_end = message_end(tmpl.source);
     // A header that already began the content's lead-in (Functionary v3.2's ">>>") leaves
     // it to the output's parse.
     header.resize(header.size() - lead_in_overlap(header, out.syntax.content_start));

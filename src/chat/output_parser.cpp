@@ -145,6 +145,30 @@ void parse_body(const OutputSyntax& syntax, std::string_view body, bool partial,
   out.tool_calls = std::move(calls.calls);
 }
 
+// The body without the closers of its content and message (Kimi K3): the content's closer
+// is dropped where it stands (the calls' section may follow it), the message ends at its
+// first closer. While streaming, a closer still being written is held back.
+std::string without_closers(const OutputSyntax& syntax, std::string_view body, bool partial) {
+  std::string out(body);
+  if (syntax.content_end.empty() && syntax.message_end.empty()) return out;
+  if (!syntax.content_end.empty()) {
+    const size_t at = out.find(syntax.content_end);
+    if (at != std::string::npos) out.erase(at, syntax.content_end.size());
+  }
+  for (const std::string& closer : syntax.message_end) {
+    const size_t at = out.find(closer);
+    if (at != std::string::npos) out.resize(at);
+  }
+  if (partial) {
+    size_t held = partial_marker_length(out, syntax.content_end);
+    for (const std::string& closer : syntax.message_end) {
+      held = std::max(held, partial_marker_length(out, closer));
+    }
+    out.resize(out.size() - held);
+  }
+  return out;
+}
+
 // One harmony message's header: its channel and recipient ("" when none).
 struct HarmonyHeader {
   std::string channel;
@@ -238,7 +262,7 @@ ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generate
   } else if (partial && !lead.empty() && lead.substr(0, body.size()) == body) {
     body = {};  // the content's lead-in is still being written
   }
-  parse_body(syntax, body, partial, out);
+  parse_body(syntax, without_closers(syntax, body, partial), partial, out);
   return out;
 }
 

@@ -23,7 +23,8 @@ enum class ToolCallStyle {
   kKeyValueTags,   // f<arg_key>k</arg_key><arg_value>v</arg_value> (GLM 4.5+)
   kHarmony,        // GPT-OSS channels: to=functions.f<|channel|>commentary json<|message|>{...}
   kInvokeTags,     // <invoke name="f"><parameter name="k">v</parameter></invoke> (MiniMax
-                   // M2, DeepSeek V3.2/V4 DSML, whose string="true|false" says how v is read)
+                   // M2, DeepSeek V3.2/V4 DSML, whose string="true|false" says how v is read;
+                   // Kimi K3's <|open|>call tool="f" index="1"<|sep|>, its arguments typed)
   kPythonCalls,    // [f(k="v", n=1), g()] (LFM2, LFM2.5)
   kGemmaCalls,     // call:f{k:<|"|>v<|"|>,n:1} (Gemma 4: strings between <|"|>, bare keys)
 };
@@ -48,6 +49,12 @@ struct ToolCallFormat {
   // kKeyValueTags: the four key/value tags (GLM's <arg_key>...</arg_value> when empty).
   std::string param_open;
   std::string param_close;
+  // kInvokeTags: what closes an opening tag after its attributes ("<|sep|>" for Kimi K3),
+  // and whether calls carry index="N" and parameters type="string|number|..." (Kimi K3's
+  // attributes, which its grammar writes).
+  std::string tag_end = ">";
+  bool indexed_calls = false;
+  bool typed_params = false;
   std::string key_open, key_close, value_open, value_close;
   // kNameThenJson: the id comes first, up to id_end, then the name (Solar Open).
   bool id_first = false;
@@ -82,6 +89,10 @@ struct OutputSyntax {
   // Text the model writes before its answer's content (Functionary v3.2's ">>>all\n",
   // the recipient line of a message to the user); not part of the content.
   std::string content_start;
+  // What closes the content (Kimi K3's "<|close|>response<|sep|>") and the message
+  // ("<|close|>message<|sep|>", then "<|end_of_msg|>"); neither is part of the content.
+  std::string content_end;
+  std::vector<std::string> message_end;
   ToolCallFormat tools;
 };
 

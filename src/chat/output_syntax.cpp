@@ -78,6 +78,22 @@ void add_tagged_families(std::vector<Family>& t) {
     t.push_back({"hy3", {"tool_sep{}>", ":opensource"}, {}, f});
   }
   {
+    // Kimi K3: XTML tags, <|open|>tag attrs<|sep|> ... <|close|>tag<|sep|>; all calls in one
+    // tools section, each call numbered, each argument with its JSON type.
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kInvokeTags;
+    f.section_start = "<|open|>tools<|sep|>";
+    f.section_end = "<|close|>tools<|sep|>";
+    f.name_prefix = "<|open|>call tool=\"";
+    f.call_end = "<|close|>call<|sep|>";
+    f.param_open = "<|open|>argument key=\"";
+    f.param_close = "<|close|>argument<|sep|>";
+    f.tag_end = "<|sep|>";
+    f.indexed_calls = true;
+    f.typed_params = true;
+    t.push_back({"kimi-k3", {"<|open|>", "<|close|>", "<|end_of_msg|>"}, {}, f});
+  }
+  {
     // Invoke tags inside a section: MiniMax M2, and DSML (DeepSeek V3.2's function_calls,
     // V4's tool_calls).
     auto invoke = [](const std::string& prefix, const std::string& section) {
@@ -266,21 +282,49 @@ const Family* family_of(const std::string& source) {
 }  // namespace
 
 std::optional<ThinkingTags> thinking_tags(const std::string& source) {
-  static const ThinkingTags kKnown[] = {
-      {"<seed:think>", "</seed:think>"},
-      {"<think>", "</think>"},
-      {"[THINK]", "[/THINK]"},
-      {"<|START_THINKING|>", "<|END_THINKING|>"},
-      {"<|channel>thought", "<channel|>"},  // Gemma 4
+  struct Known {
+    ThinkingTags tags;
+    std::string_view built_by;  // a template that builds the tags with a macro says this
   };
-  for (const ThinkingTags& tags : kKnown) {
-    if (source.find(tags.start) != std::string::npos) return tags;
+  static const Known kKnown[] = {
+      {{"<|open|>think<|sep|>", "<|close|>think<|sep|>"}, "open_tag('think')"},  // Kimi K3
+      {{"<seed:think>", "</seed:think>"}, ""},
+      {{"<think>", "</think>"}, ""},
+      {{"[THINK]", "[/THINK]"}, ""},
+      {{"<|START_THINKING|>", "<|END_THINKING|>"}, ""},
+      {{"<|channel>thought", "<channel|>"}, ""},  // Gemma 4
+  };
+  for (const Known& k : kKnown) {
+    if (source.find(k.tags.start) != std::string::npos ||
+        (!k.built_by.empty() && source.find(k.built_by) != std::string::npos)) {
+      return k.tags;
+    }
   }
   return std::nullopt;
 }
 
+namespace {
+
+bool is_kimi_k3(const std::string& source) {
+  return source.find("<|open|>") != std::string::npos &&
+         source.find("<|close|>") != std::string::npos &&
+         source.find("<|end_of_msg|>") != std::string::npos;
+}
+
+}  // namespace
+
 std::string content_start(const std::string& source) {
+  if (is_kimi_k3(source)) return "<|open|>response<|sep|>";
   return source.find(">>>all") != std::string::npos ? ">>>all\n" : "";
+}
+
+std::string content_end(const std::string& source) {
+  return is_kimi_k3(source) ? "<|close|>response<|sep|>" : "";
+}
+
+std::vector<std::string> message_end(const std::string& source) {
+  if (is_kimi_k3(source)) return {"<|close|>message<|sep|>", "<|end_of_msg|>"};
+  return {};
 }
 
 std::vector<std::string> additional_stops(const std::string& source) {

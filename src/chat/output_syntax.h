@@ -22,6 +22,11 @@ std::optional<ThinkingTags> thinking_tags(const std::string& source);
 // v3.2's recipient line ">>>all\n").
 std::string content_start(const std::string& source);
 
+// What closes the content and the message, when the model writes them (Kimi K3's
+// "<|close|>response<|sep|>", "<|close|>message<|sep|>" and "<|end_of_msg|>").
+std::string content_end(const std::string& source);
+std::vector<std::string> message_end(const std::string& source);
+
 // Stop strings the model needs besides its end-of-generation tokens: Laguna's
 // "</assistant>" is an end token only when generated as one, and after a call its models
 // may spell it out in pieces.

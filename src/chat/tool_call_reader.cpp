@@ -296,7 +296,9 @@ CallRead read_invoke_call(const ToolCallFormat& f, std::string_view s, size_t i)
   CallRead r;
   if (!starts_at(s, i, f.name_prefix)) return r;
   size_t after = 0;
-  r.call.name = std::string(until(s, i + f.name_prefix.size(), "\">", after));
+  r.call.name = std::string(until(s, i + f.name_prefix.size(), "\"", after));
+  if (after == npos) return r;
+  until(s, after, f.tag_end, after);  // the call's other attributes (Kimi K3's index)
   if (after == npos) return r;
   r.named = !r.call.name.empty();
   std::string args;
@@ -312,15 +314,18 @@ CallRead read_invoke_call(const ToolCallFormat& f, std::string_view s, size_t i)
     if (!starts_at(s, i, f.param_open)) return r;
     const std::string key(until(s, i + f.param_open.size(), "\"", after));
     if (after == npos) return r;
-    const std::string_view attributes = until(s, after, ">", after);
+    const std::string_view attributes = until(s, after, f.tag_end, after);
     if (after == npos) return r;
     const std::string_view value = until(s, after, f.param_close, after);
     if (after == npos) return r;
     args += args.empty() ? "{" : ",";
     args += Json(key).dump() + ":";
+    // DSML says string="true|false", Kimi K3 type="string|number|...", else the schema.
     const bool text =
         attributes.find("string=\"true\"") != std::string_view::npos ||
-        (attributes.find("string=") == std::string_view::npos && string_param(f, r.call.name, key));
+        attributes.find("type=\"string\"") != std::string_view::npos ||
+        (attributes.find("string=") == std::string_view::npos &&
+         attributes.find("type=") == std::string_view::npos && string_param(f, r.call.name, key));
     args += (text ? Json(std::string(value)) : tagged_value(value)).dump();
     i = after;
   }

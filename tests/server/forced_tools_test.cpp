@@ -262,6 +262,17 @@ TEST_F(ForcedGemmaToolCalls, GemmaRequiredStreamedAndNot) {
   required_calls_streamed_and_not("gemma-4", 24);
 }
 
+// Kimi K3: a thinking block the prompt opened, closed before the tools section; numbered
+// calls with typed arguments.
+class ForcedKimiK3ToolCalls : public ForcedToolCalls {
+ protected:
+  std::string template_path() const override { return shared_path("templates/Kimi-K3.jinja"); }
+};
+
+TEST_F(ForcedKimiK3ToolCalls, KimiK3RequiredStreamedAndNot) {
+  required_calls_streamed_and_not("kimi-k3", 24);
+}
+
 TEST_F(ForcedDerivedToolCalls, DerivedSyntaxRequiredStreamedAndNot) {
   required_calls_streamed_and_not("derived", 12);
 }

@@ -54,9 +54,25 @@ std::optional<ApiError> json_value_rule(const Json& schema, const std::string& p
   return std::nullopt;
 }
 
+// Kimi K3's type attribute of a parameter: the JSON type its value has (the template's
+// xtml_type), any of them when the schema does not say.
+std::string xtml_type(const Json& schema) {
+  const std::string type =
+      schema.is_object() && schema.contains("type") && schema["type"].is_string()
+          ? schema["type"].get<std::string>()
+          : "";
+  if (type == "integer" || type == "number") return gbnf_literal("number");
+  if (type == "string" || type == "boolean" || type == "null" || type == "object" ||
+      type == "array") {
+    return gbnf_literal(type);
+  }
+  return "( \"string\" | \"number\" | \"boolean\" | \"null\" | \"object\" | \"array\" )";
+}
+
 // One parameter as the family writes it.
 std::string param_text(const chat::ToolCallFormat& f, const std::string& key,
-                       const std::string& value, bool is_string) {
+                       const std::string& value, const Json& schema) {
+  const bool is_string = is_string_schema(schema);
   switch (f.style) {
     case chat::ToolCallStyle::kXmlParameters:
       return gbnf_literal("<parameter=" + key + ">\n") + " " + value + " " +
@@ -69,10 +85,15 @@ std::string param_text(const chat::ToolCallFormat& f, const std::string& key,
     }
     case chat::ToolCallStyle::kInvokeTags: {
       const bool dsml = f.param_open.find("DSML") != std::string::npos;
-      const std::string attribute =
-          dsml ? (is_string ? " string=\"true\"" : " string=\"false\"") : "";
-      return gbnf_literal(f.param_open + key + "\"" + attribute + ">") + " " + value + " " +
-             gbnf_literal(f.param_close) + " tag-space";
+      std::string open =
+          gbnf_literal(f.param_open + key + "\"" +
+                       (dsml ? (is_string ? " string=\"true\"" : " string=\"false\"") : "") +
+                       (f.typed_params ? "" : f.tag_end));
+      if (f.typed_params) {
+        open += " " + gbnf_literal(" type=\"") + " " + xtml_type(schema) + " " +
+                gbnf_literal("\"" + f.tag_end);
+      }
+      return open + " " + value + " " + gbnf_literal(f.param_close) + " tag-space";
     }
     default:
       return "";
@@ -86,7 +107,12 @@ std::string call_head(const chat::ToolCallFormat& f, const std::string& name) {
     case chat::ToolCallStyle::kKeyValueTags:
       return gbnf_literal(name + (f.name_end.empty() ? "\n" : f.name_end)) + " tag-space";
     case chat::ToolCallStyle::kInvokeTags:
-      return gbnf_literal(f.name_prefix + name + "\">") + " tag-space";
+      if (f.indexed_calls) {
+        // Kimi K3: <|open|>call tool="f" index="1"<|sep|>
+        return gbnf_literal(f.name_prefix + name + "\" index=\"") + " [1-9] [0-9]{0,2} " +
+               gbnf_literal("\"" + f.tag_end) + " tag-space";
+      }
+      return gbnf_literal(f.name_prefix + name + "\"" + f.tag_end) + " tag-space";
     default:
       return "";
   }
@@ -136,7 +162,7 @@ std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const ch
     std::string value;
     const std::string param_prefix = prefix + "p" + std::to_string(n++) + "-";
     if (auto err = value_rule(property, param_prefix, rules, value)) return err;
-    const std::string text = param_text(f, key, value, is_string_schema(property));
+    const std::string text = param_text(f, key, value, property);
     body += " " + (required.count(key) ? text : "( " + text + " )?");
   }
   body += call_tail(f);

@@ -168,5 +168,33 @@ TEST(ChatRealTemplates, DedicatedParsersAsTheReferenceDetectsThem) {
   EXPECT_TRUE(p->autoparsed);
 }
 
+// Kimi K3 wraps its answer in tags: the thinking block, the response, the message's
+// closers. None of them reaches the reasoning or the content, streamed or not.
+TEST(ChatRealTemplates, KimiK3AnswerWithoutItsTags) {
+  auto t = load("Kimi-K3.jinja");
+  ASSERT_NE(t, nullptr);
+  Result<ChatPrompt> p = t->apply(conversation({msg("user", "Hi")}));
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  ASSERT_TRUE(ends_with(p->generation_prompt, "<|open|>think<|sep|>")) << p->generation_prompt;
+  const std::string generated =
+      "Greet back.<|close|>think<|sep|><|open|>response<|sep|>Hello there!"
+      "<|close|>response<|sep|><|close|>message<|sep|><|end_of_msg|>";
+  ParsedMessage whole = parse_output(p->syntax, generated, false);
+  EXPECT_EQ(whole.reasoning, "Greet back.");
+  EXPECT_EQ(whole.content, "Hello there!");
+  ParsedMessage before;
+  std::string reasoning, content;
+  for (size_t n = 1; n <= generated.size(); ++n) {
+    ParsedMessage now = parse_output(p->syntax, generated.substr(0, n), n < generated.size());
+    MessageDelta d = diff_messages(before, now);
+    reasoning += d.reasoning;
+    content += d.content;
+    EXPECT_EQ(now.content.find("<|"), std::string::npos) << now.content;
+    before = now;
+  }
+  EXPECT_EQ(reasoning, whole.reasoning);
+  EXPECT_EQ(content, whole.content);
+}
+
 }  // namespace
 }  // namespace hearth::chat
