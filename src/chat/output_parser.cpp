@@ -30,9 +30,15 @@ ReasoningSplit split_reasoning(const OutputSyntax& syntax, std::string_view rest
   const std::string_view end = trim_space(syntax.reasoning_end);
   const std::string_view after_space = ltrim(rest);
   if (after_space.substr(0, start.size()) != start) {
-    // A start tag still being generated is held back whole.
-    if (partial && !after_space.empty() && start.substr(0, after_space.size()) == after_space)
+    // A turn without reasoning may open with a bare end tag (MiniMax M3 writes one): it is
+    // not content. A start or end tag still being generated is held back whole.
+    if (!end.empty() && after_space.substr(0, end.size()) == end) {
+      out.body = ltrim(after_space.substr(end.size()));
+    } else if (partial && !after_space.empty() &&
+               (start.substr(0, after_space.size()) == after_space ||
+                end.substr(0, after_space.size()) == after_space)) {
       out.body = {};
+    }
     return out;
   }
   std::string_view inside = after_space.substr(start.size());

@@ -27,6 +27,9 @@ enum class ToolCallStyle {
                    // Kimi K3's <|open|>call tool="f" index="1"<|sep|>, its arguments typed)
   kPythonCalls,    // [f(k="v", n=1), g()] (LFM2, LFM2.5)
   kGemmaCalls,     // call:f{k:<|"|>v<|"|>,n:1} (Gemma 4: strings between <|"|>, bare keys)
+  kXmlElements,    // <invoke name="f"><k>v</k><o><a>1</a></o><l><item>x</item></l></invoke>:
+                   // each argument an element named after it, objects and lists nested
+                   // (MiniMax M3, every tag led by its namespace token "]<]minimax[>[")
 };
 
 // The markers of one family (empty strings: the format has no such marker).
@@ -46,6 +49,7 @@ struct ToolCallFormat {
   // The name written as "functions.<name>:<n>", which is also the id (Kimi K2).
   bool name_is_kimi_id = false;
   // kInvokeTags: the text before a parameter's name, and the parameter's closing tag.
+  // kXmlElements: what opens an element before its name, and what closes one before it.
   // kKeyValueTags: the four key/value tags (GLM's <arg_key>...</arg_value> when empty).
   std::string param_open;
   std::string param_close;

@@ -94,6 +94,19 @@ void add_tagged_families(std::vector<Family>& t) {
     t.push_back({"kimi-k3", {"<|open|>", "<|close|>", "<|end_of_msg|>"}, {}, f});
   }
   {
+    // MiniMax M3: every tag led by its namespace token; an element per argument.
+    const std::string ns = "]<]minimax[>[";
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kXmlElements;
+    f.section_start = ns + "<tool_call>";
+    f.section_end = ns + "</tool_call>";
+    f.name_prefix = ns + "<invoke name=\"";
+    f.call_end = ns + "</invoke>";
+    f.param_open = ns + "<";
+    f.param_close = ns + "</";
+    t.push_back({"minimax-m3", {"]<]minimax[>[", "<invoke name="}, {}, f});
+  }
+  {
     // Invoke tags inside a section: MiniMax M2, and DSML (DeepSeek V3.2's function_calls,
     // V4's tool_calls).
     auto invoke = [](const std::string& prefix, const std::string& section) {
@@ -243,7 +256,7 @@ void add_json_families(std::vector<Family>& t) {
     f.id_end = "<|tool_call:name|>";
     t.push_back({"solar-open", {"<|tool_call:begin|>"}, {}, f});
   }
-  // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (not supported).
+  // MiniMax M3 writes <tool_call> around an <invoke> syntax of its own (its row above).
   t.push_back(
       {"hermes", {"<tool_call>"}, {"]<]minimax[>["}, json_object("<tool_call>", "</tool_call>")});
   // Functionary v3.2: each message starts with its recipient, ">>>f\n{...}" for a call
@@ -289,6 +302,7 @@ std::optional<ThinkingTags> thinking_tags(const std::string& source) {
   static const Known kKnown[] = {
       {{"<|open|>think<|sep|>", "<|close|>think<|sep|>"}, "open_tag('think')"},  // Kimi K3
       {{"<seed:think>", "</seed:think>"}, ""},
+      {{"<mm:think>", "</mm:think>"}, ""},  // MiniMax M3
       {{"<think>", "</think>"}, ""},
       {{"[THINK]", "[/THINK]"}, ""},
       {{"<|START_THINKING|>", "<|END_THINKING|>"}, ""},

@@ -453,6 +453,72 @@ CallRead read_gemma_call(std::string_view s, size_t i) {
   return r;
 }
 
+// One element at i (f.param_open + tag + ">" value f.param_close + tag + ">") with its
+// value: nested elements make an object, or a list when all are <item>; text is a string
+// when `as_string`, else read as JSON where it is JSON. `end` is set when it is whole.
+struct Element {
+  std::string tag;
+  Json value;
+  size_t end = npos;
+};
+
+Element read_element(const ToolCallFormat& f, std::string_view s, size_t i, bool as_string,
+                     int depth = 0) {
+  Element e;
+  if (!starts_at(s, i, f.param_open) || depth > 64) return e;
+  size_t after = 0;
+  e.tag = std::string(until(s, i + f.param_open.size(), ">", after));
+  if (after == npos) return e;
+  const std::string close = f.param_close + e.tag + ">";
+  size_t j = skip_space(s, after);
+  if (starts_at(s, j, f.param_open) && !starts_at(s, j, f.param_close)) {
+    Json object = Json::object(), list = Json::array();
+    bool all_items = true;
+    while (starts_at(s, j, f.param_open) && !starts_at(s, j, f.param_close)) {
+      Element child = read_element(f, s, j, false, depth + 1);
+      if (child.end == npos) return e;
+      all_items = all_items && child.tag == "item";
+      list.push_back(child.value);
+      object[child.tag] = std::move(child.value);
+      j = skip_space(s, child.end);
+    }
+    if (!starts_at(s, j, close)) return e;
+    e.value = all_items ? std::move(list) : std::move(object);
+    e.end = j + close.size();
+    return e;
+  }
+  const std::string_view text = until(s, after, close, after);
+  if (after == npos) return e;
+  e.value = as_string ? Json(std::string(text)) : tagged_value(text);
+  e.end = after;
+  return e;
+}
+
+// name_prefix + name + '">', then one element per argument until call_end. The arguments
+// appear once the call is whole (a nested value cannot be shown in part).
+CallRead read_element_call(const ToolCallFormat& f, std::string_view s, size_t i) {
+  CallRead r;
+  if (!starts_at(s, i, f.name_prefix)) return r;
+  size_t after = 0;
+  r.call.name = std::string(until(s, i + f.name_prefix.size(), "\">", after));
+  if (after == npos) return r;
+  r.named = !r.call.name.empty();
+  Json args = Json::object();
+  i = skip_space(s, after);
+  while (!starts_at(s, i, f.call_end)) {
+    Element e = read_element(f, s, i, false);
+    if (e.end == npos) return r;
+    if (string_param(f, r.call.name, e.tag) && e.value.is_primitive() && !e.value.is_string()) {
+      e = read_element(f, s, i, true);  // a string parameter keeps its text as written
+    }
+    args[e.tag] = std::move(e.value);
+    i = skip_space(s, e.end);
+  }
+  r.call.arguments = args.dump();
+  r.end = i + f.call_end.size();
+  return r;
+}
+
 CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
   switch (f.style) {
     case ToolCallStyle::kJsonObject:
@@ -471,6 +537,8 @@ CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
       return read_python_call(s, i);
     case ToolCallStyle::kGemmaCalls:
       return read_gemma_call(s, i);
+    case ToolCallStyle::kXmlElements:
+      return read_element_call(f, s, i);
     case ToolCallStyle::kNone:
     case ToolCallStyle::kHarmony:  // read by the harmony parser (output_parser.cpp)
       break;

@@ -226,7 +226,7 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
       f.style == chat::ToolCallStyle::kJsonObject || f.style == chat::ToolCallStyle::kJsonArray ||
       f.style == chat::ToolCallStyle::kNameThenJson || f.style == chat::ToolCallStyle::kHarmony ||
       f.style == chat::ToolCallStyle::kPythonCalls || f.style == chat::ToolCallStyle::kGemmaCalls ||
-      tagged(f);
+      f.style == chat::ToolCallStyle::kXmlElements || tagged(f);
   if (!supported || tools.empty()) return std::nullopt;
   std::string rules;
   std::string alternatives;
@@ -239,6 +239,8 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
       if (auto err = python_call_rule(tools[i], prefix, rules, body)) return err;
     } else if (f.style == chat::ToolCallStyle::kGemmaCalls) {
       if (auto err = gemma_call_rule(tools[i], prefix, rules, body)) return err;
+    } else if (f.style == chat::ToolCallStyle::kXmlElements) {
+      if (auto err = element_call_rule(f, tools[i], prefix, rules, body)) return err;
     } else {
       if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
       body = call_body(f, tools[i], prefix + "root");

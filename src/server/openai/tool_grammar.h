@@ -51,6 +51,12 @@ std::string gemma_value_rules();
 
 // The families that write parameters in tags (tool_grammar_tags.cpp): `body` receives the
 // rule body of one call of `tool` (without the call's markers), its rules go to `rules`.
+// One MiniMax M3 call, <invoke name="f"> and an element per argument, of `tool`: its rule
+// body with its close, its value rules in `rules`.
+std::optional<ApiError> element_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
+                                          const std::string& prefix, std::string& rules,
+                                          std::string& body);
+
 std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
                                          const std::string& prefix, std::string& rules,
                                          std::string& body);

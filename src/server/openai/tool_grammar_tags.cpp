@@ -135,17 +135,26 @@ struct ToolParameters {
   std::set<std::string> required;
 };
 
-ToolParameters tool_parameters(const chat::Tool& tool) {
-  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+ToolParameters parameters_of(const Json& schema) {
   ToolParameters out;
+  if (!schema.is_object()) return out;
   out.properties = schema.value("properties", Json::object());
+  if (!out.properties.is_object()) out.properties = Json::object();
   if (schema.contains("required") && schema["required"].is_array()) {
     for (const Json& r : schema["required"]) {
       if (r.is_string()) out.required.insert(r.get<std::string>());
     }
   }
   return out;
+}
+
+Json parameters_schema(const chat::Tool& tool) {
+  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
+  return schema.is_discarded() || !schema.is_object() ? Json::object() : schema;
+}
+
+ToolParameters tool_parameters(const chat::Tool& tool) {
+  return parameters_of(parameters_schema(tool));
 }
 
 }  // namespace
@@ -166,6 +175,106 @@ std::optional<ApiError> tagged_call_rule(const chat::ToolCallFormat& f, const ch
     body += " " + (required.count(key) ? text : "( " + text + " )?");
   }
   body += call_tail(f);
+  return std::nullopt;
+}
+
+namespace {
+
+// MiniMax M3's elements (tool_grammar.h): the value of one element of `schema` and its close.
+class ElementRules {
+ public:
+  ElementRules(const chat::ToolCallFormat& f, std::string prefix, std::string& rules)
+      : f_(f), prefix_(std::move(prefix)), rules_(rules) {}
+
+  // open + tag + ">" value close + tag + ">".
+  std::optional<ApiError> element(const std::string& tag, const Json& schema, int depth,
+                                  std::string& out) {
+    std::string value;
+    if (auto err = value_of(schema, depth, value)) return err;
+    out = gbnf_literal(f_.param_open + tag + ">") + " " + value + " " +
+          gbnf_literal(f_.param_close + tag + ">");
+    return std::nullopt;
+  }
+
+  // The members in schema order, the required ones always, each optional one at most
+  // once (the reference lets optional ones repeat in any order, which a model can loop in).
+  std::optional<ApiError> members(const Json& schema, int depth, std::string& out) {
+    const ToolParameters p = parameters_of(schema);
+    out.clear();
+    for (const auto& [key, property] : p.properties.items()) {
+      std::string e;
+      if (auto err = element(key, property, depth + 1, e)) return err;
+      const std::string spaced = out.empty() ? e : "tag-space " + e;
+      out += (out.empty() ? "" : " ") + (p.required.count(key) ? spaced : "( " + spaced + " )?");
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<ApiError> value_of(const Json& schema, int depth, std::string& out) {
+    const std::string name = prefix_ + "e" + std::to_string(count_++);
+    std::string body;
+    const std::string type =
+        schema.is_object() && schema.contains("type") && schema["type"].is_string()
+            ? schema["type"].get<std::string>()
+            : "";
+    if (type == "string" && schema.contains("enum") && schema["enum"].is_array()) {
+      for (const Json& v : schema["enum"]) {
+        if (v.is_string()) body += (body.empty() ? "" : " | ") + gbnf_literal(v.get<std::string>());
+      }
+    } else if (type == "string" && schema.contains("maxLength") &&
+               schema["maxLength"].is_number_unsigned()) {
+      body = "[^\\]]{0," + std::to_string(schema["maxLength"].get<uint64_t>()) + "}";
+    } else if (type == "string") {
+      body = "( [^\\]] | \"]\" [^<] )*";  // text without the namespace token's "]<"
+    } else if (type == "object" && schema.contains("properties") && depth < 16) {
+      if (auto err = members(schema, depth, body)) return err;
+      body = "tag-space " + body + " tag-space";
+    } else if (type == "array" && schema.contains("items") && depth < 16) {
+      std::string item;
+      if (auto err = element("item", schema["items"], depth + 1, item)) return err;
+      const uint64_t min = schema.value("minItems", Json(0)).is_number_unsigned()
+                               ? schema["minItems"].get<uint64_t>()
+                               : 0;
+      std::string repeat = "{" + std::to_string(min) + ",}";
+      if (schema.contains("maxItems") && schema["maxItems"].is_number_unsigned()) {
+        repeat = "{" + std::to_string(min) + "," +
+                 std::to_string(std::max(min, schema["maxItems"].get<uint64_t>())) + "}";
+      }
+      body = "( tag-space " + item + " )" + repeat + " tag-space";
+    } else if (schema.is_object() && (schema.contains("anyOf") || schema.contains("oneOf")) &&
+               depth < 16) {
+      const Json& options = schema.contains("anyOf") ? schema["anyOf"] : schema["oneOf"];
+      for (const Json& option : options) {
+        std::string v;
+        if (auto err = value_of(option, depth + 1, v)) return err;
+        body += (body.empty() ? "" : " | ") + v;
+      }
+    }
+    if (body.empty()) {
+      if (auto err = json_value_rule(schema, name + "-", rules_, body)) return err;
+    }
+    rules_ += name + " ::= " + body + "\n";
+    out = name;
+    return std::nullopt;
+  }
+
+  const chat::ToolCallFormat& f_;
+  const std::string prefix_;
+  std::string& rules_;
+  size_t count_ = 0;
+};
+
+}  // namespace
+
+std::optional<ApiError> element_call_rule(const chat::ToolCallFormat& f, const chat::Tool& tool,
+                                          const std::string& prefix, std::string& rules,
+                                          std::string& body) {
+  ElementRules elements(f, prefix, rules);
+  std::string members;
+  if (auto err = elements.members(parameters_schema(tool), 0, members)) return err;
+  body = gbnf_literal(f.name_prefix + tool.name + "\">") + " tag-space " +
+         (members.empty() ? "" : members + " tag-space ") + gbnf_literal(f.call_end);
   return std::nullopt;
 }
 

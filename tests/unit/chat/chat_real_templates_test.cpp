@@ -196,5 +196,35 @@ TEST(ChatRealTemplates, KimiK3AnswerWithoutItsTags) {
   EXPECT_EQ(content, whole.content);
 }
 
+// MiniMax M3's template writes nested arguments as elements (its to_xml macro); the reader
+// gives back the JSON the call carried.
+TEST(ChatRealTemplates, MiniMaxM3NestedArgumentsReadBack) {
+  auto t = load("MiniMax-M3.jinja");
+  ASSERT_NE(t, nullptr);
+  const std::string args =
+      R"({"title":"Trip 1","stops":[{"town":"Oslo","nights":2},{"town":"Rome"}],"fast":true})";
+  Message turn = msg("assistant", "");
+  turn.tool_calls = {{"plan", args, "call_1"}};
+  ChatInputs history = conversation({msg("user", "Plan it"), turn});
+  history.add_generation_prompt = false;
+  Result<ChatPrompt> rendered = t->apply(history);
+  ASSERT_TRUE(rendered.is_ok()) << rendered.status().message();
+  const size_t from = rendered->prompt.find("]<]minimax[>[<tool_call>");
+  const size_t to = rendered->prompt.find("[e~[", from);
+  ASSERT_NE(from, std::string::npos) << rendered->prompt;
+  const std::string written = rendered->prompt.substr(from, to - from);
+  Result<ChatPrompt> p = t->apply(conversation({msg("user", "Plan it")}));
+  ASSERT_TRUE(p.is_ok());
+  OutputSyntax syntax = p->syntax;
+  syntax.parse_tool_calls = true;
+  syntax.tools.string_params["plan"] = {"title"};
+  ParsedMessage parsed = parse_output(syntax, "</mm:think>" + written, false);
+  ASSERT_EQ(parsed.tool_calls.size(), 1u) << written;
+  EXPECT_EQ(parsed.tool_calls[0].name, "plan");
+  EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments), Json::parse(args));
+  EXPECT_EQ(parsed.content, "");
+  EXPECT_EQ(parsed.reasoning, "");
+}
+
 }  // namespace
 }  // namespace hearth::chat

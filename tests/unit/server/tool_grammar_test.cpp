@@ -93,6 +93,20 @@ std::vector<Family> families() {
        "</arg_value:opensource>\n<arg_key:opensource>days</arg_key:opensource>\n"
        "<arg_value:opensource>3</arg_value:opensource>\n</tool_call:opensource>\n"
        "</tool_calls:opensource>"},
+      // Kimi K3: numbered calls, typed arguments, one tools section.
+      {"Kimi-K3.jinja", "kimi-k3",
+       "<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|>"
+       "<|open|>argument key=\"city\" type=\"string\"<|sep|>Paris<|close|>argument<|sep|>"
+       "<|open|>argument key=\"days\" type=\"number\"<|sep|>3<|close|>argument<|sep|>"
+       "<|close|>call<|sep|><|close|>tools<|sep|>"},
+      // MiniMax M3: an element per argument, each tag led by the namespace token.
+      {"MiniMax-M3.jinja", "minimax-m3",
+       "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">]<]minimax[>[<city>"
+       "Paris]<]minimax[>[</city>]<]minimax[>[<days>3]<]minimax[>[</days>]<]minimax[>[</invoke>\n"
+       "]<]minimax[>[</tool_call>"},
+      // Gemma 4: bare keys in sorted order, strings between <|"|>.
+      {"google-gemma-4-31B-it.jinja", "gemma-4",
+       "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3}<tool_call|>"},
   };
 }
 
@@ -126,12 +140,13 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     EXPECT_FALSE(required->lazy);
     EXPECT_TRUE(accepts(required->gbnf, f.call));
     EXPECT_FALSE(accepts(required->gbnf, replace(f.call, "get_weather", "get_wether")));
-    const std::string bad =
-        f.call.find(kArgs) != std::string::npos
-            ? replace(f.call, kArgs, kBadArgs)
-            : replace(replace(replace(replace(f.call, "\n3\n", "\n9\n"), ">3<", ">9<"), "days=3",
-                              "days=9"),
-                      "days:3", "days:9");
+    // days 3 -> 9 (over its maximum), as each family writes the value.
+    std::string bad = replace(f.call, kArgs, kBadArgs);
+    for (const char* three : {"\n3\n", ">3<", "days=3", "days:3", "days>3]"}) {
+      std::string nine = three;
+      nine[nine.find('3')] = '9';
+      bad = replace(bad, three, nine);
+    }
     EXPECT_NE(bad, f.call);
     EXPECT_FALSE(accepts(required->gbnf, bad));
     EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
@@ -296,6 +311,49 @@ TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
   EXPECT_EQ(err->message,
             "JSON schema conversion failed:\nunresolvable $ref '#/$defs/missing' (tool 'f')")
       << err->message;
+}
+
+// MiniMax M3 nests objects as elements and lists as <item> elements; what its grammar
+// lets through reads back as the JSON arguments.
+TEST(ToolGrammar, MiniMaxM3NestedElements) {
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("]<]minimax[>[ <invoke name=");
+  syntax.parse_tool_calls = true;
+  const std::vector<chat::Tool> m3_tools = {
+      {"plan", "",
+       R"({"type":"object","properties":{"title":{"type":"string"},)"
+       R"("stops":{"type":"array","items":{"type":"object","properties":{)"
+       R"("town":{"type":"string"},"nights":{"type":"integer","minimum":1}},)"
+       R"("required":["town"]}},"fast":{"type":"boolean"}},"required":["stops"]})"}};
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax, m3_tools, true, g).has_value());
+  ASSERT_TRUE(g.has_value());
+  const std::string ns = "]<]minimax[>[";
+  auto el = [&](const std::string& tag, const std::string& inner) {
+    return ns + "<" + tag + ">" + inner + ns + "</" + tag + ">";
+  };
+  auto call = [&](const std::string& args) {
+    return ns + "<tool_call>\n" + ns + "<invoke name=\"plan\">" + args + ns + "</invoke>\n" + ns +
+           "</tool_call>";
+  };
+  const std::string good = el("title", "Trip 1") +
+                           el("stops", el("item", el("town", "Oslo") + el("nights", "2")) +
+                                           el("item", el("town", "Rome"))) +
+                           el("fast", "true");
+  EXPECT_TRUE(accepts(g->gbnf, call(good)));
+  EXPECT_TRUE(accepts(g->gbnf, call(el("stops", ""))));
+  EXPECT_FALSE(accepts(g->gbnf, call(el("title", "x"))));  // stops required
+  EXPECT_FALSE(accepts(g->gbnf, call(el("stops", el("item", el("nights", "2"))))));  // town
+  EXPECT_FALSE(accepts(g->gbnf, call(el("stops", "") + el("fast", "yes"))));
+  EXPECT_FALSE(accepts(g->gbnf, call(el("stops", "") + el("extra", "1"))));
+  EXPECT_FALSE(accepts(g->gbnf, call(el("stops", "") + el("fast", "true") + el("fast", "true"))));
+  EXPECT_FALSE(accepts(g->gbnf, call(el("stops", "") + el("title", "x"))));  // schema order
+  syntax.tools.string_params["plan"] = {"title"};
+  chat::ParsedMessage parsed = chat::parse_output(syntax, call(good), false);
+  ASSERT_EQ(parsed.tool_calls.size(), 1u);
+  EXPECT_EQ(Json::parse(parsed.tool_calls[0].arguments),
+            Json::parse(R"({"title":"Trip 1","stops":[{"town":"Oslo","nights":2},)"
+                        R"({"town":"Rome"}],"fast":true})"));
 }
 
 TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
