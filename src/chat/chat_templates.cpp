@@ -292,6 +292,7 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
   }
   out.syntax.tools = tmpl.tool_format;
   out.syntax.harmony = tmpl.source.find("<|channel|>") != std::string::npos;
+  out.syntax.recipients = writes_recipient_messages(tmpl.source);
   out.additional_stops = additional_stops(tmpl.source);
   out.autoparsed = !reference_has_dedicated_parser(tmpl.source);
   return out;

@@ -203,7 +203,12 @@ void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool parti
   size_t i = 0;
   while (i < rest.size()) {
     const size_t message = rest.find("<|message|>", i);
-    if (message == std::string_view::npos) break;  // a header still being written
+    if (message == std::string_view::npos) {
+      // A header still being written; in the end, text that never became a message is
+      // content (not lost).
+      if (!partial) out.content += std::string(rest.substr(i));
+      break;
+    }
     const HarmonyHeader h = read_header(rest.substr(i, message - i));
     const size_t body_start = message + 11;
     size_t end = std::string_view::npos, end_size = 0;
@@ -225,6 +230,58 @@ void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool parti
       out.tool_calls.push_back({h.recipient, std::string(rtrim(body)), ""});
     } else if (h.channel == "analysis" && syntax.extract_reasoning) {
       out.reasoning += std::string(body);
+    } else {
+      out.content += std::string(body);
+    }
+    if (end == std::string_view::npos) break;
+    i = end + end_size;
+  }
+}
+
+// The messages after the generation prompt (<|start|>assistant): a header " to=R" up to
+// <|message|>, a body up to <|eom|> or <|eot|>; the next message opens with the header
+// again. A call that cannot be read is content (differences.json).
+void parse_recipients(const OutputSyntax& syntax, std::string_view rest, bool partial,
+                      ParsedMessage& out) {
+  static constexpr std::string_view kEnds[] = {"<|eom|>", "<|eot|>"};
+  static constexpr std::string_view kStart = "<|start|>assistant";
+  const size_t max_calls = syntax.parallel_tool_calls ? 0 : 1;
+  size_t i = 0;
+  while (i < rest.size()) {
+    if (rest.substr(i, kStart.size()) == kStart) i += kStart.size();
+    const size_t message = rest.find("<|message|>", i);
+    if (message == std::string_view::npos) {
+      if (!partial) out.content += std::string(rest.substr(i));  // never a message: content
+      break;
+    }
+    const std::string recipient = word_after(rest.substr(i, message - i), "to=");
+    const size_t body_start = message + 11;
+    size_t end = std::string_view::npos, end_size = 0;
+    for (std::string_view e : kEnds) {
+      const size_t at = rest.find(e, body_start);
+      if (at < end) {
+        end = at;
+        end_size = e.size();
+      }
+    }
+    std::string_view body = rest.substr(
+        body_start, end == std::string_view::npos ? std::string_view::npos : end - body_start);
+    if (end == std::string_view::npos && partial) {
+      size_t hold = 0;
+      for (std::string_view e : kEnds) hold = std::max(hold, partial_marker_length(body, e));
+      body.remove_suffix(hold);
+    }
+    const bool call = recipient != "self" && recipient != "user" && !recipient.empty();
+    if (recipient == "self" && syntax.extract_reasoning) {
+      out.reasoning += std::string(body);
+    } else if (call && syntax.parse_tool_calls &&
+               (max_calls == 0 || out.tool_calls.size() < max_calls)) {
+      CallReadResult calls = read_tool_calls(syntax.tools, body, partial, 1);
+      if (!partial && !calls.ok) {
+        out.content += std::string(body);
+      } else {
+        for (ParsedToolCall& c : calls.calls) out.tool_calls.push_back(std::move(c));
+      }
     } else {
       out.content += std::string(body);
     }
@@ -257,6 +314,10 @@ ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generate
   ParsedMessage out;
   if (syntax.harmony && syntax.extract_reasoning) {
     parse_harmony(syntax, rest, partial, out);
+    return out;
+  }
+  if (syntax.recipients) {
+    parse_recipients(syntax, rest, partial, out);
     return out;
   }
   ReasoningSplit split = split_reasoning(syntax, rest, partial);

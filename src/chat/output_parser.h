@@ -90,6 +90,10 @@ struct OutputSyntax {
   // GPT-OSS's harmony messages: the analysis channel is reasoning, final (and commentary
   // without a recipient) is content, a message to=functions.f is a call.
   bool harmony = false;
+  // Muse Glimmer's messages, each <|start|>assistant to=RECIPIENT<|message|>body<|eom|>:
+  // to=self is reasoning, to=user (or no recipient) content, any other recipient a call
+  // written in the family's invoke tags.
+  bool recipients = false;
   // Text the model writes before its answer's content (Functionary v3.2's ">>>all\n",
   // the recipient line of a message to the user); not part of the content.
   std::string content_start;

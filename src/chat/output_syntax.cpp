@@ -94,6 +94,19 @@ void add_tagged_families(std::vector<Family>& t) {
     t.push_back({"kimi-k3", {"<|open|>", "<|close|>", "<|end_of_msg|>"}, {}, f});
   }
   {
+    // Muse Glimmer: a message to the function (its header, see OutputSyntax::recipients)
+    // holding <atem:function_calls><atem:invoke name="f"><atem:parameter name="k">v...
+    ToolCallFormat f;
+    f.style = ToolCallStyle::kInvokeTags;
+    f.section_start = "<atem:function_calls>";
+    f.section_end = "</atem:function_calls>";
+    f.name_prefix = "<atem:invoke name=\"";
+    f.call_end = "</atem:invoke>";
+    f.param_open = "<atem:parameter name=\"";
+    f.param_close = "</atem:parameter>";
+    t.push_back({"muse-glimmer", {"<atem:function_calls>", "<|eom|>"}, {}, f});
+  }
+  {
     // MiniMax M3: every tag led by its namespace token; an element per argument.
     const std::string ns = "]<]minimax[>[";
     ToolCallFormat f;
@@ -344,6 +357,11 @@ std::vector<std::string> message_end(const std::string& source) {
 std::vector<std::string> additional_stops(const std::string& source) {
   if (source.find("laguna_glm_thinking") != std::string::npos) return {"</assistant>"};
   return {};
+}
+
+bool writes_recipient_messages(const std::string& source) {
+  return source.find("<atem:function_calls>") != std::string::npos &&
+         source.find("<|eom|>") != std::string::npos;
 }
 
 ToolCallFormat tool_call_format(const std::string& source) {

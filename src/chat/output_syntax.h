@@ -32,6 +32,9 @@ std::vector<std::string> message_end(const std::string& source);
 // may spell it out in pieces.
 std::vector<std::string> additional_stops(const std::string& source);
 
+// Whether the model writes recipient messages (Muse Glimmer: "<|start|>assistant to=self").
+bool writes_recipient_messages(const std::string& source);
+
 // The tool-call syntax of the family the template belongs to; style kNone when the
 // template has no tool-call syntax (then tools are rendered but nothing is parsed back).
 ToolCallFormat tool_call_format(const std::string& source);

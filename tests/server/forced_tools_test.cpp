@@ -300,6 +300,16 @@ TEST_F(ForcedMiniMaxM3ToolCalls, MiniMaxM3RequiredStreamedAndNot) {
   required_calls_streamed_and_not("minimax-m3", 24);
 }
 
+// Muse Glimmer: each call a message to its function, after the assistant's header.
+class ForcedGlimmerToolCalls : public ForcedToolCalls {
+ protected:
+  std::string template_path() const override { return shared_path("templates/muse-glimmer.jinja"); }
+};
+
+TEST_F(ForcedGlimmerToolCalls, GlimmerRequiredStreamedAndNot) {
+  required_calls_streamed_and_not("muse-glimmer", 24);
+}
+
 TEST_F(ForcedDerivedToolCalls, DerivedSyntaxRequiredStreamedAndNot) {
   required_calls_streamed_and_not("derived", 12);
 }

@@ -138,7 +138,10 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
     if (!marker->empty()) preserved.push_back(*marker);
   }
   native["preserved_tokens"] = std::move(preserved);
-  if (grammar->lazy) {
+  if (grammar->lazy && !grammar->trigger_pattern.empty()) {
+    native["grammar_triggers"] =
+        Json::array({Json{{"type", 2}, {"value", grammar->trigger_pattern}}});
+  } else if (grammar->lazy) {
     native["grammar_triggers"] = Json::array({Json{{"type", 1}, {"value", grammar->trigger}}});
   }
   return std::nullopt;

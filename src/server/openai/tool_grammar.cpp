@@ -155,6 +155,68 @@ bool opens_thinking(const chat::OutputSyntax& syntax) {
              std::string::npos;
 }
 
+// The calls as the family strings them together, inside its section.
+std::string root_rule(const chat::OutputSyntax& syntax, bool required) {
+  const chat::ToolCallFormat& f = syntax.tools;
+  if (syntax.recipients) {
+    // Muse Glimmer: each call is a message of its own (section included), the next one
+    // opened by the assistant's header.
+    return "tool-call" + std::string(syntax.parallel_tool_calls
+                                         ? " ( \"<|eom|><|start|>assistant\" tool-call )*"
+                                         : "");
+  }
+  const std::string one = call_line(f);
+  std::string calls;
+  if (f.style == chat::ToolCallStyle::kJsonArray) {
+    // [TOOL_CALLS][{...}, {...}] — the section holds one JSON array.
+    calls = "\"[\" space tool-call " +
+            std::string(syntax.parallel_tool_calls ? "( \",\" space tool-call )* " : "") +
+            "space \"]\"";
+  } else if (f.style == chat::ToolCallStyle::kPythonCalls) {
+    // <|tool_call_start|>[f(...), g(...)]<|tool_call_end|> — a Python list of calls.
+    calls =
+        "tool-call" + std::string(syntax.parallel_tool_calls ? " ( \",\" space tool-call )*" : "");
+  } else {
+    // A forced call whose start marker the generation prompt already wrote (Functionary
+    // v3.2's ">>>") begins with the call itself.
+    const bool started = required && f.section_start.empty() && !f.call_start.empty() &&
+                         opened_text(syntax) == f.call_start;
+    calls = (started ? std::string("tool-call") : one) +
+            (syntax.parallel_tool_calls ? " ( space " + one + " )*" : "");
+  }
+  std::string root = calls;
+  if (!f.section_start.empty()) {
+    const std::string gap = tagged(f) ? " tag-space " : " space ";
+    root = gbnf_literal(f.section_start) + gap + root;
+    if (!f.section_end.empty()) root += gap + gbnf_literal(f.section_end);
+  }
+  return root;
+}
+
+// Muse Glimmer's call message: the header naming the function, then its section.
+std::string recipient_message(const chat::ToolCallFormat& f, const std::string& name,
+                              const std::string& call) {
+  return gbnf_literal(" to=" + name + "<|message|>" + f.section_start) + " tag-space " + call +
+         " tag-space " + gbnf_literal(f.section_end);
+}
+
+// A regular expression matching `text` literally.
+std::string regex_literal(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// Muse Glimmer's lazy trigger: a message header to one of the tools (not to self or user).
+std::string recipient_trigger(const std::vector<chat::Tool>& tools) {
+  std::string names;
+  for (const chat::Tool& t : tools) names += (names.empty() ? "" : "|") + regex_literal(t.name);
+  return "( to=(?:" + names + ")<\\|message\\|>)";
+}
+
 }  // namespace
 
 std::string bounded_numbers(std::string gbnf) {
@@ -245,6 +307,7 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
       if (auto err = arguments_rule(tools[i], prefix, rules)) return err;
       body = call_body(f, tools[i], prefix + "root");
     }
+    if (syntax.recipients) body = recipient_message(f, tools[i].name, body);
     rules += "tool-call-" + std::to_string(i) + " ::= " + body + "\n";
     alternatives += (i == 0 ? "" : " | ") + std::string("tool-call-") + std::to_string(i);
   }
@@ -253,31 +316,7 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   rules += "tool-call ::= " + alternatives + "\n";
   rules += "tool-id ::= \"\\\"\" [a-zA-Z0-9]{1,32} \"\\\"\"\n";
   rules += "space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n";
-  const std::string one = call_line(f);
-  std::string calls;
-  if (f.style == chat::ToolCallStyle::kJsonArray) {
-    // [TOOL_CALLS][{...}, {...}] — the section holds one JSON array.
-    calls = "\"[\" space tool-call " +
-            std::string(syntax.parallel_tool_calls ? "( \",\" space tool-call )* " : "") +
-            "space \"]\"";
-  } else if (f.style == chat::ToolCallStyle::kPythonCalls) {
-    // <|tool_call_start|>[f(...), g(...)]<|tool_call_end|> — a Python list of calls.
-    calls =
-        "tool-call" + std::string(syntax.parallel_tool_calls ? " ( \",\" space tool-call )*" : "");
-  } else {
-    // A forced call whose start marker the generation prompt already wrote (Functionary
-    // v3.2's ">>>") begins with the call itself.
-    const bool started = required && f.section_start.empty() && !f.call_start.empty() &&
-                         opened_text(syntax) == f.call_start;
-    calls = (started ? std::string("tool-call") : one) +
-            (syntax.parallel_tool_calls ? " ( space " + one + " )*" : "");
-  }
-  std::string root = calls;
-  if (!f.section_start.empty()) {
-    const std::string gap = tagged(f) ? " tag-space " : " space ";
-    root = gbnf_literal(f.section_start) + gap + root;
-    if (!f.section_end.empty()) root += gap + gbnf_literal(f.section_end);
-  }
+  std::string root = root_rule(syntax, required);
   // A forced call right after a generation prompt that opened a thinking block closes it
   // first (the reasoning is skipped: the call is what was asked for).
   if (required && opens_thinking(syntax)) root = gbnf_literal(syntax.reasoning_end) + " " + root;
@@ -285,7 +324,13 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   g.gbnf = "root ::= " + root + "\n" + rules;
   g.lazy = !required;
   g.trigger = f.section_start.empty() ? f.call_start : f.section_start;
-  if (g.lazy && g.trigger.empty()) return std::nullopt;  // bare JSON: parsed, not constrained
+  if (syntax.recipients) {
+    g.trigger.clear();
+    g.trigger_pattern = recipient_trigger(tools);
+  }
+  if (g.lazy && g.trigger.empty() && g.trigger_pattern.empty()) {
+    return std::nullopt;  // bare JSON: parsed, not constrained
+  }
   out = std::move(g);
   return std::nullopt;
 }

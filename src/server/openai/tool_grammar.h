@@ -20,6 +20,9 @@ struct ToolGrammar {
   std::string gbnf;
   bool lazy = false;
   std::string trigger;  // the word a lazy grammar starts at
+  // Or a regular expression; the grammar starts at its first capture group (Muse Glimmer's
+  // header to a tool, which " to=self" and " to=user" must not trigger).
+  std::string trigger_pattern;
 };
 
 // nullopt in `out` when the family's syntax has no grammar here (its calls are parsed but

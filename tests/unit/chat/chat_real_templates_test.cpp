@@ -226,5 +226,36 @@ TEST(ChatRealTemplates, MiniMaxM3NestedArgumentsReadBack) {
   EXPECT_EQ(parsed.reasoning, "");
 }
 
+// Muse Glimmer answers in messages: to=self is reasoning, to=user the content; headers and
+// terminators never reach either, streamed or not. Text that never becomes a message is
+// content in the end, not lost.
+TEST(ChatRealTemplates, GlimmerMessages) {
+  auto t = load("muse-glimmer.jinja");
+  ASSERT_NE(t, nullptr);
+  Result<ChatPrompt> p = t->apply(conversation({msg("user", "Hi")}));
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  ASSERT_TRUE(ends_with(p->generation_prompt, "<|start|>assistant")) << p->generation_prompt;
+  const std::string generated =
+      " to=self<|message|>Greet back.<|eom|><|start|>assistant to=user<|message|>Hello there!"
+      "<|eot|>";
+  ParsedMessage whole = parse_output(p->syntax, generated, false);
+  EXPECT_EQ(whole.reasoning, "Greet back.");
+  EXPECT_EQ(whole.content, "Hello there!");
+  ParsedMessage before;
+  std::string reasoning, content;
+  for (size_t n = 1; n <= generated.size(); ++n) {
+    ParsedMessage now = parse_output(p->syntax, generated.substr(0, n), n < generated.size());
+    MessageDelta d = diff_messages(before, now);
+    reasoning += d.reasoning;
+    content += d.content;
+    EXPECT_EQ(now.content.find("<|"), std::string::npos) << now.content;
+    before = now;
+  }
+  EXPECT_EQ(reasoning, whole.reasoning);
+  EXPECT_EQ(content, whole.content);
+  EXPECT_EQ(parse_output(p->syntax, "Once upon a time", true).content, "");
+  EXPECT_EQ(parse_output(p->syntax, "Once upon a time", false).content, "Once upon a time");
+}
+
 }  // namespace
 }  // namespace hearth::chat

@@ -3,6 +3,8 @@
 // what it accepts, the output parser reads back.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "chat/output_syntax.h"
 #include "grammar/grammar.h"
 #include "server/json_util.h"
@@ -104,6 +106,11 @@ std::vector<Family> families() {
        "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">]<]minimax[>[<city>"
        "Paris]<]minimax[>[</city>]<]minimax[>[<days>3]<]minimax[>[</days>]<]minimax[>[</invoke>\n"
        "]<]minimax[>[</tool_call>"},
+      // Muse Glimmer: a message to the function holding its invoke tags.
+      {"muse-glimmer.jinja", "muse-glimmer",
+       " to=get_weather<|message|><atem:function_calls>\n<atem:invoke name=\"get_weather\">\n"
+       "<atem:parameter name=\"city\">Paris</atem:parameter>\n<atem:parameter name=\"days\">3"
+       "</atem:parameter>\n</atem:invoke>\n</atem:function_calls>"},
       // Gemma 4: bare keys in sorted order, strings between <|"|>.
       {"google-gemma-4-31B-it.jinja", "gemma-4",
        "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3}<tool_call|>"},
@@ -134,6 +141,7 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     syntax.tools = chat::tool_call_format(source);
     syntax.parse_tool_calls = true;
     syntax.harmony = source.find("<|channel|>") != std::string::npos;  // as the template sets it
+    syntax.recipients = chat::writes_recipient_messages(source);
     std::optional<ToolGrammar> required;
     ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, required).has_value());
     ASSERT_TRUE(required.has_value());
@@ -161,6 +169,12 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     ASSERT_TRUE(lazy.has_value());
     EXPECT_TRUE(lazy->lazy);
     EXPECT_EQ(f.call.rfind(lazy->trigger, 0), 0u) << lazy->trigger;
+    if (!lazy->trigger_pattern.empty()) {
+      const std::regex pattern(lazy->trigger_pattern);
+      EXPECT_TRUE(std::regex_search(f.call, pattern)) << lazy->trigger_pattern;
+      EXPECT_FALSE(std::regex_search(" to=self<|message|>Hmm.<|eom|>", pattern));
+      EXPECT_FALSE(std::regex_search(" to=user<|message|>Hi.", pattern));
+    }
   }
 }
 
