@@ -1,6 +1,8 @@
 // The OpenAI- and Anthropic-compatible routes end to end on stories260K: streams that add
 // up to the answers, tool calls and reasoning read back from the model's output, the
 // Responses and Messages translations, token counters and their errors.
+#include <fstream>
+
 #include "server/server_fixture.h"
 
 namespace hearth::test {
@@ -372,6 +374,34 @@ TEST_F(OpenAIRoutes, UnusableSchemasCarryTheAutoparsersLeadIn) {
   EXPECT_EQ(parse_or_null(native.body)["error"]["message"].get<std::string>().rfind(
                 "Field 'json_schema': ", 0),
             0u);
+}
+
+// A template that renders tool calls in a form no family has and the derivation cannot
+// read back: the tools are rendered, the answer is content (the reference's autoparser
+// answers 400 "Unable to generate parser for this template"; differences.json).
+TEST_F(OpenAIRoutes, ToolsOnATemplateWithUnreadableCallsAnswerContent) {
+  const std::string path = make_temp_dir("unreadable-calls") + "/calls-as-prose.jinja";
+  std::ofstream(path)
+      << "{% if tools %}Tools:{% for t in tools %} {{ t.function.name }}{% endfor %}\n"
+         "{% endif %}{% for m in messages %}{{ m.role }}: {% if m.tool_calls %}"
+         "{% for c in m.tool_calls %}I will now use {{ c.function.name }}, giving it "
+         "{{ c.function.arguments | length }} things. {% endfor %}{% else %}{{ m.content }}"
+         "{% endif %}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
+  start({"--jinja", "--chat-template-file", path});
+  for (const char* choice : {"auto", "required"}) {
+    SCOPED_TRACE(choice);
+    int status = 0;
+    Json reply = post_json(port(), "/v1/chat/completions",
+                           {{"messages", user_turn("Once upon a time")},
+                            {"tools", Json::array({kWeatherTool})},
+                            {"tool_choice", choice},
+                            {"max_tokens", 8}},
+                           &status);
+    ASSERT_EQ(status, 200) << reply.dump();
+    const Json& message = reply["choices"][0]["message"];
+    EXPECT_FALSE(message.contains("tool_calls")) << message.dump();
+    EXPECT_FALSE(message["content"].get<std::string>().empty());
+  }
 }
 
 TEST_F(OpenAIRoutes, TextCompletionsStreamEndsWithDone) {
