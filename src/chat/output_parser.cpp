@@ -1,6 +1,8 @@
 #include "chat/output_parser.h"
 
 #include <algorithm>
+#include <functional>
+#include <initializer_list>
 
 #include "chat/tool_call_reader.h"
 
@@ -195,24 +197,25 @@ HarmonyHeader read_header(std::string_view header) {
   return h;
 }
 
-// The messages after the generation prompt (<|start|>assistant): headers up to <|message|>,
-// bodies up to <|end|>, <|call|> or <|return|>.
-void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool partial,
-                   ParsedMessage& out) {
-  static constexpr std::string_view kEnds[] = {"<|end|>", "<|call|>", "<|return|>"};
+// The messages of the message formats: a header up to <|message|> (after `opener`, which
+// starts every message but the first), then a body up to the first of `ends`; the last body
+// may be unfinished, a partial end marker held back. In the end, text that never became a
+// message is content (not lost).
+void for_each_message(std::string_view rest, bool partial, std::string_view opener,
+                      std::initializer_list<std::string_view> ends, ParsedMessage& out,
+                      const std::function<void(std::string_view, std::string_view)>& visit) {
+  static constexpr std::string_view kMessage = "<|message|>";
   size_t i = 0;
   while (i < rest.size()) {
-    const size_t message = rest.find("<|message|>", i);
+    if (!opener.empty() && rest.substr(i, opener.size()) == opener) i += opener.size();
+    const size_t message = rest.find(kMessage, i);
     if (message == std::string_view::npos) {
-      // A header still being written; in the end, text that never became a message is
-      // content (not lost).
       if (!partial) out.content += std::string(rest.substr(i));
-      break;
+      break;  // else a header still being written
     }
-    const HarmonyHeader h = read_header(rest.substr(i, message - i));
-    const size_t body_start = message + 11;
+    const size_t body_start = message + kMessage.size();
     size_t end = std::string_view::npos, end_size = 0;
-    for (std::string_view e : kEnds) {
+    for (std::string_view e : ends) {
       const size_t at = rest.find(e, body_start);
       if (at < end) {
         end = at;
@@ -223,71 +226,58 @@ void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool parti
         body_start, end == std::string_view::npos ? std::string_view::npos : end - body_start);
     if (end == std::string_view::npos && partial) {
       size_t hold = 0;
-      for (std::string_view e : kEnds) hold = std::max(hold, partial_marker_length(body, e));
+      for (std::string_view e : ends) hold = std::max(hold, partial_marker_length(body, e));
       body.remove_suffix(hold);
     }
-    if (!h.recipient.empty() && syntax.parse_tool_calls) {
-      out.tool_calls.push_back({h.recipient, std::string(rtrim(body)), ""});
-    } else if (h.channel == "analysis" && syntax.extract_reasoning) {
-      out.reasoning += std::string(body);
-    } else {
-      out.content += std::string(body);
-    }
+    visit(rest.substr(i, message - i), body);
     if (end == std::string_view::npos) break;
     i = end + end_size;
   }
 }
 
-// The messages after the generation prompt (<|start|>assistant): a header " to=R" up to
-// <|message|>, a body up to <|eom|> or <|eot|>; the next message opens with the header
-// again. A call that cannot be read is content (differences.json).
+// GPT-OSS after its generation prompt (<|start|>assistant): the analysis channel is
+// reasoning, a message to=functions.f a call, the rest content.
+void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool partial,
+                   ParsedMessage& out) {
+  for_each_message(rest, partial, "", {"<|end|>", "<|call|>", "<|return|>"}, out,
+                   [&](std::string_view header, std::string_view body) {
+                     const HarmonyHeader h = read_header(header);
+                     if (!h.recipient.empty() && syntax.parse_tool_calls) {
+                       out.tool_calls.push_back({h.recipient, std::string(rtrim(body)), ""});
+                     } else if (h.channel == "analysis" && syntax.extract_reasoning) {
+                       out.reasoning += std::string(body);
+                     } else {
+                       out.content += std::string(body);
+                     }
+                   });
+}
+
+// Muse Glimmer after <|start|>assistant: to=self is reasoning, to=user (or none) content,
+// any other recipient a call in the family's tags. A call that cannot be read is content
+// (differences.json).
 void parse_recipients(const OutputSyntax& syntax, std::string_view rest, bool partial,
                       ParsedMessage& out) {
-  static constexpr std::string_view kEnds[] = {"<|eom|>", "<|eot|>"};
-  static constexpr std::string_view kStart = "<|start|>assistant";
   const size_t max_calls = syntax.parallel_tool_calls ? 0 : 1;
-  size_t i = 0;
-  while (i < rest.size()) {
-    if (rest.substr(i, kStart.size()) == kStart) i += kStart.size();
-    const size_t message = rest.find("<|message|>", i);
-    if (message == std::string_view::npos) {
-      if (!partial) out.content += std::string(rest.substr(i));  // never a message: content
-      break;
-    }
-    const std::string recipient = word_after(rest.substr(i, message - i), "to=");
-    const size_t body_start = message + 11;
-    size_t end = std::string_view::npos, end_size = 0;
-    for (std::string_view e : kEnds) {
-      const size_t at = rest.find(e, body_start);
-      if (at < end) {
-        end = at;
-        end_size = e.size();
-      }
-    }
-    std::string_view body = rest.substr(
-        body_start, end == std::string_view::npos ? std::string_view::npos : end - body_start);
-    if (end == std::string_view::npos && partial) {
-      size_t hold = 0;
-      for (std::string_view e : kEnds) hold = std::max(hold, partial_marker_length(body, e));
-      body.remove_suffix(hold);
-    }
-    const bool call = recipient != "self" && recipient != "user" && !recipient.empty();
-    if (recipient == "self" && syntax.extract_reasoning) {
-      out.reasoning += std::string(body);
-    } else if (call && syntax.parse_tool_calls &&
-               (max_calls == 0 || out.tool_calls.size() < max_calls)) {
-      CallReadResult calls = read_tool_calls(syntax.tools, body, partial, 1);
-      if (!partial && !calls.ok) {
-        out.content += std::string(body);
-      } else {
-        for (ParsedToolCall& c : calls.calls) out.tool_calls.push_back(std::move(c));
-      }
-    } else {
-      out.content += std::string(body);
-    }
-    if (end == std::string_view::npos) break;
-    i = end + end_size;
-  }
+  for_each_message(rest, partial, "<|start|>assistant", {"<|eom|>", "<|eot|>"}, out,
+                   [&](std::string_view header, std::string_view body) {
+                     const std::string recipient = word_after(header, "to=");
+                     const bool call =
+                         recipient != "self" && recipient != "user" && !recipient.empty();
+                     if (recipient == "self" && syntax.extract_reasoning) {
+                       out.reasoning += std::string(body);
+                     } else if (call && syntax.parse_tool_calls &&
+                                (max_calls == 0 || out.tool_calls.size() < max_calls)) {
+                       CallReadResult calls = read_tool_calls(syntax.tools, body, partial, 1);
+                       if (!partial && !calls.ok) {
+                         out.content += std::string(body);
+                       } else {
+                         for (ParsedToolCall& c : calls.calls)
+                           out.tool_calls.push_back(std::move(c));
+                       }
+                     } else {
+                       out.content += std::string(body);
+                     }
+                   });
 }
 
 }  // namespace

@@ -33,6 +33,24 @@ bool ends_with(const std::string& text, const std::string& tail) {
          text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// Streamed a byte at a time, the deltas add up to the whole parse and no marker ("<|")
+// ever shows in the content.
+void expect_stream_adds_up(const OutputSyntax& syntax, const std::string& generated,
+                           const ParsedMessage& whole) {
+  ParsedMessage before;
+  std::string reasoning, content;
+  for (size_t n = 1; n <= generated.size(); ++n) {
+    ParsedMessage now = parse_output(syntax, generated.substr(0, n), n < generated.size());
+    MessageDelta d = diff_messages(before, now);
+    reasoning += d.reasoning;
+    content += d.content;
+    EXPECT_EQ(now.content.find("<|"), std::string::npos) << now.content;
+    before = now;
+  }
+  EXPECT_EQ(reasoning, whole.reasoning);
+  EXPECT_EQ(content, whole.content);
+}
+
 TEST(ChatRealTemplates, Qwen3ThinkingSwitch) {
   auto t = load("Qwen-Qwen3-0.6B.jinja");
   ASSERT_NE(t, nullptr);
@@ -182,18 +200,7 @@ TEST(ChatRealTemplates, KimiK3AnswerWithoutItsTags) {
   ParsedMessage whole = parse_output(p->syntax, generated, false);
   EXPECT_EQ(whole.reasoning, "Greet back.");
   EXPECT_EQ(whole.content, "Hello there!");
-  ParsedMessage before;
-  std::string reasoning, content;
-  for (size_t n = 1; n <= generated.size(); ++n) {
-    ParsedMessage now = parse_output(p->syntax, generated.substr(0, n), n < generated.size());
-    MessageDelta d = diff_messages(before, now);
-    reasoning += d.reasoning;
-    content += d.content;
-    EXPECT_EQ(now.content.find("<|"), std::string::npos) << now.content;
-    before = now;
-  }
-  EXPECT_EQ(reasoning, whole.reasoning);
-  EXPECT_EQ(content, whole.content);
+  expect_stream_adds_up(p->syntax, generated, whole);
 }
 
 // MiniMax M3's template writes nested arguments as elements (its to_xml macro); the reader
@@ -241,18 +248,7 @@ TEST(ChatRealTemplates, GlimmerMessages) {
   ParsedMessage whole = parse_output(p->syntax, generated, false);
   EXPECT_EQ(whole.reasoning, "Greet back.");
   EXPECT_EQ(whole.content, "Hello there!");
-  ParsedMessage before;
-  std::string reasoning, content;
-  for (size_t n = 1; n <= generated.size(); ++n) {
-    ParsedMessage now = parse_output(p->syntax, generated.substr(0, n), n < generated.size());
-    MessageDelta d = diff_messages(before, now);
-    reasoning += d.reasoning;
-    content += d.content;
-    EXPECT_EQ(now.content.find("<|"), std::string::npos) << now.content;
-    before = now;
-  }
-  EXPECT_EQ(reasoning, whole.reasoning);
-  EXPECT_EQ(content, whole.content);
+  expect_stream_adds_up(p->syntax, generated, whole);
   EXPECT_EQ(parse_output(p->syntax, "Once upon a time", true).content, "");
   EXPECT_EQ(parse_output(p->syntax, "Once upon a time", false).content, "Once upon a time");
 }
