@@ -158,7 +158,6 @@ void parse_body(const OutputSyntax& syntax, std::string_view body, bool partial,
 // first closer. While streaming, a closer still being written is held back.
 std::string without_closers(const OutputSyntax& syntax, std::string_view body, bool partial) {
   std::string out(body);
-  if (syntax.content_end.empty() && syntax.message_end.empty()) return out;
   if (!syntax.content_end.empty()) {
     const size_t at = out.find(syntax.content_end);
     if (at != std::string::npos) out.erase(at, syntax.content_end.size());
@@ -319,7 +318,11 @@ ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generate
   } else if (partial && !lead.empty() && lead.substr(0, body.size()) == body) {
     body = {};  // the content's lead-in is still being written
   }
-  parse_body(syntax, without_closers(syntax, body, partial), partial, out);
+  if (syntax.content_end.empty() && syntax.message_end.empty()) {
+    parse_body(syntax, body, partial, out);
+  } else {
+    parse_body(syntax, without_closers(syntax, body, partial), partial, out);
+  }
   return out;
 }
 
