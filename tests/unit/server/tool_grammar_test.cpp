@@ -3,10 +3,9 @@
 // what it accepts, the output parser reads back.
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "chat/output_syntax.h"
 #include "grammar/grammar.h"
+#include "sampling/grammar_sampler.h"
 #include "server/json_util.h"
 #include "server/openai/tool_grammar.h"
 #include "support/test_paths.h"
@@ -170,10 +169,10 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     EXPECT_TRUE(lazy->lazy);
     EXPECT_EQ(f.call.rfind(lazy->trigger, 0), 0u) << lazy->trigger;
     if (!lazy->trigger_pattern.empty()) {
-      const std::regex pattern(lazy->trigger_pattern);
-      EXPECT_TRUE(std::regex_search(f.call, pattern)) << lazy->trigger_pattern;
-      EXPECT_FALSE(std::regex_search(" to=self<|message|>Hmm.<|eom|>", pattern));
-      EXPECT_FALSE(std::regex_search(" to=user<|message|>Hi.", pattern));
+      // Glimmer: a header to one of the tools, never to=self or to=user; one capture group,
+      // where the grammar starts.
+      EXPECT_EQ(lazy->trigger_pattern, "( to=(?:get_weather|get_time)<\\|message\\|>)");
+      EXPECT_TRUE(sampling::check_trigger_patterns({lazy->trigger_pattern}).is_ok());
     }
   }
 }
