@@ -89,6 +89,11 @@ Table build_level_table(CpuLevel level) {
   simd::register_avx2_float(simd_table);
   simd::register_avx2_legacy(simd_table);
   simd::register_avx2_kquants(simd_table);
+  // AVX-512 VNNI: tiles of several tokens whose outputs equal the AVX2 vec_dot bit for bit.
+  if (level == CpuLevel::kAvx512) {
+    simd::register_avx512_legacy(simd_table);
+    simd::register_avx512_kquants(simd_table);
+  }
   for (size_t id = 0; id < table.size(); ++id) {
     const simd::Entry& e = simd_table[id];
     TypeKernels& k = table[id];
@@ -106,8 +111,16 @@ Table build_level_table(CpuLevel level) {
 const Table& level_table(CpuLevel level) {
   static const Table scalar = build_level_table(CpuLevel::kScalar);
   static const Table avx2 = build_level_table(CpuLevel::kAvx2);
-  // No AVX-512 kernels yet: that level runs the AVX2 ones.
-  return level == CpuLevel::kScalar ? scalar : avx2;
+  static const Table avx512 = build_level_table(CpuLevel::kAvx512);
+  switch (level) {
+    case CpuLevel::kScalar:
+      return scalar;
+    case CpuLevel::kAvx2:
+      return avx2;
+    case CpuLevel::kAvx512:
+      return avx512;
+  }
+  return avx2;
 }
 
 const TypeKernels& lookup(const Table& table, TensorType type) {

@@ -4,12 +4,14 @@
 // independent of the batch and the thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "base/half.h"
 #include "base/thread_pool.h"
 #include "dot_reference.h"
 #include "integer_data.h"
@@ -204,6 +206,68 @@ TEST(Simd, TilesEqualTheirLevelsVecDotForEveryShape) {
   }
 }
 
+// Weight blocks of raw random codes (every byte value, Q8_0's -128 included) with ordinary
+// scales: each tile output still equals its level's vec_dot, so the integer path of a tile
+// (vpdpbusd on AVX-512) agrees with vec_dot's (vpmaddubsw) on every code, not only on the
+// codes a quantizer writes.
+TEST(Simd, TilesEqualVecDotOnRawCodes) {
+  constexpr int64_t kCols = 512;
+  constexpr int kTokens = 7;
+  const TensorType types[] = {TensorType::kQ4_0, TensorType::kQ5_0, TensorType::kQ8_0,
+                              TensorType::kQ4_K, TensorType::kQ5_K};
+  for (CpuLevel level : runnable_cpu_levels()) {
+    for (TensorType type : types) {
+      SCOPED_TRACE(level_and_type(level, type));
+      const TypeKernels& k = level_kernels(level, type);
+      if (k.tile == nullptr) continue;
+      const auto& wt = traits_of(type);
+      const size_t w_stride = row_bytes(wt, kCols);
+      std::vector<uint8_t> w(w_stride * static_cast<size_t>(k.tile_rows));
+      uint32_t state = 12345;
+      for (uint8_t& b : w) {
+        state = state * 1664525u + 1013904223u;
+        b = static_cast<uint8_t>(state >> 24);
+      }
+      // The f16 scale leads each block; a K-quant's f16 dmin follows it.
+      const bool k_quant = type == TensorType::kQ4_K || type == TensorType::kQ5_K;
+      for (size_t at = 0; at < w.size(); at += wt.type_size) {
+        const uint16_t d = f32_to_f16(0.01f * static_cast<float>(1 + at % 7));
+        std::memcpy(w.data() + at, &d, sizeof(d));
+        if (k_quant) std::memcpy(w.data() + at + 2, &d, sizeof(d));
+      }
+      const size_t x_stride = row_bytes(traits_of(k.vec_dot_type), kCols);
+      std::vector<uint8_t> x(x_stride * kTokens);
+      const TypeKernels& act = level_kernels(level, k.vec_dot_type);
+      for (int t = 0; t < kTokens; ++t) {
+        const auto row =
+            convert(act, k.vec_dot_type, test::gaussian(kCols, 970 + static_cast<uint32_t>(t)));
+        std::memcpy(x.data() + static_cast<size_t>(t) * x_stride, row.data(), row.size());
+      }
+      const int n_tok = std::min(k.tile_tokens, kTokens);
+      std::vector<float> y(static_cast<size_t>(n_tok * k.tile_rows));
+      simd::TileArgs a;
+      a.w = w.data();
+      a.w_stride = w_stride;
+      a.x = x.data();
+      a.x_stride = x_stride;
+      a.n = kCols;
+      a.y = y.data();
+      a.y_stride = static_cast<size_t>(k.tile_rows);
+      a.n_rows = k.tile_rows;
+      a.n_tokens = n_tok;
+      k.tile(a);
+      for (int t = 0; t < n_tok; ++t) {
+        for (int r = 0; r < k.tile_rows; ++r) {
+          const float want = k.vec_dot(w.data() + static_cast<size_t>(r) * w_stride,
+                                       x.data() + static_cast<size_t>(t) * x_stride, kCols);
+          EXPECT_TRUE(test::same_float(y[static_cast<size_t>(t * k.tile_rows + r)], want))
+              << "row " << r << " token " << t;
+        }
+      }
+    }
+  }
+}
+
 // matmul on each level: every token's outputs are the same alone, in batches of any size,
 // and with 1 or 2 threads.
 TEST(Simd, MatmulIsBatchAndThreadInvariantOnEveryLevel) {
@@ -226,6 +290,30 @@ TEST(Simd, MatmulIsBatchAndThreadInvariantOnEveryLevel) {
               << "token " << t << " row " << r;
         }
       }
+    }
+  }
+}
+
+// The AVX-512 level adds tiles that equal the AVX2 vec_dot, so a whole matmul gives the same
+// bits at both levels, for every weight type and any batch: a model's logits do not depend
+// on which of the two levels runs it.
+TEST(Simd, Avx512LevelEqualsAvx2BitForBit) {
+  const std::vector<CpuLevel> levels = runnable_cpu_levels();
+  if (std::find(levels.begin(), levels.end(), CpuLevel::kAvx512) == levels.end()) {
+    GTEST_SKIP() << "this CPU does not run the avx512 level (AVX-512 F/BW/VL/DQ + VNNI)";
+  }
+  constexpr int64_t kCols = 512, kRows = 29, kTokens = 23;
+  ThreadPool two(2);
+  for (TensorType type : kWeightTypes) {
+    SCOPED_TRACE(tensor_type_name(type));
+    const auto wbytes = encode(type, test::gaussian(kCols * kRows, 1100));
+    WeightMatrix w{type, kCols, kRows, row_bytes(traits_of(type), kCols), wbytes.data()};
+    const auto x = test::gaussian(kCols * kTokens, 1101);
+    std::vector<float> avx2(kRows * kTokens), avx512(kRows * kTokens);
+    matmul_level(CpuLevel::kAvx2, w, x.data(), kTokens, avx2.data(), two);
+    matmul_level(CpuLevel::kAvx512, w, x.data(), kTokens, avx512.data(), two);
+    for (size_t i = 0; i < avx2.size(); ++i) {
+      ASSERT_TRUE(test::same_float(avx2[i], avx512[i])) << "output " << i;
     }
   }
 }
