@@ -177,8 +177,23 @@ void k4_row(const uint8_t* w, const uint8_t* x, size_t xs, int64_t n, int n_toke
 constexpr int kMaxRows = 2;
 constexpr int kMaxTokens = 6;
 
+// The AVX2 tiles of Q4_K and Q5_K (one row), kept for a single token: decoding streams the
+// weights once, and a 512-bit register of one token would be half empty. Set when the
+// level's table is built, read after.
+TileFn avx2_single_token[2] = {nullptr, nullptr};
+
 template <bool kQ5>
 void k4_tile(const TileArgs& a) {
+  if (a.n_tokens == 1) {
+    TileArgs row = a;
+    row.n_rows = 1;
+    for (int r = 0; r < a.n_rows; ++r) {
+      row.w = a.w + static_cast<size_t>(r) * a.w_stride;
+      row.y = a.y + r;
+      avx2_single_token[kQ5 ? 1 : 0](row);
+    }
+    return;
+  }
   for (int r = 0; r < a.n_rows; ++r) {
     const uint8_t* w = a.w + static_cast<size_t>(r) * a.w_stride;
     float* y = a.y + r;
@@ -207,6 +222,8 @@ namespace hearth::kernels::simd {
 void register_avx512_kquants(Table& t) {
   for (TensorType type : {TensorType::kQ4_K, TensorType::kQ5_K}) {
     Entry& e = entry(t, type);
+    // Called after register_avx2_kquants: its one-row tile serves a single token.
+    avx2_single_token[type == TensorType::kQ5_K ? 1 : 0] = e.tile;
     e.tile = type == TensorType::kQ4_K ? k4_tile<false> : k4_tile<true>;
     e.max_rows = kMaxRows;
     e.max_tokens = kMaxTokens;

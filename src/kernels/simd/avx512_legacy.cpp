@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "kernels/block_access.h"
 #include "kernels/block_formats.h"
@@ -73,19 +72,19 @@ inline __m256i unpack_fifth_bits(const uint8_t* qh) {
 
 // The weight formats: block bytes, the unsigned codes and the offset subtracted from them.
 struct Q4_0 {
-  static constexpr int kBytes = 18, kOffset = 8;
+  static constexpr int kBytes = 18, kOffset = 8, kSlot = 0;
   static __m256i codes(const uint8_t* b) { return unpack_nibbles(b + 2); }
 };
 
 struct Q5_0 {
-  static constexpr int kBytes = 22, kOffset = 16;
+  static constexpr int kBytes = 22, kOffset = 16, kSlot = 1;
   static __m256i codes(const uint8_t* b) {
     return _mm256_or_si256(unpack_nibbles(b + 6), unpack_fifth_bits(b + 2));
   }
 };
 
 struct Q8_0 {
-  static constexpr int kBytes = 34, kOffset = 128;
+  static constexpr int kBytes = 34, kOffset = 128, kSlot = 2;
   static __m256i codes(const uint8_t* b) {
     return _mm256_xor_si256(load32(b + 2), _mm256_set1_epi8(static_cast<char>(0x80)));
   }
@@ -230,8 +229,14 @@ void tile_rows(const Args& a, int n_tokens) {
   if (n_tokens % 2 != 0) tile_kernel<K, Vec256, R, 1>(a, n_tokens - 1);
 }
 
+// The AVX2 tiles of Q4_0, Q5_0 and Q8_0, kept for a single token: decoding streams the
+// weights once, which the AVX2 tile does with prefetches tuned for it, and a 512-bit register
+// of one token would be half empty. Set when the level's table is built, read after.
+TileFn avx2_single_token[3] = {nullptr, nullptr, nullptr};
+
 template <class K>
 void tile(const TileArgs& args) {
+  if (args.n_tokens == 1) return avx2_single_token[K::kSlot](args);
   const Args a = {args.w, args.w_stride, args.x,        args.x_stride,
                   args.n, args.y,        args.y_stride, f16_to_f32_table()};
   switch (args.n_rows) {
@@ -255,11 +260,13 @@ void tile(const TileArgs& args) {
 namespace hearth::kernels::simd {
 
 void register_avx512_legacy(Table& t) {
-  for (auto [type, fn] :
-       {std::pair{TensorType::kQ4_0, &tile<Q4_0>}, std::pair{TensorType::kQ5_0, &tile<Q5_0>},
-        std::pair{TensorType::kQ8_0, &tile<Q8_0>}}) {
-    Entry& e = entry(t, type);
-    e.tile = fn;
+  const TensorType types[] = {TensorType::kQ4_0, TensorType::kQ5_0, TensorType::kQ8_0};
+  const TileFn tiles[] = {tile<Q4_0>, tile<Q5_0>, tile<Q8_0>};
+  for (int slot = 0; slot < 3; ++slot) {
+    Entry& e = entry(t, types[slot]);
+    // Called after register_avx2_legacy: its tile serves one token (up to 4 rows as well).
+    avx2_single_token[slot] = e.tile;
+    e.tile = tiles[slot];
     e.max_rows = kMaxRows;
     e.max_tokens = kMaxTokens;
   }
