@@ -380,10 +380,8 @@ bool reference_has_dedicated_parser(const std::string& source) {
   // is recognized by.
   const bool ministral3 =
       has("[SYSTEM_PROMPT]") && has("[TOOL_CALLS]") && has("[ARGS]") && !has("[CALL_ID]");
-  const bool glimmer = has("<atem:function_calls>") && has("<|eom|>");
   const bool functionary32 = has(">>>all") && has(">>>${recipient}");
   const bool kimi_k2 = has("<|tool_calls_section_begin|>") && has("<|tool_call_begin|>");
-  const bool kimi_k3 = has("<|open|>") && has("<|close|>") && has("<|end_of_msg|>");
   const bool cohere2_moe = has("<|START_TEXT|>") && has("<|START_ACTION|>");
   const bool lfm2 = (has("<|tool_list_start|>") && has("<|tool_list_end|>")) ||
                     (has("List of tools: [") && !has("<|tool_list_start|>"));
@@ -395,9 +393,9 @@ bool reference_has_dedicated_parser(const std::string& source) {
   const bool minicpm5 =
       has("Tool usage guidelines:") && has("<function name=\"") && has("<param name=\"");
   const bool qwen3_coder = has("<tool_call>") && has("<function=") && has("<parameter=");
-  return ministral3 || has("<|channel|>") || glimmer || functionary32 || kimi_k2 || kimi_k3 ||
-         cohere2_moe || lfm2 || gigachat3 || minimax_m3 || dsml || gemma4 || minicpm5 ||
-         qwen3_coder;
+  return ministral3 || has("<|channel|>") || writes_recipient_messages(source) || functionary32 ||
+         kimi_k2 || is_kimi_k3(source) || cohere2_moe || lfm2 || gigachat3 || minimax_m3 || dsml ||
+         gemma4 || minicpm5 || qwen3_coder;
 }
 
 }  // namespace hearth::chat

@@ -132,18 +132,6 @@ void from_float_q8_k(const float* src, void* dst, int64_t n) {
 
 // ---- Q4_K and Q5_K -----------------------------------------------------------------
 
-// The eight 6-bit scales (bytes 0..7) and mins (bytes 8..15) of a Q4_K/Q5_K block.
-inline __m128i k4_scales_mins(const uint8_t* p) {
-  const uint32_t w0 = load_u32(p), w1 = load_u32(p + 4), w2 = load_u32(p + 8);
-  const uint32_t m6 = 0x3F3F3F3F, m4 = 0x0F0F0F0F, m2 = 0x03030303;
-  const uint32_t sc_lo = w0 & m6;
-  const uint32_t mn_lo = w1 & m6;
-  const uint32_t sc_hi = (w2 & m4) | (((w0 >> 6) & m2) << 4);
-  const uint32_t mn_hi = ((w2 >> 4) & m4) | (((w1 >> 6) & m2) << 4);
-  return _mm_set_epi32(static_cast<int>(mn_hi), static_cast<int>(mn_lo), static_cast<int>(sc_hi),
-                       static_cast<int>(sc_lo));
-}
-
 // One Q4_K (kQ5 false) or Q5_K super-block of one row against T tokens into acc[0..T):
 // first the min terms, then the codes.
 template <bool kQ5, int T>

@@ -45,24 +45,20 @@ uint16_t half_bits(float f) {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
 
 // ---------------------------------------------------------------------------------------
 // Small helpers.
 
-inline uint16_t load_u16(const uint8_t* p) {
-  uint16_t h = 0;
-  std::memcpy(&h, p, sizeof(h));
-  return h;
-}
-
 inline float load_f16(const float* f16, const uint8_t* p) {
-  return f16[load_u16(p)];
+  return f16[avx2::load_u16(p)];
 }
 
 inline __m256 broadcast_f16(const float* f16, const uint8_t* p) {
-  return _mm256_broadcast_ss(f16 + load_u16(p));
+  return _mm256_broadcast_ss(f16 + avx2::load_u16(p));
 }
 
 inline __m128i load16(const void* p) {
@@ -73,28 +69,11 @@ inline __m256i load32(const void* p) {
   return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
 
-// Sum of 8 f32 lanes: high half + low half, then the two pairs, then the last two.
-inline float hsum_f32(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
 inline int hsum_i32(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
   s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 1));
   return _mm_cvtsi128_si32(s);
-}
-
-// The 32 nibbles of a block as bytes 0..15: byte j of qs gives element j (low nibble, low
-// 128-bit lane) and element j + 16 (high nibble, high lane). The 16 bytes are broadcast to
-// both lanes by the load and the high lane shifted by 4.
-inline __m256i unpack_nibbles(const uint8_t* qs) {
-  const __m256i both = _mm256_broadcastsi128_si256(load16(qs));
-  const __m256i shifted = _mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4));
-  return _mm256_and_si256(shifted, _mm256_set1_epi8(0x0F));
 }
 
 // 0x10 in byte e where bit e of the little-endian qh word is set, else 0.
@@ -124,14 +103,14 @@ struct Q4_0 {
   static constexpr int kBytes = 18, kActBytes = 34, kOffset = 8;
   static constexpr Mul kMul = Mul::kUnsigned;
   static constexpr bool kMin = false, kTwoAcc = false;
-  static __m256i codes(const uint8_t* b) { return unpack_nibbles(b + 2); }
+  static __m256i codes(const uint8_t* b) { return avx2::unpack_nibbles(b + 2); }
 };
 
 struct Q4_1 {
   static constexpr int kBytes = 20, kActBytes = 36, kOffset = 0;
   static constexpr Mul kMul = Mul::kUnsigned;
   static constexpr bool kMin = true, kTwoAcc = false;
-  static __m256i codes(const uint8_t* b) { return unpack_nibbles(b + 4); }
+  static __m256i codes(const uint8_t* b) { return avx2::unpack_nibbles(b + 4); }
 };
 
 struct Q5_0 {
@@ -139,7 +118,7 @@ struct Q5_0 {
   static constexpr Mul kMul = Mul::kUnsigned;
   static constexpr bool kMin = false, kTwoAcc = false;
   static __m256i codes(const uint8_t* b) {
-    return _mm256_or_si256(unpack_nibbles(b + 6), unpack_fifth_bits(b + 2));
+    return _mm256_or_si256(avx2::unpack_nibbles(b + 6), unpack_fifth_bits(b + 2));
   }
 };
 
@@ -148,7 +127,7 @@ struct Q5_1 {
   static constexpr Mul kMul = Mul::kUnsigned;
   static constexpr bool kMin = true, kTwoAcc = false;
   static __m256i codes(const uint8_t* b) {
-    return _mm256_or_si256(unpack_nibbles(b + 8), unpack_fifth_bits(b + 4));
+    return _mm256_or_si256(avx2::unpack_nibbles(b + 8), unpack_fifth_bits(b + 4));
   }
 };
 
@@ -165,7 +144,7 @@ struct Iq4Nl {
   static constexpr bool kMin = false, kTwoAcc = true;
   static __m256i codes(const uint8_t* b) {
     const __m256i values = _mm256_broadcastsi128_si256(load16(kIq4nlValues));
-    return _mm256_shuffle_epi8(values, unpack_nibbles(b + 2));
+    return _mm256_shuffle_epi8(values, avx2::unpack_nibbles(b + 2));
   }
 };
 
@@ -326,13 +305,13 @@ void tile_kernel(const Args& a) {
     for (int t = 0; t < T; ++t) {
       float v = 0.0f;
       if constexpr (K::kTwoAcc) {
-        v = hsum_f32(_mm256_add_ps(acc[r][t], acc_odd[r][t]));
+        v = avx2::hsum8(_mm256_add_ps(acc[r][t], acc_odd[r][t]));
         if (i < nb) {
           v += tail_block<K>(a.f16, a.w + static_cast<size_t>(r) * a.w_stride + i * K::kBytes,
                              a.x + static_cast<size_t>(t) * a.x_stride + i * K::kActBytes);
         }
       } else {
-        v = hsum_f32(acc[r][t]);
+        v = avx2::hsum8(acc[r][t]);
       }
       if constexpr (K::kMin) v += sum_m[r][t];
       a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = v;

@@ -1,6 +1,7 @@
-// Small helpers shared by the AVX2 kernel sources. Include it only inside an AVX2 target
-// region (after `#pragma GCC target("avx2,fma,f16c")`): these inline functions are
-// compiled for AVX2 and must never be instantiated in baseline code.
+// Small helpers shared by the AVX2 and AVX-512 kernel sources. Include it only inside a
+// target region of AVX2 or above (after `#pragma GCC target(...)`). The helpers have internal
+// linkage, so each file's copies are compiled for its own level and never shared with
+// baseline code or with a lower level.
 #pragma once
 
 #include <immintrin.h>
@@ -10,6 +11,7 @@
 #include <cstring>
 
 namespace hearth::kernels::simd::avx2 {
+namespace {
 
 inline __m256i load256(const uint8_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -17,6 +19,12 @@ inline __m256i load256(const uint8_t* p) {
 
 inline __m128i load128(const uint8_t* p) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+
+inline uint16_t load_u16(const uint8_t* p) {
+  uint16_t h = 0;
+  std::memcpy(&h, p, sizeof(h));
+  return h;
 }
 
 inline float load_f16(const uint8_t* p) {
@@ -43,6 +51,27 @@ inline float hsum8(__m256 v) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
+}
+
+// The 32 nibbles of a block as bytes 0..15: byte j of qs gives element j (low nibble, low
+// 128-bit lane) and element j + 16 (high nibble, high lane). The 16 bytes are broadcast to
+// both lanes by the load and the high lane shifted by 4.
+inline __m256i unpack_nibbles(const uint8_t* qs) {
+  const __m256i both = _mm256_broadcastsi128_si256(load128(qs));
+  const __m256i shifted = _mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4));
+  return _mm256_and_si256(shifted, _mm256_set1_epi8(0x0F));
+}
+
+// The eight 6-bit scales (bytes 0..7) and mins (bytes 8..15) of a Q4_K/Q5_K block.
+inline __m128i k4_scales_mins(const uint8_t* p) {
+  const uint32_t w0 = load_u32(p), w1 = load_u32(p + 4), w2 = load_u32(p + 8);
+  const uint32_t m6 = 0x3F3F3F3F, m4 = 0x0F0F0F0F, m2 = 0x03030303;
+  const uint32_t sc_lo = w0 & m6;
+  const uint32_t mn_lo = w1 & m6;
+  const uint32_t sc_hi = (w2 & m4) | (((w0 >> 6) & m2) << 4);
+  const uint32_t mn_hi = ((w2 >> 4) & m4) | (((w1 >> 6) & m2) << 4);
+  return _mm_set_epi32(static_cast<int>(mn_hi), static_cast<int>(mn_lo), static_cast<int>(sc_hi),
+                       static_cast<int>(sc_lo));
 }
 
 // Selects 16-bit element k of each 128-bit half into all eight of its slots.
@@ -82,4 +111,5 @@ inline void store_outputs(const __m256 (&acc)[R][T], float* y, size_t y_stride) 
   }
 }
 
+}  // namespace
 }  // namespace hearth::kernels::simd::avx2

@@ -30,43 +30,20 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")
 
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
+
+using avx2::hsum8;  // the AVX2 level's reduction order, which these outputs must match
+using avx2::k4_scales_mins;
+using avx2::load256;
+using avx2::load_f16;
+using avx2::load_f32;
 
 constexpr size_t kQ8KSize = sizeof(BlockQ8K);
 constexpr size_t kQ8KQs = offsetof(BlockQ8K, qs);
 constexpr size_t kQ8KBsums = offsetof(BlockQ8K, bsums);
-
-inline uint32_t load_u32(const uint8_t* p) {
-  uint32_t v = 0;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// An f16 value as f32 (exact; F16C, as the AVX2 level converts it).
-inline float load_f16(const uint8_t* p) {
-  uint16_t h = 0;
-  std::memcpy(&h, p, sizeof(h));
-  return _cvtsh_ss(h);
-}
-
-inline float load_f32(const uint8_t* p) {
-  float v = 0.0f;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline __m256i load256(const uint8_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-// The AVX2 K-quant sum of 8 f32 lanes (avx2_util.h hsum8), in the same order.
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 // Two 256-bit values as the halves of one 512-bit register.
 inline __m512i pair_i(__m256i lo, __m256i hi) {
@@ -75,18 +52,6 @@ inline __m512i pair_i(__m256i lo, __m256i hi) {
 
 inline __m512 pair_f(float lo, float hi) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(lo)), _mm256_set1_ps(hi), 1);
-}
-
-// The eight 6-bit scales (bytes 0..7) and mins (bytes 8..15) of a Q4_K/Q5_K block.
-inline __m128i k4_scales_mins(const uint8_t* p) {
-  const uint32_t w0 = load_u32(p), w1 = load_u32(p + 4), w2 = load_u32(p + 8);
-  const uint32_t m6 = 0x3F3F3F3F, m4 = 0x0F0F0F0F, m2 = 0x03030303;
-  const uint32_t sc_lo = w0 & m6;
-  const uint32_t mn_lo = w1 & m6;
-  const uint32_t sc_hi = (w2 & m4) | (((w0 >> 6) & m2) << 4);
-  const uint32_t mn_hi = ((w2 >> 4) & m4) | (((w1 >> 6) & m2) << 4);
-  return _mm_set_epi32(static_cast<int>(mn_hi), static_cast<int>(mn_lo), static_cast<int>(sc_hi),
-                       static_cast<int>(sc_lo));
 }
 
 // A pair of tokens' activation blocks (the odd last token: both halves the same token).

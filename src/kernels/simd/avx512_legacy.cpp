@@ -30,38 +30,15 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")
 
+#include "kernels/simd/avx2_util.h"
+
 namespace hearth::kernels::simd {
 namespace {
 
-inline uint16_t load_u16(const uint8_t* p) {
-  uint16_t h = 0;
-  std::memcpy(&h, p, sizeof(h));
-  return h;
-}
-
-inline __m128i load16(const void* p) {
-  return _mm_loadu_si128(static_cast<const __m128i*>(p));
-}
-
-inline __m256i load32(const void* p) {
-  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
-}
-
-// The AVX2 level's sum of 8 f32 lanes (avx2_legacy.cpp hsum_f32), in the same order.
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-// Bytes 0..15 of a block's nibbles: element j (low nibble) in the low 128-bit lane, element
-// j + 16 (high nibble) in the high lane.
-inline __m256i unpack_nibbles(const uint8_t* qs) {
-  const __m256i both = _mm256_broadcastsi128_si256(load16(qs));
-  const __m256i shifted = _mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4));
-  return _mm256_and_si256(shifted, _mm256_set1_epi8(0x0F));
-}
+using avx2::hsum8;  // the AVX2 level's reduction order, which these outputs must match
+using avx2::load256;
+using avx2::load_u16;
+using avx2::unpack_nibbles;
 
 // 0x10 in byte e where bit e of the little-endian qh word is set.
 inline __m256i unpack_fifth_bits(const uint8_t* qh) {
@@ -86,7 +63,7 @@ struct Q5_0 {
 struct Q8_0 {
   static constexpr int kBytes = 34, kOffset = 128, kSlot = 2;
   static __m256i codes(const uint8_t* b) {
-    return _mm256_xor_si256(load32(b + 2), _mm256_set1_epi8(static_cast<char>(0x80)));
+    return _mm256_xor_si256(load256(b + 2), _mm256_set1_epi8(static_cast<char>(0x80)));
   }
 };
 
@@ -98,7 +75,7 @@ struct Vec256 {
   using I = __m256i;
   using F = __m256;
   static constexpr int kTokens = 1;
-  static I act(const uint8_t* const* x) { return load32(x[0] + 2); }
+  static I act(const uint8_t* const* x) { return load256(x[0] + 2); }
   static F act_scale(const float* f16, const uint8_t* const* x) {
     return _mm256_set1_ps(f16[load_u16(x[0])]);
   }
@@ -120,7 +97,7 @@ struct Vec512 {
   using F = __m512;
   static constexpr int kTokens = 2;
   static I act(const uint8_t* const* x) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(load32(x[0] + 2)), load32(x[1] + 2), 1);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(load256(x[0] + 2)), load256(x[1] + 2), 1);
   }
   static F act_scale(const float* f16, const uint8_t* const* x) {
     const __m256 lo = _mm256_set1_ps(f16[load_u16(x[0])]);
