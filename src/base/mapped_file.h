@@ -26,6 +26,11 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // True when [p, p + n) lies inside the mapping.
+  bool contains(const void* p, size_t n) const;
+  // Drops the whole pages inside [p, p + n) from the process (madvise MADV_DONTNEED): they
+  // stop counting as resident, and a later read faults them in from the file again.
+  void release(const void* p, size_t n) const;
 
  private:
   void reset();

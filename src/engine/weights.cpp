@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/interleaved.h"
 #include "kernels/quant.h"
 
 namespace hearth::engine {
@@ -19,6 +20,27 @@ Result<const gguf::TensorInfo*> TensorLoader::find(const std::string& name, bool
 
 Result<WeightMatrix> TensorLoader::matrix(const std::string& name, int64_t n_cols, int64_t n_rows,
                                           bool optional) {
+  HEARTH_ASSIGN_OR_RETURN(WeightMatrix w, row_matrix(name, n_cols, n_rows, optional));
+  if (!options_.repack || !kernels::can_interleave(w)) return w;
+  return repack(w, *archive_.find_tensor(name));
+}
+
+// Copies w into the interleaved layout and drops the file's pages of it, so the tensor is
+// resident once (peak: the model plus one matrix).
+WeightMatrix TensorLoader::repack(const WeightMatrix& w, const gguf::TensorInfo& t) {
+  const size_t bytes = kernels::interleaved_bytes(w);
+  constexpr size_t kAlign = 64;
+  OwnedBytes storage(
+      static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign)));
+  if (storage == nullptr) return w;  // no memory for a copy: the row layout still works
+  const WeightMatrix packed = kernels::interleave(w, storage.get());
+  archive_.release_pages(t.data, t.n_bytes);
+  repacked_.push_back(std::move(storage));
+  return packed;
+}
+
+Result<WeightMatrix> TensorLoader::row_matrix(const std::string& name, int64_t n_cols,
+                                              int64_t n_rows, bool optional) {
   HEARTH_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, find(name, optional));
   if (t == nullptr) return WeightMatrix{};
   if (t->ne[0] != n_cols || t->ne[1] != n_rows || t->ne[2] != 1 || t->ne[3] != 1)

@@ -1,8 +1,12 @@
 // Model weights as views into the mapped GGUF file: matrices stay where the file put them
-// (zero-copy); small 1-D tensors (norms, biases) are converted to f32 vectors at load.
+// (zero-copy) unless they are repacked for the many-row kernels (kernels/interleaved.h),
+// in which case the copy is owned here and the file's pages are dropped from memory; small
+// 1-D tensors (norms, biases) are converted to f32 vectors at load.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +22,19 @@ using kernels::WeightMatrix;
 inline bool present(const WeightMatrix& w) {
   return w.data != nullptr;
 }
+
+// How a model is loaded.
+struct LoadOptions {
+  // Repack the matrices the interleaved kernels handle (the reference's --repack, on by
+  // default; -nr/--no-repack keeps the file's layout).
+  bool repack = true;
+};
+
+// Storage of repacked matrices: 64-byte aligned, freed with std::free.
+struct FreeBytes {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using OwnedBytes = std::unique_ptr<uint8_t, FreeBytes>;
 
 // One transformer block of the llama family. Shapes in GGUF order.
 struct LayerWeights {
@@ -38,29 +55,41 @@ struct ModelWeights {
   std::vector<float> output_bias;  // optional [V]
   std::vector<float> rope_freqs;   // optional per-pair divisors [R/2]
   std::vector<LayerWeights> layers;
+  std::vector<OwnedBytes> repacked;  // the data of every interleaved matrix above
 };
 
 // Looks tensors up by name with exact shape checks, and remembers which were used so
 // that a file with tensors the architecture does not know can be refused.
 class TensorLoader {
  public:
-  explicit TensorLoader(const gguf::Archive& archive) : archive_(archive) {}
+  explicit TensorLoader(const gguf::Archive& archive, LoadOptions options = {})
+      : archive_(archive), options_(options) {}
 
-  // A matrix with GGUF shape [n_cols, n_rows] of a type matmul can run. An absent optional
-  // tensor yields an empty view.
+  // A matrix with GGUF shape [n_cols, n_rows] of a type matmul can run, used only through
+  // matmul(): repacked when the options and the kernels allow. An absent optional tensor
+  // yields an empty view.
   Result<WeightMatrix> matrix(const std::string& name, int64_t n_cols, int64_t n_rows,
                               bool optional = false);
+  // The same in the file's row layout, for a matrix whose rows are also read one by one
+  // (token embeddings).
+  Result<WeightMatrix> row_matrix(const std::string& name, int64_t n_cols, int64_t n_rows,
+                                  bool optional = false);
   // A 1-D tensor of n elements, converted to f32. Absent and optional: empty vector.
   Result<std::vector<float>> vector(const std::string& name, int64_t n, bool optional = false);
   bool has(const std::string& name) const { return archive_.find_tensor(name) != nullptr; }
   // kCorruptFile naming the first tensor no lookup asked for.
   Status check_all_used() const;
+  // The storage of the matrices repacked so far (moved into ModelWeights::repacked).
+  std::vector<OwnedBytes> take_repacked() { return std::move(repacked_); }
 
  private:
   Result<const gguf::TensorInfo*> find(const std::string& name, bool optional);
+  WeightMatrix repack(const WeightMatrix& w, const gguf::TensorInfo& t);
 
   const gguf::Archive& archive_;
+  LoadOptions options_;
   std::set<std::string, std::less<>> used_;
+  std::vector<OwnedBytes> repacked_;
 };
 
 }  // namespace hearth::engine

@@ -150,4 +150,10 @@ uint64_t Archive::total_tensor_bytes() const {
   return total;
 }
 
+void Archive::release_pages(const void* p, size_t n) const {
+  for (const File& f : files_) {
+    if (f.mapping_ != nullptr && f.mapping_->contains(p, n)) f.mapping_->release(p, n);
+  }
+}
+
 }  // namespace hearth::gguf

@@ -112,6 +112,9 @@ class Archive {
   const TensorInfo* find_tensor(std::string_view name) const;
   const std::vector<const TensorInfo*>& tensors() const { return all_tensors_; }
   uint64_t total_tensor_bytes() const;
+  // Drops the mapped pages wholly inside [p, p + n) (a tensor's data that was copied
+  // elsewhere) from the resident set; nothing for data not in a mapped shard.
+  void release_pages(const void* p, size_t n) const;
 
  private:
   std::vector<File> files_;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/interleaved.h"
 #include "kernels/kernel_table.h"
 #include "kernels/quant.h"
 
@@ -124,10 +125,17 @@ void matmul_rows(const Job& job, int64_t begin, int64_t end) {
 void matmul_f32_rows(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y,
                      int64_t begin, int64_t end) {
   thread_local std::vector<float> row;
+  thread_local std::vector<uint8_t> packed;  // an interleaved row back in the file's layout
   row.resize(static_cast<size_t>(w.n_cols));
+  packed.resize(w.row_stride);
   const auto* base = static_cast<const uint8_t*>(w.data);
   for (int64_t r = begin; r < end; ++r) {
-    dequantize_row(w.type, base + static_cast<size_t>(r) * w.row_stride, row.data(), w.n_cols);
+    const void* src = base + static_cast<size_t>(r) * w.row_stride;
+    if (w.layout == WeightLayout::kInterleaved16) {
+      extract_row(w, r, packed.data());
+      src = packed.data();
+    }
+    dequantize_row(w.type, src, row.data(), w.n_cols);
     for (int64_t t = 0; t < n_tokens; ++t) {
       const float* xt = x + t * w.n_cols;
       double sum = 0.0;
@@ -177,6 +185,10 @@ void matmul_active(const WeightMatrix& w, const float* x, int64_t n_tokens, floa
 
 void matmul_level(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens, float* y,
                   ThreadPool& pool) {
+  if (w.layout == WeightLayout::kInterleaved16) {
+    matmul_interleaved(level, w, x, n_tokens, y, pool);
+    return;
+  }
   const TypeKernels& k = level_kernels(level, w.type);
   matmul_vec_dot(w, x, n_tokens, y, pool, vec_dot_kernels(k, level_kernels(level, k.vec_dot_type)));
 }
@@ -209,6 +221,10 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, T
     pool.parallel_for(w.n_rows, [&](int64_t begin, int64_t end, int /*thread_index*/) {
       matmul_f32_rows(w, x, n_tokens, y, begin, end);
     });
+    return;
+  }
+  if (w.layout == WeightLayout::kInterleaved16) {
+    matmul_interleaved(active_cpu_level(), w, x, n_tokens, y, pool);
     return;
   }
   const MatmulFn fn = active_kernels(w.type).matmul;

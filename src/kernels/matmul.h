@@ -11,14 +11,22 @@
 
 namespace hearth::kernels {
 
-// A 2-D weight as stored in the file: n_rows rows of n_cols elements each, rows
-// `row_stride` bytes apart. GGUF shape [n_cols, n_rows].
+// How a weight matrix's bytes are arranged.
+enum class WeightLayout {
+  kRows,           // as stored in the file: row after row, `row_stride` bytes apart
+  kInterleaved16,  // repacked at load: groups of 16 rows interleaved block by block
+                   // (interleaved.h); only matmul() and the functions there read it
+};
+
+// A 2-D weight: n_rows rows of n_cols elements each. GGUF shape [n_cols, n_rows].
+// row_stride is the bytes of one row in the file's layout, whatever `layout` is.
 struct WeightMatrix {
   TensorType type = TensorType::kF32;
   int64_t n_cols = 0;
   int64_t n_rows = 0;
   size_t row_stride = 0;
   const void* data = nullptr;
+  WeightLayout layout = WeightLayout::kRows;
 };
 
 // True when matmul() accepts weights of this type.

@@ -8,15 +8,16 @@
 
 namespace hearth::models {
 
-using ArchLoader = Result<ModelPtr> (*)(std::shared_ptr<const gguf::Archive>, engine::ModelHparams);
+using ArchLoader = Result<ModelPtr> (*)(std::shared_ptr<const gguf::Archive>, engine::ModelHparams,
+                                        const engine::LoadOptions&);
 
 Result<ModelPtr> load_llama(std::shared_ptr<const gguf::Archive> archive,
-                            engine::ModelHparams hparams);
+                            engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_qwen2(std::shared_ptr<const gguf::Archive> archive,
-                            engine::ModelHparams hparams);
+                            engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_qwen3(std::shared_ptr<const gguf::Archive> archive,
-                            engine::ModelHparams hparams);
+                            engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_smollm3(std::shared_ptr<const gguf::Archive> archive,
-                              engine::ModelHparams hparams);
+                              engine::ModelHparams hparams, const engine::LoadOptions& options);
 
 }  // namespace hearth::models

@@ -8,7 +8,8 @@
 
 namespace hearth::models {
 
-Result<ModelPtr> load_llama(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp) {
+Result<ModelPtr> load_llama(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp,
+                            const engine::LoadOptions& options) {
   if (hp.n_rot != hp.head_dim)
     return error(
         ErrorCode::kCorruptFile,
@@ -17,7 +18,7 @@ Result<ModelPtr> load_llama(std::shared_ptr<const gguf::Archive> archive, engine
   FamilySpec spec;
   spec.rope = engine::ops::RopeKind::kNorm;
   spec.optional_biases = true;
-  return load_llama_family(std::move(archive), std::move(hp), spec);
+  return load_llama_family(std::move(archive), std::move(hp), spec, options);
 }
 
 }  // namespace hearth::models

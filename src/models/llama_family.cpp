@@ -75,12 +75,12 @@ Status settle_vocab(const gguf::Archive& archive, ModelHparams& hp) {
 }  // namespace
 
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive, ModelHparams hp,
-                                   const FamilySpec& spec) {
+                                   const FamilySpec& spec, const engine::LoadOptions& options) {
   HEARTH_RETURN_IF_ERROR(settle_vocab(*archive, hp));
-  TensorLoader ld(*archive);
+  TensorLoader ld(*archive, options);
   ModelWeights w;
   const int64_t E = hp.n_embd, V = hp.n_vocab;
-  HEARTH_ASSIGN_OR_RETURN(w.token_embd, ld.matrix("token_embd.weight", E, V));
+  HEARTH_ASSIGN_OR_RETURN(w.token_embd, ld.row_matrix("token_embd.weight", E, V));
   HEARTH_ASSIGN_OR_RETURN(w.output_norm, ld.vector("output_norm.weight", E));
   HEARTH_ASSIGN_OR_RETURN(w.output, ld.matrix("output.weight", E, V, /*optional=*/true));
   if (!engine::present(w.output)) w.output = w.token_embd;  // tied embeddings
@@ -92,6 +92,7 @@ Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive,
   for (int32_t il = 0; il < hp.n_layer; ++il)
     HEARTH_RETURN_IF_ERROR(load_layer(ld, hp, spec, il, w.layers[static_cast<size_t>(il)]));
   HEARTH_RETURN_IF_ERROR(ld.check_all_used());
+  w.repacked = ld.take_repacked();
   return ModelPtr(
       std::make_shared<LlamaFamilyModel>(std::move(archive), std::move(hp), std::move(w), spec));
 }

@@ -34,6 +34,7 @@ class LlamaFamilyModel : public engine::Model {
 
 // Loads the tensors of a llama-family model with exact shape checks and builds it.
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive,
-                                   engine::ModelHparams hparams, const FamilySpec& spec);
+                                   engine::ModelHparams hparams, const FamilySpec& spec,
+                                   const engine::LoadOptions& options);
 
 }  // namespace hearth::models

@@ -5,12 +5,13 @@
 
 namespace hearth::models {
 
-Result<ModelPtr> load_qwen2(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp) {
+Result<ModelPtr> load_qwen2(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp,
+                            const engine::LoadOptions& options) {
   FamilySpec spec;
   spec.rope = engine::ops::RopeKind::kNeox;
   spec.qkv_bias = true;
   spec.output_bias = true;
-  return load_llama_family(std::move(archive), std::move(hp), spec);
+  return load_llama_family(std::move(archive), std::move(hp), spec, options);
 }
 
 }  // namespace hearth::models

@@ -5,11 +5,12 @@
 
 namespace hearth::models {
 
-Result<ModelPtr> load_qwen3(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp) {
+Result<ModelPtr> load_qwen3(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp,
+                            const engine::LoadOptions& options) {
   FamilySpec spec;
   spec.rope = engine::ops::RopeKind::kNeox;
   spec.qk_norm = true;
-  return load_llama_family(std::move(archive), std::move(hp), spec);
+  return load_llama_family(std::move(archive), std::move(hp), spec, options);
 }
 
 }  // namespace hearth::models

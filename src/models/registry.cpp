@@ -30,10 +30,11 @@ std::vector<std::string_view> supported_architectures() {
   return names;
 }
 
-Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive) {
+Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive,
+                            const engine::LoadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(engine::ModelHparams hp, engine::read_hparams(archive->primary()));
   for (const auto& a : kArchitectures) {
-    if (a.name == hp.arch) return a.load(std::move(archive), std::move(hp));
+    if (a.name == hp.arch) return a.load(std::move(archive), std::move(hp), options);
   }
   std::string known;
   for (const auto& a : kArchitectures) known += (known.empty() ? "" : ", ") + std::string(a.name);
@@ -42,9 +43,9 @@ Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive) {
                            archive->primary().name(), hp.arch, known));
 }
 
-Result<ModelPtr> load_model(const std::string& path) {
+Result<ModelPtr> load_model(const std::string& path, const engine::LoadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(gguf::Archive archive, gguf::Archive::open(path));
-  return load_model(std::make_shared<const gguf::Archive>(std::move(archive)));
+  return load_model(std::make_shared<const gguf::Archive>(std::move(archive)), options);
 }
 
 }  // namespace hearth::models

@@ -16,8 +16,9 @@ namespace hearth::models {
 using ModelPtr = std::shared_ptr<const engine::Model>;
 
 // Opens `path` (a single GGUF or the first shard of a split model) and loads it.
-Result<ModelPtr> load_model(const std::string& path);
-Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive);
+Result<ModelPtr> load_model(const std::string& path, const engine::LoadOptions& options = {});
+Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive,
+                            const engine::LoadOptions& options = {});
 
 // The architecture names load_model accepts.
 std::vector<std::string_view> supported_architectures();

@@ -5,13 +5,13 @@
 
 namespace hearth::models {
 
-Result<ModelPtr> load_smollm3(std::shared_ptr<const gguf::Archive> archive,
-                              engine::ModelHparams hp) {
+Result<ModelPtr> load_smollm3(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp,
+                              const engine::LoadOptions& options) {
   FamilySpec spec;
   spec.rope = engine::ops::RopeKind::kNorm;
   spec.optional_biases = true;
   spec.nope_period = 4;
-  return load_llama_family(std::move(archive), std::move(hp), spec);
+  return load_llama_family(std::move(archive), std::move(hp), spec, options);
 }
 
 }  // namespace hearth::models

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "golden/model_fixture.h"
+#include "kernels/cpu_level.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
@@ -76,21 +77,63 @@ void check_step(const nlohmann::json& step, const std::vector<float>& logits, do
   }
 }
 
-TEST_P(GoldenLogits, TopTenAgreeAtEveryStep) {
-  const LogitsCase& c = GetParam();
-  const auto doc = nlohmann::json::parse(read_file(c.vectors));
-  LoadedModel lm = load_with_context(c.model, 256);
-  ASSERT_TRUE(lm.ctx);
-  ASSERT_EQ(lm.model->hparams().n_vocab, doc["n_vocab"].get<int>());
+// Every case of a vectors file, teacher-forced through `ctx`.
+void check_cases(const nlohmann::json& doc, engine::Context& ctx, double tolerance) {
   for (const auto& cs : doc["cases"]) {
-    lm.ctx->kv_cache().clear(0);
-    auto logits = feed(*lm.ctx, cs["prompt_tokens"].get<std::vector<int32_t>>());
+    ctx.kv_cache().clear(0);
+    auto logits = feed(ctx, cs["prompt_tokens"].get<std::vector<int32_t>>());
     const auto& steps = cs["steps"];
     for (size_t k = 0; k < steps.size(); ++k) {
       ASSERT_FALSE(logits.empty());
-      check_step(steps[k], logits, c.tolerance,
+      check_step(steps[k], logits, tolerance,
                  cs["prompt"].get<std::string>() + " step " + std::to_string(k));
-      logits = feed(*lm.ctx, {steps[k]["token"].get<int32_t>()});
+      logits = feed(ctx, {steps[k]["token"].get<int32_t>()});
+    }
+  }
+}
+
+// Both weight layouts: repacked for the interleaved kernels (the default) and the file's.
+TEST_P(GoldenLogits, TopTenAgreeAtEveryStep) {
+  const LogitsCase& c = GetParam();
+  const auto doc = nlohmann::json::parse(read_file(c.vectors));
+  for (const bool repack : {true, false}) {
+    SCOPED_TRACE(repack ? "repacked weights" : "file layout (-nr)");
+    LoadedModel lm = load_with_context(c.model, 256, 1, 2, TensorType::kF16,
+                                       kernels::MatmulPrecision::kReference, repack);
+    ASSERT_TRUE(lm.ctx);
+    ASSERT_EQ(lm.model->hparams().n_vocab, doc["n_vocab"].get<int>());
+    check_cases(doc, *lm.ctx, c.tolerance);
+  }
+}
+
+// The tiny models of the types with an interleaved layout are loaded repacked (so the test
+// above covers those kernels), and give the greedy tokens of the file layout.
+TEST(RepackedModels, InterleavedAndFileLayoutsGiveTheSameGreedyTokens) {
+  if (kernels::active_cpu_level() == kernels::CpuLevel::kScalar)
+    GTEST_SKIP() << "SKIPPED: no SIMD level active, so nothing is repacked";
+  for (const char* name : {"tiny-llama-q4_0", "tiny-qwen2-q8_0", "tiny-qwen3-q4_k"}) {
+    const std::string path = shared_path(std::string("models/tiny/") + name + ".gguf");
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "SKIPPED: " << path << " is missing";
+    LoadedModel packed = load_with_context(path, 64, 1, 2, TensorType::kF16,
+                                           kernels::MatmulPrecision::kReference, true);
+    LoadedModel rows = load_with_context(path, 64, 1, 2, TensorType::kF16,
+                                         kernels::MatmulPrecision::kReference, false);
+    ASSERT_TRUE(packed.ctx && rows.ctx);
+    const auto& lp = packed.model->weights().layers[0];
+    const auto& lr = rows.model->weights().layers[0];
+    EXPECT_EQ(lp.wq.layout, kernels::WeightLayout::kInterleaved16) << name;
+    EXPECT_EQ(lp.ffn_down.layout, kernels::WeightLayout::kInterleaved16) << name;
+    EXPECT_EQ(lr.wq.layout, kernels::WeightLayout::kRows) << name;
+    EXPECT_EQ(packed.model->weights().token_embd.layout, kernels::WeightLayout::kRows) << name;
+    std::vector<int32_t> next = {1, 400, 33};
+    for (int step = 0; step < 12; ++step) {
+      const auto a = feed(*packed.ctx, next);
+      const auto b = feed(*rows.ctx, next);
+      ASSERT_EQ(a.size(), b.size());
+      const auto ta = std::max_element(a.begin(), a.end()) - a.begin();
+      const auto tb = std::max_element(b.begin(), b.end()) - b.begin();
+      ASSERT_EQ(ta, tb) << name << " step " << step;
+      next = {static_cast<int32_t>(ta)};
     }
   }
 }

@@ -21,9 +21,11 @@ struct LoadedModel {
 inline LoadedModel load_with_context(
     const std::string& path, int32_t n_ctx = 512, int32_t n_seq = 1, int32_t n_threads = 2,
     TensorType kv_type = TensorType::kF16,
-    kernels::MatmulPrecision precision = kernels::MatmulPrecision::kReference) {
+    kernels::MatmulPrecision precision = kernels::MatmulPrecision::kReference, bool repack = true) {
   LoadedModel lm;
-  auto model = models::load_model(path);
+  engine::LoadOptions load;
+  load.repack = repack;
+  auto model = models::load_model(path, load);
   if (!model.is_ok()) {
     ADD_FAILURE() << path << ": " << model.status().to_string();
     return lm;

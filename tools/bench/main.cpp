@@ -211,7 +211,9 @@ void measure_bandwidth(Session& s, Summary& summary) {
 Status run_all(Session& s) {
   for (const std::string& path : s.options.models) {
     progress(s.options, "loading " + path);
-    auto model = models::load_model(path);
+    engine::LoadOptions load;
+    load.repack = s.options.repack;
+    auto model = models::load_model(path, load);
     if (!model.is_ok())
       return error(model.status().code(),
                    fmt::format("cannot load model '{}': {}", path, model.status().to_string()));

@@ -125,6 +125,9 @@ void add_other_options(CLI::App& app, Options& o, RawOptions& raw) {
       ->check(CLI::Range(16, 1 << 20));
   app.add_option("--seed", o.seed, "seed of the random prompt tokens")->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "progress and engine logs to stderr");
+  app.add_flag("!--no-repack", o.repack,
+               "keep the file's weight layout (no repacking for the interleaved kernels), as "
+               "hearth-server -nr does");
 }
 
 void apply_raw(const RawOptions& raw, Options& o) {

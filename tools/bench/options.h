@@ -34,6 +34,7 @@ struct Options {
   int32_t bandwidth_mib = 1024;
   uint32_t seed = 1234;
   bool verbose = false;
+  bool repack = true;  // -nr/--no-repack: keep the file's weight layout
 
   bool batched() const { return !batched_pp.empty() || !batched_tg.empty() || !batched_pl.empty(); }
 };

@@ -123,7 +123,9 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
 
 // Loads the model and starts the scheduler; the server then leaves its loading state.
 bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
-  auto model = hearth::models::load_model(args.model_path);
+  hearth::engine::LoadOptions load;
+  load.repack = args.repack;
+  auto model = hearth::models::load_model(args.model_path, load);
   if (!model) {
     hearth::log_error("failed to load model '{}': {}", args.model_path, model.status().message());
     return false;

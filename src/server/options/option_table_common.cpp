@@ -119,8 +119,10 @@ constexpr OptionSpec kEntries[] = {
      "Whether the KV cache is placed on the accelerator holding the layer", kBoolPair,
      kAcceptedNoEffect, kNoteCpuOnly, "", 0, false},
     {"--repack", "-nr, --no-repack", "", "LLAMA_ARG_REPACK", "enabled",
-     "Allow repacking weights into CPU-kernel-friendly layouts (extra buffer types)", kBoolPair,
-     kAcceptedNoEffect, kNoteGgml, "", 0, false},
+     "Repack Q4_0, Q8_0 and Q4_K weights at load into the interleaved layout of the many-row "
+     "kernels; -nr keeps the file's layout (mapped, not copied)",
+     kBoolPair, kSupported, "", "", 0, false, set_member<&ServerArgs::repack>,
+     show_member<&ServerArgs::repack>},
     {"--no-host", "", "", "LLAMA_ARG_NO_HOST", "off",
      "Bypass the host (pinned) buffer type so extra buffer types can be used", kFlag,
      kAcceptedNoEffect, kNoteGgml, "", 0, false},

@@ -39,6 +39,7 @@ struct ServerArgs {
   int32_t n_keep = 0;                     // --keep; request default n_keep
   int32_t n_parallel = -1;                // -np; -1: auto (see resolved_n_slots)
   bool cont_batching = true;              // -cb / -nocb
+  bool repack = true;                     // --repack / -nr
   bool kv_unified = false;                // -kvu; forced on when -np is auto
   bool context_shift = false;             // --context-shift (enabling it is refused for now)
 

@@ -117,6 +117,13 @@ TEST(ParseArgsTest, BatchingAndThreads) {
   EXPECT_EQ(parse_ok({"--threads", "-1"}).n_threads, -1);
 }
 
+TEST(ParseArgsTest, Repack) {
+  EXPECT_TRUE(parse_ok({}).repack);
+  EXPECT_FALSE(parse_ok({"-nr"}).repack);
+  EXPECT_FALSE(parse_ok({"--no-repack"}).repack);
+  EXPECT_TRUE(parse_ok({"-nr", "--repack"}).repack);
+}
+
 TEST(ParseArgsTest, KvCacheTypes) {
   for (const char* type : {"f32", "f16", "bf16", "q8_0"}) {
     ServerArgs a = parse_ok({"-ctk", type, "-ctv", type});

@@ -1,0 +1,48 @@
+// Weights repacked at load for the many-row path (prefill chunks, the decode rows of many
+// slots): groups of 16 consecutive rows whose blocks are interleaved, so that one vector
+// register holds 4 codes of each of 8 (AVX2) or 16 (AVX-512) rows and one integer
+// instruction advances that many outputs at once (interleaved_format.h has the bytes).
+//
+// The arithmetic of every output, at every level and for any number of tokens:
+//   for each block b, in order:
+//     isum = the exact integer sum of the block's code products (Q4_K: each sub-block's sum
+//            times its 6-bit scale, added in integers)
+//     acc  = fma(d_w * d_x, float(isum), acc)
+//     Q4_K also: acc = fma(-(dmin_w * d_x), float(msum), acc), msum = sum of min * code sums
+// GEMV (one token) and GEMM run the same sequence per output, so a token's result does not
+// depend on the batch it is in (matmul.h), and the AVX2, AVX-512 and scalar kernels give the
+// same bits. It is not the reference engine's f32 order (that keeps 8 partial lanes per
+// output), so logits differ from the row layout's by rounding only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/tensor_type.h"
+#include "base/thread_pool.h"
+#include "kernels/cpu_level.h"
+#include "kernels/matmul.h"
+
+namespace hearth::kernels {
+
+inline constexpr int kInterleaveRows = 16;
+
+// True when `type` has an interleaved layout: Q4_0, Q8_0 and Q4_K.
+bool has_interleaved_layout(TensorType type);
+// True when w (in the file's row layout) can be repacked: a type with a layout, rows a
+// multiple of 16, and a CPU level with kernels for it (AVX2 or above).
+bool can_interleave(const WeightMatrix& w);
+// Bytes of w once repacked.
+size_t interleaved_bytes(const WeightMatrix& w);
+// Repacks w (row layout) into `dst` (interleaved_bytes(w) bytes, any alignment) and
+// returns the view of the result.
+WeightMatrix interleave(const WeightMatrix& w, void* dst);
+// Row r of an interleaved matrix back in the file's block format (row_stride bytes).
+void extract_row(const WeightMatrix& w, int64_t r, void* dst);
+
+// matmul() on an interleaved matrix with the kernels of one level (the scalar level runs
+// the portable reference of the same arithmetic). matmul() calls it with the active level.
+void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
+                        float* y, ThreadPool& pool);
+
+}  // namespace hearth::kernels

@@ -1,0 +1,103 @@
+// The bytes of the interleaved layouts (interleaved.h) and the arguments of their tile
+// kernels. Internal to hearth_kernels and its tests.
+//
+// A matrix is n_rows / 16 groups, each holding its 16 rows' blocks one block index after the
+// other: group g, block b at data + (g * n_blocks + b) * kBytes. Within a group block,
+// "chunk" c of the codes is 16 x 4 bytes: 4 bytes of row 0, then row 1, ... row 15, so a
+// 32-byte load is 4 bytes of each of 8 rows and a 64-byte load of all 16.
+//
+// Q4_0 (kBytes 288 = 16 x 18):
+//   f16 d[16]                       the rows' block scales
+//   u8  qs[4][16][4]                chunk c = bytes 4c..4c+3 of each row's qs: low nibbles
+//                                   are elements 4c..4c+3, high nibbles 16+4c..16+4c+3
+// Q8_0 (kBytes 544 = 16 x 34):
+//   f16 d[16]
+//   u8  qs[8][16][4]                chunk c = elements 4c..4c+3, stored as code + 128
+//                                   (x xor 0x80) so VNNI multiplies them as unsigned
+// Q4_K (kBytes 2368 = 16 x 148, per 256-element super-block):
+//   f16 d[16], f16 dmin[16]
+//   u8  sc[8][16]                   6-bit scale of sub-block j, per row
+//   u8  mn[4][16][2]                mins of sub-blocks 2k and 2k+1, per row (a 16-bit pair
+//                                   each once widened)
+//   u8  qs[4][8][16][4]             pair k, chunk c = bytes 32k+4c..+3 of each row's qs: low
+//                                   nibbles are elements 64k+4c.., high 64k+32+4c..
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/tensor_type.h"
+
+namespace hearth::kernels::interleaved {
+
+inline constexpr int kRows = 16;
+inline constexpr int kChunkBytes = kRows * 4;
+
+struct Q4_0Layout {
+  static constexpr int kElements = 32;
+  static constexpr int kScales = 0;  // f16 d[16]
+  static constexpr int kCodes = 32;  // u8 qs[4][16][4]
+  static constexpr int kBytes = 288;
+};
+
+struct Q8_0Layout {
+  static constexpr int kElements = 32;
+  static constexpr int kScales = 0;
+  static constexpr int kCodes = 32;  // u8 qs[8][16][4], biased by 128
+  static constexpr int kBytes = 544;
+};
+
+struct Q4_KLayout {
+  static constexpr int kElements = 256;
+  static constexpr int kScales = 0;      // f16 d[16]
+  static constexpr int kMinScales = 32;  // f16 dmin[16]
+  static constexpr int kSubScales = 64;  // u8 sc[8][16]
+  static constexpr int kMins = 192;      // u8 mn[4][16][2]
+  static constexpr int kCodes = 320;     // u8 qs[4][8][16][4]
+  static constexpr int kBytes = 2368;
+};
+
+// Bytes of one group block of `type` (0: no interleaved layout), and its elements.
+int group_block_bytes(TensorType type);
+int group_block_elements(TensorType type);
+
+// One tile call: the 16 rows of one group against n_tokens activation rows, all blocks.
+// Activations are in the weight type's dot format (Q8_0 for Q4_0 and Q8_0, Q8_K for Q4_K)
+// with two side arrays filled once per token by the driver:
+//   xd[t * n_blocks + b]            the block's scale d as f32
+//   xs[t * n_blocks * S + b * S + i] code sums: Q8_0 (S = 1) the block's sum of codes;
+//                                   Q8_K (S = 4) the 32-element sub-block sums s_j as
+//                                   16-bit pairs (s_2i low, s_2i+1 high)
+struct TileArgs {
+  const uint8_t* w = nullptr;   // the group's first block
+  const uint8_t* x = nullptr;   // token 0's converted row
+  size_t x_stride = 0;          // bytes between tokens' rows
+  const float* xd = nullptr;    // token 0's block scales
+  const int32_t* xs = nullptr;  // token 0's code sums
+  int64_t n_blocks = 0;
+  float* y = nullptr;  // y[t * y_stride + r] for row r < 16 of the group
+  size_t y_stride = 0;
+  int n_tokens = 0;  // any number >= 1
+};
+
+using TileFn = void (*)(const TileArgs& args);
+
+inline constexpr int kQ8KSums = 4;  // int32 pairs of sub-block sums per Q8_K block
+
+// The scalar tiles (interleaved_ref.cpp): the arithmetic of interleaved.h written plainly.
+void ref_tile_q4_0(const TileArgs& a);
+void ref_tile_q8_0(const TileArgs& a);
+void ref_tile_q4_k(const TileArgs& a);
+
+}  // namespace hearth::kernels::interleaved
+
+namespace hearth::kernels::simd {
+struct InterleavedEntry {
+  interleaved::TileFn q4_0 = nullptr;
+  interleaved::TileFn q8_0 = nullptr;
+  interleaved::TileFn q4_k = nullptr;
+};
+// Defined in simd/avx2_interleaved.cpp and simd/avx512_interleaved.cpp.
+InterleavedEntry avx2_interleaved();
+InterleavedEntry avx512_interleaved();
+}  // namespace hearth::kernels::simd

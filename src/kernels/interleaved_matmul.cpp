@@ -1,0 +1,170 @@
+// The matmul driver of interleaved weights (interleaved.h): each token's activations are
+// converted once into the weight type's dot format (the reference engine's bytes) plus the
+// side arrays of interleaved_format.h, then the pool splits the 16-row groups, and each
+// group meets a block of up to 64 tokens while its weights are in cache.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "base/half.h"
+#include "kernels/block_formats.h"
+#include "kernels/interleaved.h"
+#include "kernels/interleaved_format.h"
+#include "kernels/kernel_table.h"
+#include "kernels/quant.h"
+
+namespace hearth::kernels {
+namespace {
+
+using interleaved::TileArgs;
+using interleaved::TileFn;
+
+// Tokens whose converted rows a group's tile sweeps before the next group: 64 rows of a
+// 2048-wide Q8_0 activation (~140 KB) stay in L2 while the thread's groups stream past.
+constexpr int64_t kTokenBlock = 64;
+
+struct Converted {
+  std::vector<uint8_t> rows;
+  std::vector<float> d;
+  std::vector<int32_t> sums;
+  size_t stride = 0;     // bytes per token in rows
+  int64_t n_blocks = 0;  // blocks per token
+  int sums_per_block = 1;
+};
+
+// Token t's Q8_0 row -> its block scales and code sums.
+void q8_0_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums) {
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    BlockQ8_0 blk;
+    std::memcpy(&blk, row + b * static_cast<int64_t>(sizeof(blk)), sizeof(blk));
+    d[b] = f16_to_f32(blk.d);
+    int32_t s = 0;
+    for (int8_t q : blk.qs) s += q;
+    sums[b] = s;
+  }
+}
+
+// Token t's Q8_K row -> its scales and the 32-element sums as 16-bit pairs.
+void q8_k_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums) {
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    BlockQ8K blk;
+    std::memcpy(&blk, row + b * static_cast<int64_t>(sizeof(blk)), sizeof(blk));
+    d[b] = blk.d;
+    for (int i = 0; i < interleaved::kQ8KSums; ++i) {
+      const int s0 = blk.bsums[4 * i] + blk.bsums[4 * i + 1];
+      const int s1 = blk.bsums[4 * i + 2] + blk.bsums[4 * i + 3];
+      sums[b * interleaved::kQ8KSums + i] = static_cast<int32_t>(
+          (static_cast<uint32_t>(static_cast<uint16_t>(s1)) << 16) | static_cast<uint16_t>(s0));
+    }
+  }
+}
+
+struct Job {
+  const WeightMatrix& w;
+  const float* x;
+  int64_t n_tokens;
+  float* y;
+  TileFn tile;
+  QuantizeRowFn from_float;
+  bool k_quant;
+  Converted& cv;
+};
+
+void convert_tokens(const Job& j, int64_t begin, int64_t end) {
+  Converted& cv = j.cv;
+  for (int64_t t = begin; t < end; ++t) {
+    uint8_t* row = cv.rows.data() + static_cast<size_t>(t) * cv.stride;
+    j.from_float(j.x + t * j.w.n_cols, row, j.w.n_cols);
+    float* d = cv.d.data() + t * cv.n_blocks;
+    int32_t* sums = cv.sums.data() + t * cv.n_blocks * cv.sums_per_block;
+    if (j.k_quant) {
+      q8_k_side(row, cv.n_blocks, d, sums);
+    } else {
+      q8_0_side(row, cv.n_blocks, d, sums);
+    }
+  }
+}
+
+void run_groups(const Job& j, int64_t g_begin, int64_t g_end) {
+  const Converted& cv = j.cv;
+  const size_t group_bytes = static_cast<size_t>(cv.n_blocks) *
+                             static_cast<size_t>(interleaved::group_block_bytes(j.w.type));
+  const auto* base = static_cast<const uint8_t*>(j.w.data);
+  for (int64_t t0 = 0; t0 < j.n_tokens; t0 += kTokenBlock) {
+    TileArgs a;
+    a.x = cv.rows.data() + static_cast<size_t>(t0) * cv.stride;
+    a.x_stride = cv.stride;
+    a.xd = cv.d.data() + t0 * cv.n_blocks;
+    a.xs = cv.sums.data() + t0 * cv.n_blocks * cv.sums_per_block;
+    a.n_blocks = cv.n_blocks;
+    a.y_stride = static_cast<size_t>(j.w.n_rows);
+    a.n_tokens = static_cast<int>(std::min(kTokenBlock, j.n_tokens - t0));
+    for (int64_t g = g_begin; g < g_end; ++g) {
+      a.w = base + static_cast<size_t>(g) * group_bytes;
+      a.y = j.y + t0 * j.w.n_rows + g * kInterleaveRows;
+      j.tile(a);
+    }
+  }
+}
+
+TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
+  switch (type) {
+    case TensorType::kQ4_0:
+      return e.q4_0;
+    case TensorType::kQ8_0:
+      return e.q8_0;
+    case TensorType::kQ4_K:
+      return e.q4_k;
+    default:
+      return nullptr;
+  }
+}
+
+const simd::InterleavedEntry& level_entry(CpuLevel level) {
+  static const simd::InterleavedEntry scalar{interleaved::ref_tile_q4_0, interleaved::ref_tile_q8_0,
+                                             interleaved::ref_tile_q4_k};
+  static const simd::InterleavedEntry avx2 = simd::avx2_interleaved();
+  static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
+  switch (level) {
+    case CpuLevel::kAvx2:
+      return avx2;
+    case CpuLevel::kAvx512:
+      return avx512;
+    default:
+      return scalar;
+  }
+}
+
+}  // namespace
+
+void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
+                        float* y, ThreadPool& pool) {
+  const bool k_quant = w.type == TensorType::kQ4_K;
+  const TensorType act = k_quant ? TensorType::kQ8_K : TensorType::kQ8_0;
+  const TileFn tile = tile_for(level_entry(level), w.type);
+  // Kept per calling thread: decode calls matmul hundreds of times per token.
+  thread_local Converted cv;
+  cv.n_blocks = w.n_cols / interleaved::group_block_elements(w.type);
+  cv.sums_per_block = k_quant ? interleaved::kQ8KSums : 1;
+  cv.stride = row_bytes(traits_of(act), static_cast<uint64_t>(w.n_cols));
+  const auto n = static_cast<size_t>(n_tokens);
+  if (cv.rows.size() < cv.stride * n) cv.rows.resize(cv.stride * n);
+  if (cv.d.size() < static_cast<size_t>(cv.n_blocks) * n)
+    cv.d.resize(static_cast<size_t>(cv.n_blocks) * n);
+  const size_t n_sums = static_cast<size_t>(cv.n_blocks * cv.sums_per_block) * n;
+  if (cv.sums.size() < n_sums) cv.sums.resize(n_sums);
+  const Job job{w, x, n_tokens, y, tile, level_kernels(level, act).from_float, k_quant, cv};
+  const Job* p = &job;
+  if (n_tokens == 1) {
+    convert_tokens(job, 0, 1);
+  } else {
+    pool.parallel_for(n_tokens, [p](int64_t begin, int64_t end, int /*thread_index*/) {
+      convert_tokens(*p, begin, end);
+    });
+  }
+  pool.parallel_for(w.n_rows / kInterleaveRows, [p](int64_t begin, int64_t end, int /*thread*/) {
+    run_groups(*p, begin, end);
+  });
+}
+
+}  // namespace hearth::kernels

@@ -1,0 +1,126 @@
+// The AVX2 tiles of the interleaved layouts: 256-bit registers (8 rows of a group each) and
+// vpmaddubsw + vpmaddwd for the integer sums (simd/interleaved_kernels.h has the logic).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/interleaved_format.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+
+namespace hearth::kernels::simd {
+namespace {
+
+struct V256 {
+  using I = __m256i;
+  using F = __m256;
+  static constexpr int kLanes = 8;
+  static I load(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  static I bcast(const uint8_t* p) {
+    int32_t v = 0;
+    std::memcpy(&v, p, sizeof(v));
+    return _mm256_set1_epi32(v);
+  }
+  static I set1(int32_t v) { return _mm256_set1_epi32(v); }
+  static I set1_8(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }
+  static I set1_16(int v) { return _mm256_set1_epi16(static_cast<short>(v)); }
+  static I zero() { return _mm256_setzero_si256(); }
+  static I and_(I a, I b) { return _mm256_and_si256(a, b); }
+  static I or_(I a, I b) { return _mm256_or_si256(a, b); }
+  static I xor_(I a, I b) { return _mm256_xor_si256(a, b); }
+  static I srl16_4(I a) { return _mm256_srli_epi16(a, 4); }
+  static I sll32_16(I a) { return _mm256_slli_epi32(a, 16); }
+  static I add16(I a, I b) { return _mm256_add_epi16(a, b); }
+  static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
+  static I sub32(I a, I b) { return _mm256_sub_epi32(a, b); }
+  static I maddubs(I u, I s) { return _mm256_maddubs_epi16(u, s); }
+  static I madd(I a, I b) { return _mm256_madd_epi16(a, b); }
+  static I sign8(I a, I b) { return _mm256_sign_epi8(a, b); }
+  static I abs8(I a) { return _mm256_abs_epi8(a); }
+  // 8 bytes -> 8 int32 lanes; 16 bytes -> 16 int16 (8 lanes of pairs).
+  static I u8_to_i32(const uint8_t* p) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I u8_to_i16(const uint8_t* p) {
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static F f16_to_f32(const uint8_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static F fzero() { return _mm256_setzero_ps(); }
+  static F bcastf(float v) { return _mm256_set1_ps(v); }
+  static F cvt(I v) { return _mm256_cvtepi32_ps(v); }
+  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
+  static void store(float* y, F v) { _mm256_storeu_ps(y, v); }
+};
+
+// vpmaddubsw + vpmaddwd. 4-bit codes accumulate as 16-bit pairs: a block's 8 registers of
+// codes give at most 8 * 2 * 15 * 128 = 30720 per pair, below the saturation point.
+template <class V>
+struct Maddubs {
+  using I = typename V::I;
+  static I acc_u4(I acc, I u, I s) { return V::add16(acc, V::maddubs(u, s)); }
+  static I sum_u4(I acc) { return V::madd(acc, V::set1_16(1)); }
+  // A sub-block scale per lane as the 16-bit pair (sc, sc) that vpmaddwd multiplies by.
+  static I scale(I sc) { return V::or_(sc, V::sll32_16(sc)); }
+  static I scaled_sum_u4(I acc, I scale) { return V::madd(acc, scale); }
+  static I madd_acc(I acc, I a, I b) { return V::add32(acc, V::madd(a, b)); }
+  // Signed codes (stored + 128): |w| times x with w's sign, each pair at most 2 * 128 * 127.
+  struct S8 {
+    I abs_w;
+    I w;
+  };
+  static constexpr int kS8Bias = 0;  // the sums come out unbiased
+  static S8 prep_s8(I biased) {
+    const I w = V::xor_(biased, V::set1_8(0x80));
+    return {V::abs8(w), w};
+  }
+  static I acc_s8(I acc, const S8& w, I x) {
+    return V::add32(acc, V::madd(V::maddubs(w.abs_w, V::sign8(x, w.w)), V::set1_16(1)));
+  }
+};
+
+#include "kernels/simd/interleaved_kernels.h"
+
+using P = Maddubs<V256>;
+
+// One token (decode) reads both halves of a group in one pass, so each 64-byte line of
+// codes is used whole; several tokens take one half at a time to keep more tokens' sums in
+// the 16 registers. Both give the same bits.
+void tile_q4_0(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, Q4_0Tile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, Q4_0Tile<V256, P, 1>, 1, 4>(a);
+  }
+}
+void tile_q8_0(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, Q8_0Tile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, Q8_0Tile<V256, P, 1>, 1, 4>(a);
+  }
+}
+void tile_q4_k(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, Q4_KTile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, Q4_KTile<V256, P, 1>, 1, 2>(a);
+  }
+}
+
+}  // namespace
+
+InterleavedEntry avx2_interleaved() {
+  return {tile_q4_0, tile_q8_0, tile_q4_k};
+}
+
+}  // namespace hearth::kernels::simd
+
+#pragma GCC pop_options

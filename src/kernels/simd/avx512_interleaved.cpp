@@ -1,0 +1,101 @@
+// The AVX-512 VNNI tiles of the interleaved layouts: 512-bit registers (all 16 rows of a
+// group each) and vpdpbusd / vpdpwssd for the integer sums, the same logic as the AVX2 tiles
+// (simd/interleaved_kernels.h) at twice the width.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/interleaved_format.h"
+
+// GCC 12's AVX-512 intrinsics start their results from deliberately undefined registers
+// (_mm512_undefined_*), which -Wuninitialized reports once they are inlined here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")
+
+namespace hearth::kernels::simd {
+namespace {
+
+struct V512 {
+  using I = __m512i;
+  using F = __m512;
+  static constexpr int kLanes = 16;
+  static I load(const uint8_t* p) { return _mm512_loadu_si512(p); }
+  static I bcast(const uint8_t* p) {
+    int32_t v = 0;
+    std::memcpy(&v, p, sizeof(v));
+    return _mm512_set1_epi32(v);
+  }
+  static I set1(int32_t v) { return _mm512_set1_epi32(v); }
+  static I set1_8(int v) { return _mm512_set1_epi8(static_cast<char>(v)); }
+  static I zero() { return _mm512_setzero_si512(); }
+  static I and_(I a, I b) { return _mm512_and_si512(a, b); }
+  static I srl16_4(I a) { return _mm512_srli_epi16(a, 4); }
+  static I add32(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I sub32(I a, I b) { return _mm512_sub_epi32(a, b); }
+  static I mullo32(I a, I b) { return _mm512_mullo_epi32(a, b); }
+  static I dpbusd(I acc, I u, I s) { return _mm512_dpbusd_epi32(acc, u, s); }
+  static I dpwssd(I acc, I a, I b) { return _mm512_dpwssd_epi32(acc, a, b); }
+  // 16 bytes -> 16 int32 lanes; 32 bytes -> 32 int16 (16 lanes of pairs).
+  static I u8_to_i32(const uint8_t* p) {
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I u8_to_i16(const uint8_t* p) {
+    return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static F f16_to_f32(const uint8_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static F fzero() { return _mm512_setzero_ps(); }
+  static F bcastf(float v) { return _mm512_set1_ps(v); }
+  static F cvt(I v) { return _mm512_cvtepi32_ps(v); }
+  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+  static F fnma(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
+  static void store(float* y, F v) { _mm512_storeu_ps(y, v); }
+};
+
+// vpdpbusd: 4 u8 x s8 products into each int32 lane, exact. Sub-block scales multiply the
+// int32 sums (vpmulld); the min terms use vpdpwssd on 16-bit pairs.
+template <class V>
+struct Vnni {
+  using I = typename V::I;
+  static I acc_u4(I acc, I u, I s) { return V::dpbusd(acc, u, s); }
+  static I sum_u4(I acc) { return acc; }
+  static I scale(I sc) { return sc; }
+  static I scaled_sum_u4(I acc, I scale) { return V::mullo32(acc, scale); }
+  static I madd_acc(I acc, I a, I b) { return V::dpwssd(acc, a, b); }
+  // Codes stored + 128 are multiplied as unsigned; 128 * sum(x) is taken off per block.
+  using S8 = I;
+  static constexpr int kS8Bias = 128;
+  static S8 prep_s8(I biased) { return biased; }
+  static I acc_s8(I acc, S8 w, I x) { return V::dpbusd(acc, w, x); }
+};
+
+#include "kernels/simd/interleaved_kernels.h"
+
+using P = Vnni<V512>;
+
+void tile_q4_0(const interleaved::TileArgs& a) {
+  run_tile<V512, Q4_0Tile<V512, P, 1>, 1, 8>(a);
+}
+void tile_q8_0(const interleaved::TileArgs& a) {
+  run_tile<V512, Q8_0Tile<V512, P, 1>, 1, 8>(a);
+}
+void tile_q4_k(const interleaved::TileArgs& a) {
+  run_tile<V512, Q4_KTile<V512, P, 1>, 1, 6>(a);
+}
+
+}  // namespace
+
+InterleavedEntry avx512_interleaved() {
+  return {tile_q4_0, tile_q8_0, tile_q4_k};
+}
+
+}  // namespace hearth::kernels::simd
+
+#pragma GCC pop_options
+#pragma GCC diagnostic pop

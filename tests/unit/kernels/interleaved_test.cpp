@@ -1,0 +1,186 @@
+// The interleaved (repacked) layouts: rows survive the repack byte for byte, every level's
+// tiles give the scalar tiles' bits for any number of tokens (so a token's outputs do not
+// depend on its batch), and the results agree with the row layout's products to rounding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/half.h"
+#include "base/thread_pool.h"
+#include "kernels/interleaved.h"
+#include "kernels/interleaved_format.h"
+#include "kernels/kernel_table.h"
+#include "kernels/quant.h"
+#include "test_util.h"
+
+namespace hearth::kernels {
+namespace {
+
+const TensorType kTypes[] = {TensorType::kQ4_0, TensorType::kQ8_0, TensorType::kQ4_K};
+
+struct Matrix {
+  std::vector<uint8_t> rows;  // the file's layout
+  WeightMatrix w;
+};
+
+// n_rows x n_cols weights quantized from gaussian rows with a spread of magnitudes; rows
+// 16..31 (when present) are raw bytes instead: every code value, including the extremes
+// (Q8_0 -128, nibbles 0 and 15, 6-bit scales and mins 63), under finite f16 scales.
+Matrix make_matrix(TensorType type, int64_t n_rows, int64_t n_cols, uint32_t seed) {
+  Matrix m;
+  const size_t stride = row_bytes(traits_of(type), static_cast<uint64_t>(n_cols));
+  m.rows.resize(stride * static_cast<size_t>(n_rows));
+  for (int64_t r = 0; r < n_rows; ++r) {
+    uint8_t* row = m.rows.data() + static_cast<size_t>(r) * stride;
+    if (r >= 16 && r < 32) {
+      auto bytes = test::random_bytes(stride, seed + static_cast<uint32_t>(r));
+      if (r == 16) std::fill(bytes.begin(), bytes.end(), uint8_t{0xFF});
+      if (r == 17) std::fill(bytes.begin(), bytes.end(), uint8_t{0x80});
+      std::memcpy(row, bytes.data(), stride);
+      // Finite scales: every f16 field of each block set to a value from 2^-14 to 2^3.
+      const size_t block = traits_of(type).type_size;
+      for (size_t off = 0; off < stride; off += block) {
+        const f16_bits d =
+            f32_to_f16(std::ldexp(1.0f, static_cast<int>((off / block + r) % 18) - 14));
+        std::memcpy(row + off, &d, 2);  // d leads every block of these types
+        if (type == TensorType::kQ4_K) std::memcpy(row + off + 2, &d, 2);  // dmin
+      }
+      continue;
+    }
+    auto x = test::gaussian(static_cast<size_t>(n_cols), seed * 31 + static_cast<uint32_t>(r));
+    for (float& v : x) v *= std::ldexp(1.0f, static_cast<int>(r % 7) - 3);
+    quantize_row(type, x.data(), row, n_cols);
+  }
+  m.w = {type, n_cols, n_rows, stride, m.rows.data(), WeightLayout::kRows};
+  return m;
+}
+
+std::vector<float> activations(int64_t n_tokens, int64_t n_cols, uint32_t seed) {
+  std::vector<float> x;
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    auto row = test::gaussian(static_cast<size_t>(n_cols), seed + static_cast<uint32_t>(t));
+    for (int64_t i = 0; i < n_cols; ++i) {
+      float& v = row[static_cast<size_t>(i)];
+      if (t % 5 == 3) v *= std::ldexp(1.0f, static_cast<int>(i / 32 % 24) - 12);  // scale spread
+      if (t % 5 == 4 && i % 64 == 0) v = 0.0f;
+    }
+    x.insert(x.end(), row.begin(), row.end());
+  }
+  return x;
+}
+
+std::vector<float> run(CpuLevel level, const WeightMatrix& w, const std::vector<float>& x,
+                       int64_t n_tokens, ThreadPool& pool) {
+  std::vector<float> y(static_cast<size_t>(n_tokens * w.n_rows), -1.0f);
+  matmul_interleaved(level, w, x.data(), n_tokens, y.data(), pool);
+  return y;
+}
+
+TEST(Interleaved, RowsSurviveTheRepack) {
+  for (TensorType type : kTypes) {
+    const Matrix m = make_matrix(type, 48, 512, 7);
+    std::vector<uint8_t> packed(interleaved_bytes(m.w));
+    const WeightMatrix iw = interleave(m.w, packed.data());
+    EXPECT_EQ(iw.layout, WeightLayout::kInterleaved16);
+    // Q4_K keeps its scales and mins unpacked: 148 bytes per row and super-block, not 144.
+    const size_t want = type == TensorType::kQ4_K ? m.rows.size() / 144 * 148 : m.rows.size();
+    EXPECT_EQ(packed.size(), want) << tensor_type_name(type);
+    std::vector<uint8_t> row(m.w.row_stride);
+    for (int64_t r = 0; r < m.w.n_rows; ++r) {
+      extract_row(iw, r, row.data());
+      ASSERT_EQ(0, std::memcmp(row.data(), m.rows.data() + r * m.w.row_stride, row.size()))
+          << tensor_type_name(type) << " row " << r;
+    }
+  }
+}
+
+// Every level against the scalar tiles, bit for bit, for token counts that leave every
+// remainder of the SIMD token steps and cross the driver's 64-token blocks; and each
+// token's outputs equal to a call with that token alone.
+TEST(Interleaved, EveryLevelGivesTheScalarBitsForAnyBatch) {
+  ThreadPool pool(2);
+  for (TensorType type : kTypes) {
+    const int64_t n_cols = type == TensorType::kQ4_K ? 1024 : 512;
+    const Matrix m = make_matrix(type, 64, n_cols, 11);
+    std::vector<uint8_t> packed(interleaved_bytes(m.w));
+    const WeightMatrix iw = interleave(m.w, packed.data());
+    const int64_t n_tokens = 70;
+    const auto x = activations(n_tokens, n_cols, 3);
+    const auto want = run(CpuLevel::kScalar, iw, x, n_tokens, pool);
+    for (CpuLevel level : runnable_cpu_levels()) {
+      const std::string what =
+          std::string(cpu_level_name(level)) + " " + std::string(tensor_type_name(type));
+      for (int64_t n : {1, 2, 3, 5, 7, 8, 9, 13, 70}) {
+        const auto got = run(level, iw, x, n, pool);
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_TRUE(test::same_float(got[i], want[i]))
+              << what << " n=" << n << " output " << i << ": " << got[i] << " vs " << want[i];
+      }
+      for (int64_t t : {0, 6, 41, 69}) {
+        const std::vector<float> xt(x.begin() + t * n_cols, x.begin() + (t + 1) * n_cols);
+        const auto alone = run(level, iw, xt, 1, pool);
+        for (int64_t r = 0; r < iw.n_rows; ++r)
+          ASSERT_TRUE(test::same_float(alone[static_cast<size_t>(r)],
+                                       want[static_cast<size_t>(t * iw.n_rows + r)]))
+              << what << " token " << t << " row " << r;
+      }
+    }
+  }
+  for (CpuLevel level : {CpuLevel::kAvx2, CpuLevel::kAvx512}) {
+    if (level > detected_cpu_level())
+      GTEST_LOG_(INFO) << "SKIPPED level " << cpu_level_name(level) << ": this CPU lacks it";
+  }
+}
+
+// The same products as the row layout's reference arithmetic, to f32 rounding of sums in
+// another order (both are exact in their integer parts).
+TEST(Interleaved, AgreesWithTheRowLayoutToRounding) {
+  ThreadPool pool(1);
+  for (TensorType type : kTypes) {
+    const int64_t n_cols = 2048;
+    Matrix m = make_matrix(type, 32, n_cols, 5);
+    std::vector<uint8_t> packed(interleaved_bytes(m.w));
+    const WeightMatrix iw = interleave(m.w, packed.data());
+    const int64_t n_tokens = 6;
+    const auto x = activations(n_tokens, n_cols, 9);
+    std::vector<float> want(static_cast<size_t>(n_tokens * m.w.n_rows));
+    matmul_reference(m.w, x.data(), n_tokens, want.data(), pool);
+    const auto got = run(CpuLevel::kScalar, iw, x, n_tokens, pool);
+    std::vector<float> mag(want.size());
+    {
+      // sum |w| * |x| per output bounds the rounding of either order.
+      std::vector<float> row(static_cast<size_t>(n_cols));
+      for (int64_t r = 0; r < m.w.n_rows; ++r) {
+        dequantize_row(type, m.rows.data() + r * m.w.row_stride, row.data(), n_cols);
+        for (int64_t t = 0; t < n_tokens; ++t) {
+          double s = 0.0;
+          for (int64_t c = 0; c < n_cols; ++c)
+            s += std::fabs(row[static_cast<size_t>(c)] * x[static_cast<size_t>(t * n_cols + c)]);
+          mag[static_cast<size_t>(t * m.w.n_rows + r)] = static_cast<float>(s);
+        }
+      }
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i], want[i], 1e-5 * mag[i] + 1e-30)
+          << tensor_type_name(type) << " output " << i;
+    }
+  }
+}
+
+TEST(Interleaved, OnlyFittingMatricesAreRepacked) {
+  const Matrix m = make_matrix(TensorType::kQ4_0, 48, 256, 1);
+  WeightMatrix w = m.w;
+  EXPECT_EQ(can_interleave(w), active_cpu_level() != CpuLevel::kScalar);
+  w.n_rows = 40;  // not a multiple of 16
+  EXPECT_FALSE(can_interleave(w));
+  w = m.w;
+  w.type = TensorType::kQ5_1;  // no layout
+  EXPECT_FALSE(can_interleave(w));
+  EXPECT_FALSE(has_interleaved_layout(TensorType::kF16));
+}
+
+}  // namespace
+}  // namespace hearth::kernels
