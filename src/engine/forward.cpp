@@ -77,70 +77,78 @@ void store_kv(ForwardState& st, int32_t il) {
   }
 }
 
-// Scratch of one attention worker, reused across heads and tokens.
+// Scratch of one attention worker, reused across items. G = the query heads that share one
+// KV head (n_head / n_head_kv); per-head arrays are [G][...].
 struct AttendScratch {
-  std::vector<uint8_t> q;       // the query in the K cache's activation format
+  std::vector<uint8_t> q;       // [G][q_bytes] the queries in the K cache's activation format
   std::vector<float> row;       // one dequantized V row (f32 accumulation)
   std::vector<float> k_row;     // one dequantized K head (MatmulPrecision::kF32)
-  std::vector<float> acc;       // [Dv] f32 accumulator
-  std::vector<f16_bits> acc16;  // [Dv] f16 accumulator (F16 V cache)
+  std::vector<float> acc;       // [G][Dv] f32 accumulators
+  std::vector<f16_bits> acc16;  // [G][Dv] f16 accumulators (F16 V cache)
+  std::vector<float> max_score, sum, weight;  // [G] online soft-max state, this row's weights
 };
 
-// The weighted sum of V rows with the rounding of the reference's CPU flash attention: for
-// an F16 V cache the accumulator itself is f16 (every rescale and every added row rounds
-// to f16); otherwise it is f32 over dequantized rows.
-class VAccumulator {
+// The weighted sums of V rows of G heads, with the rounding of the reference's CPU flash
+// attention: for an F16 V cache each accumulator itself is f16 (every rescale and every
+// added row rounds to f16); otherwise it is f32 over dequantized rows.
+class VAccumulators {
  public:
   // f16_accumulator: accumulate in f16 as the reference does (F16 V cache, kReference).
-  VAccumulator(TensorType type_v, bool f16_accumulator, int32_t dim, AttendScratch& s)
+  VAccumulators(TensorType type_v, bool f16_accumulator, int32_t dim, int32_t heads,
+                AttendScratch& s)
       : type_v_(type_v), f16_(f16_accumulator && type_v == TensorType::kF16), dim_(dim), s_(s) {
+    const auto n = static_cast<size_t>(dim_) * static_cast<size_t>(heads);
     if (f16_) {
-      s_.acc16.assign(static_cast<size_t>(dim_), 0);
+      s_.acc16.assign(n, 0);
     } else {
-      s_.acc.assign(static_cast<size_t>(dim_), 0.0f);
+      s_.acc.assign(n, 0.0f);
       s_.row.resize(static_cast<size_t>(dim_));
     }
   }
-  void scale(float m) {
+  void scale(int32_t g, float m) {
     if (f16_) {
-      kernels::f16_scale(s_.acc16.data(), m, dim_);
+      kernels::f16_scale(acc16(g), m, dim_);
     } else {
-      kernels::f32_scale(s_.acc.data(), m, dim_);
+      kernels::f32_scale(acc(g), m, dim_);
     }
   }
-  // acc += w * v for one cached V row, by single-rounding fused multiply-adds.
-  void add(const uint8_t* v, float w) {
+  // acc[g] += weight[g] * v for one cached V row and each of the first `heads` heads, by
+  // single-rounding fused multiply-adds (the row is dequantized once for all of them).
+  void add(const uint8_t* v, const float* weight, int32_t heads) {
     if (f16_) {
-      kernels::f16_fma_row(s_.acc16.data(), reinterpret_cast<const f16_bits*>(v), w, dim_);
+      for (int32_t g = 0; g < heads; ++g)
+        kernels::f16_fma_row(acc16(g), reinterpret_cast<const f16_bits*>(v), weight[g], dim_);
       return;
     }
     kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
-    kernels::f32_fma_row(s_.acc.data(), s_.row.data(), w, dim_);
+    for (int32_t g = 0; g < heads; ++g) kernels::f32_fma_row(acc(g), s_.row.data(), weight[g], dim_);
   }
-  void finish(float inv_sum, float* out) const {
-    for (int32_t i = 0; i < dim_; ++i) {
-      const auto k = static_cast<size_t>(i);
-      out[i] = (f16_ ? f16_to_f32(s_.acc16[k]) : s_.acc[k]) * inv_sum;
-    }
+  void finish(int32_t g, float inv_sum, float* out) {
+    for (int32_t i = 0; i < dim_; ++i) out[i] = (f16_ ? f16_to_f32(acc16(g)[i]) : acc(g)[i]) * inv_sum;
   }
 
  private:
+  f16_bits* acc16(int32_t g) { return s_.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_); }
+  float* acc(int32_t g) { return s_.acc.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_); }
+
   TensorType type_v_;
   bool f16_;
   int32_t dim_;
   AttendScratch& s_;
 };
 
-// Attention of one query head of one token over positions [0, pos] of its sequence, with
-// the arithmetic of the reference's CPU flash attention (quantization.md §9.4): q is
+// Attention of G query heads that share KV head `kv_head`, for one token over positions
+// [0, pos] of its sequence, with the arithmetic of the reference's CPU flash attention
+// (quantization.md §9.4), head by head exactly as if each were computed alone: q is
 // converted once to the K cache's activation format (f16 for an F16 cache) and scored
 // against each K row by that type's dot product; a running max M and sum S give an online
 // soft-max over the positions in order; the V accumulator is scaled by 1/S at the end.
-void attend_one(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t head,
-                const float* q, float scale, AttendScratch& scratch, float* out) {
+// Each K and V row is read once for the G heads instead of once per head.
+// q: [G][D] the token's queries of those heads; out: [G][Dv].
+void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t kv_head,
+                  int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
   const auto& hp = st.model.hparams();
   const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
-  const int32_t kv_head = head / (hp.n_head / hp.n_head_kv);
   const int32_t bs = st.kv.block_size();
   const size_t k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
   const size_t v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
@@ -150,42 +158,52 @@ void attend_one(const ForwardState& st, int32_t il, const BatchToken& bt, int32_
       row_bytes(traits_of(st.type_v), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(Dv));
   const auto table = st.kv.block_table(bt.seq);
   const bool exact = st.precision == kernels::MatmulPrecision::kF32;
+  const size_t q_bytes = exact ? 0 : kernels::converted_row_bytes(st.type_k, D);
   if (exact) {
     scratch.k_row.resize(static_cast<size_t>(D));
   } else {
-    scratch.q.resize(kernels::converted_row_bytes(st.type_k, D));
-    kernels::convert_for_dot(st.type_k, q, scratch.q.data(), D);
+    scratch.q.resize(q_bytes * static_cast<size_t>(G));
+    for (int32_t g = 0; g < G; ++g)
+      kernels::convert_for_dot(st.type_k, q + g * D, scratch.q.data() + g * q_bytes, D);
   }
-  // q . k, in the reference's arithmetic or (exact) in f64 over the dequantized K head.
-  const auto score = [&](const uint8_t* k) {
-    if (!exact) return kernels::dot_converted(st.type_k, k, scratch.q.data(), D);
-    kernels::dequantize_row(st.type_k, k, scratch.k_row.data(), D);
+  // q_g . k, in the reference's arithmetic or (exact) in f64 over the dequantized K head,
+  // which is dequantized once per row (`fresh`) for all heads.
+  const auto score = [&](const uint8_t* k, int32_t g, bool fresh) {
+    if (!exact) return kernels::dot_converted(st.type_k, k, scratch.q.data() + g * q_bytes, D);
+    if (fresh) kernels::dequantize_row(st.type_k, k, scratch.k_row.data(), D);
     double dot = 0.0;
     for (int32_t i = 0; i < D; ++i)
-      dot += static_cast<double>(q[i]) * scratch.k_row[static_cast<size_t>(i)];
+      dot += static_cast<double>(q[g * D + i]) * scratch.k_row[static_cast<size_t>(i)];
     return static_cast<float>(dot);
   };
-  VAccumulator acc(st.type_v, !exact, Dv, scratch);
-  float max_score = -INFINITY;
-  float sum = 0.0f;
+  VAccumulators acc(st.type_v, !exact, Dv, G, scratch);
+  scratch.max_score.assign(static_cast<size_t>(G), -INFINITY);
+  scratch.sum.assign(static_cast<size_t>(G), 0.0f);
+  scratch.weight.resize(static_cast<size_t>(G));
+  float* max_score = scratch.max_score.data();
+  float* sum = scratch.sum.data();
+  float* weight = scratch.weight.data();
   for (int32_t j = 0; j <= bt.pos; ++j) {
     const auto block = table[static_cast<size_t>(j / bs)];
     const size_t cell = static_cast<size_t>(j % bs);
     const uint8_t* k = st.kv.block_k(block, il) + cell * k_stride + k_head;
-    const float s = score(k) * scale;
-    float ms = 1.0f;  // rescale of what was accumulated so far
-    float vs = 1.0f;  // weight of this position
-    if (s > max_score) {
-      ms = std::exp(max_score - s);
-      max_score = s;
-      acc.scale(ms);
-    } else {
-      vs = std::exp(s - max_score);
+    for (int32_t g = 0; g < G; ++g) {
+      const float s = score(k, g, g == 0) * scale;
+      float ms = 1.0f;  // rescale of what was accumulated so far
+      float vs = 1.0f;  // weight of this position
+      if (s > max_score[g]) {
+        ms = std::exp(max_score[g] - s);
+        max_score[g] = s;
+        acc.scale(g, ms);
+      } else {
+        vs = std::exp(s - max_score[g]);
+      }
+      weight[g] = vs;
+      sum[g] = sum[g] * ms + vs;
     }
-    acc.add(st.kv.block_v(block, il) + cell * v_stride + v_head, vs);
-    sum = sum * ms + vs;
+    acc.add(st.kv.block_v(block, il) + cell * v_stride + v_head, weight, G);
   }
-  acc.finish(sum == 0.0f ? 0.0f : 1.0f / sum, out);
+  for (int32_t g = 0; g < G; ++g) acc.finish(g, sum[g] == 0.0f ? 0.0f : 1.0f / sum[g], out + g * Dv);
 }
 
 }  // namespace
@@ -205,14 +223,19 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
   }
   store_kv(st, il);
   const float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
-  const int64_t n_items = st.n_tokens() * H;
+  // One item per token and group of G query heads sharing a KV head (consecutive in q): all
+  // H / Hkv of them, or fewer when that would leave too few items for the threads (decode).
+  int32_t G = H / Hkv;
+  while (G % 2 == 0 && st.n_tokens() * (H / G) < 4 * st.pool.n_threads()) G /= 2;
+  const int64_t n_items = st.n_tokens() * (H / G);
   st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
     AttendScratch scratch;
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t t = item / H;
-      const int32_t h = static_cast<int32_t>(item % H);
-      attend_one(st, il, st.tokens[static_cast<size_t>(t)], h, st.s.q.data() + (t * H + h) * D,
-                 scale, scratch, st.s.attn.data() + (t * H + h) * Dv);
+      const int64_t t = item / (H / G);
+      const int32_t h = static_cast<int32_t>(item % (H / G)) * G;  // first head of the group
+      const int64_t h0 = t * H + h;
+      attend_group(st, il, st.tokens[static_cast<size_t>(t)], h / (H / Hkv), G,
+                   st.s.q.data() + h0 * D, scale, scratch, st.s.attn.data() + h0 * Dv);
     }
   });
   project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());
