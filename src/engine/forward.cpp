@@ -1,6 +1,8 @@
 #include "engine/forward.h"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include "base/half.h"
@@ -86,6 +88,39 @@ struct AttendScratch {
   std::vector<float> acc;       // [G][Dv] f32 accumulators
   std::vector<f16_bits> acc16;  // [G][Dv] f16 accumulators (F16 V cache)
   std::vector<float> max_score, sum, weight;  // [G] online soft-max state, this row's weights
+  // A chunk of positions of the F16-V path: scores [G][n], then per position and head the
+  // accumulator's rescale flag and factor and the row's weight [n][G], and the V rows.
+  std::vector<float> scores, factor, row_weight;
+  std::vector<uint8_t> rescale;
+  std::vector<const uint8_t*> v_rows;
+};
+
+// Where one KV head's K and V rows sit in a layer's cache blocks.
+struct KvHeadRows {
+  const ForwardState& st;
+  int32_t il;
+  std::span<const int32_t> table;
+  int32_t block_size;
+  size_t k_stride, v_stride, k_head, v_head;
+
+  KvHeadRows(const ForwardState& s, int32_t layer, SeqId seq, int32_t kv_head)
+      : st(s), il(layer), table(s.kv.block_table(seq)), block_size(s.kv.block_size()) {
+    const auto& hp = st.model.hparams();
+    k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
+    v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
+    k_head = row_bytes(traits_of(st.type_k),
+                       static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(hp.head_dim));
+    v_head = row_bytes(traits_of(st.type_v),
+                       static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(hp.head_dim_v));
+  }
+  const uint8_t* k(int32_t j) const {
+    return st.kv.block_k(table[static_cast<size_t>(j / block_size)], il) +
+           static_cast<size_t>(j % block_size) * k_stride + k_head;
+  }
+  const uint8_t* v(int32_t j) const {
+    return st.kv.block_v(table[static_cast<size_t>(j / block_size)], il) +
+           static_cast<size_t>(j % block_size) * v_stride + v_head;
+  }
 };
 
 // The weighted sums of V rows of G heads, with the rounding of the reference's CPU flash
@@ -121,15 +156,21 @@ class VAccumulators {
       return;
     }
     kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
-    for (int32_t g = 0; g < heads; ++g) kernels::f32_fma_row(acc(g), s_.row.data(), weight[g], dim_);
+    for (int32_t g = 0; g < heads; ++g)
+      kernels::f32_fma_row(acc(g), s_.row.data(), weight[g], dim_);
   }
   void finish(int32_t g, float inv_sum, float* out) {
-    for (int32_t i = 0; i < dim_; ++i) out[i] = (f16_ ? f16_to_f32(acc16(g)[i]) : acc(g)[i]) * inv_sum;
+    for (int32_t i = 0; i < dim_; ++i)
+      out[i] = (f16_ ? f16_to_f32(acc16(g)[i]) : acc(g)[i]) * inv_sum;
   }
 
  private:
-  f16_bits* acc16(int32_t g) { return s_.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_); }
-  float* acc(int32_t g) { return s_.acc.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_); }
+  f16_bits* acc16(int32_t g) {
+    return s_.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_);
+  }
+  float* acc(int32_t g) {
+    return s_.acc.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_);
+  }
 
   TensorType type_v_;
   bool f16_;
@@ -203,7 +244,80 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int3
     }
     acc.add(st.kv.block_v(block, il) + cell * v_stride + v_head, weight, G);
   }
-  for (int32_t g = 0; g < G; ++g) acc.finish(g, sum[g] == 0.0f ? 0.0f : 1.0f / sum[g], out + g * Dv);
+  for (int32_t g = 0; g < G; ++g)
+    acc.finish(g, sum[g] == 0.0f ? 0.0f : 1.0f / sum[g], out + g * Dv);
+}
+
+// Positions per chunk of attend_group_f16v.
+constexpr int32_t kAttendChunk = 32;
+
+// attend_group for an F16 V cache in the reference arithmetic, with the same bits, by chunks
+// of positions within one cache block: the chunk's scores for the G heads come from the
+// K type's tile (dot_converted's bits), the online soft-max runs over them position by
+// position as in attend_group, and kernels::f16_accumulate then advances the G f16
+// accumulators over the chunk's V rows, each element in the same sequence of roundings.
+void attend_group_f16v(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t kv_head,
+                       int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
+  const auto& hp = st.model.hparams();
+  const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
+  const KvHeadRows rows(st, il, bt.seq, kv_head);
+  const size_t q_bytes = kernels::converted_row_bytes(st.type_k, D);
+  scratch.q.resize(q_bytes * static_cast<size_t>(G));
+  for (int32_t g = 0; g < G; ++g)
+    kernels::convert_for_dot(st.type_k, q + g * D, scratch.q.data() + g * q_bytes, D);
+  const auto chunk = static_cast<size_t>(kAttendChunk) * static_cast<size_t>(G);
+  scratch.scores.resize(chunk);
+  scratch.factor.resize(chunk);
+  scratch.row_weight.resize(chunk);
+  scratch.rescale.resize(chunk);
+  scratch.v_rows.resize(static_cast<size_t>(kAttendChunk));
+  scratch.acc16.assign(static_cast<size_t>(G) * static_cast<size_t>(Dv), 0);
+  scratch.max_score.assign(static_cast<size_t>(G), -INFINITY);
+  scratch.sum.assign(static_cast<size_t>(G), 0.0f);
+  kernels::F16Accumulate fa;
+  fa.acc = scratch.acc16.data();
+  fa.n_heads = G;
+  fa.dim = Dv;
+  fa.v = scratch.v_rows.data();
+  fa.rescale = scratch.rescale.data();
+  fa.factor = scratch.factor.data();
+  fa.weight = scratch.row_weight.data();
+  for (int32_t j0 = 0; j0 <= bt.pos;) {
+    // Positions [j0, j0 + n) share a block, so their K rows are k_stride apart.
+    const int32_t in_block = rows.block_size - j0 % rows.block_size;
+    const int32_t n = std::min({kAttendChunk, in_block, bt.pos + 1 - j0});
+    kernels::dot_converted_rows(st.type_k, rows.k(j0), rows.k_stride, n, scratch.q.data(), q_bytes,
+                                G, D, scratch.scores.data());
+    for (int32_t i = 0; i < n; ++i) {
+      scratch.v_rows[static_cast<size_t>(i)] = rows.v(j0 + i);
+      for (int32_t g = 0; g < G; ++g) {
+        const auto gi = static_cast<size_t>(g);
+        const auto ig = static_cast<size_t>(i) * static_cast<size_t>(G) + gi;
+        const float s =
+            scratch.scores[gi * static_cast<size_t>(n) + static_cast<size_t>(i)] * scale;
+        float ms = 1.0f, vs = 1.0f;
+        scratch.rescale[ig] = s > scratch.max_score[gi] ? 1 : 0;
+        if (scratch.rescale[ig] != 0) {
+          ms = std::exp(scratch.max_score[gi] - s);
+          scratch.max_score[gi] = s;
+        } else {
+          vs = std::exp(s - scratch.max_score[gi]);
+        }
+        scratch.factor[ig] = ms;
+        scratch.row_weight[ig] = vs;
+        scratch.sum[gi] = scratch.sum[gi] * ms + vs;
+      }
+    }
+    fa.n_rows = n;
+    kernels::f16_accumulate(fa);
+    j0 += n;
+  }
+  for (int32_t g = 0; g < G; ++g) {
+    const float sum = scratch.sum[static_cast<size_t>(g)];
+    const float inv = sum == 0.0f ? 0.0f : 1.0f / sum;
+    const f16_bits* acc = scratch.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(Dv);
+    for (int32_t i = 0; i < Dv; ++i) out[g * Dv + i] = f16_to_f32(acc[i]) * inv;
+  }
 }
 
 }  // namespace
@@ -228,14 +342,18 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
   int32_t G = H / Hkv;
   while (G % 2 == 0 && st.n_tokens() * (H / G) < 4 * st.pool.n_threads()) G /= 2;
   const int64_t n_items = st.n_tokens() * (H / G);
+  // The reference arithmetic with an F16 V cache (the default) has the chunked path.
+  const bool f16v =
+      st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
   st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
     AttendScratch scratch;
     for (int64_t item = begin; item < end; ++item) {
       const int64_t t = item / (H / G);
       const int32_t h = static_cast<int32_t>(item % (H / G)) * G;  // first head of the group
       const int64_t h0 = t * H + h;
-      attend_group(st, il, st.tokens[static_cast<size_t>(t)], h / (H / Hkv), G,
-                   st.s.q.data() + h0 * D, scale, scratch, st.s.attn.data() + h0 * Dv);
+      const auto attend = f16v ? attend_group_f16v : attend_group;
+      attend(st, il, st.tokens[static_cast<size_t>(t)], h / (H / Hkv), G, st.s.q.data() + h0 * D,
+             scale, scratch, st.s.attn.data() + h0 * Dv);
     }
   });
   project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());

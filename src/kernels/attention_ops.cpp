@@ -36,12 +36,26 @@ void scalar_f32_fma_row(float* acc, const float* v, float w, int n) {
   for (int i = 0; i < n; ++i) acc[i] = std::fma(v[i], w, acc[i]);
 }
 
+void scalar_f16_accumulate(const F16Accumulate& a) {
+  for (int j = 0; j < a.n_rows; ++j) {
+    const auto* v = reinterpret_cast<const f16_bits*>(a.v[j]);
+    for (int h = 0; h < a.n_heads; ++h) {
+      f16_bits* acc = a.acc + static_cast<size_t>(h) * static_cast<size_t>(a.dim);
+      const size_t jh =
+          static_cast<size_t>(j) * static_cast<size_t>(a.n_heads) + static_cast<size_t>(h);
+      if (a.rescale[jh] != 0) scalar_f16_scale(acc, a.factor[jh], a.dim);
+      scalar_f16_fma_row(acc, v, a.weight[jh], a.dim);
+    }
+  }
+}
+
 AttentionOps scalar_ops() {
   AttentionOps ops;
   ops.f16_scale = scalar_f16_scale;
   ops.f16_fma_row = scalar_f16_fma_row;
   ops.f32_scale = scalar_f32_scale;
   ops.f32_fma_row = scalar_f32_fma_row;
+  ops.f16_accumulate = scalar_f16_accumulate;
   return ops;
 }
 
@@ -73,6 +87,10 @@ void f32_scale(float* acc, float m, int n) {
 
 void f32_fma_row(float* acc, const float* v, float w, int n) {
   active_ops().f32_fma_row(acc, v, w, n);
+}
+
+void f16_accumulate(const F16Accumulate& a) {
+  active_ops().f16_accumulate(a);
 }
 
 }  // namespace hearth::kernels

@@ -209,6 +209,36 @@ float dot_converted(TensorType row_type, const void* row, const void* converted,
   return fn != nullptr ? fn(row, converted, n) : std::numeric_limits<float>::quiet_NaN();
 }
 
+void dot_converted_rows(TensorType row_type, const void* rows, size_t row_stride, int64_t n_rows,
+                        const void* converted, size_t conv_stride, int64_t n_conv, int64_t n,
+                        float* y) {
+  const TypeKernels& k = active_kernels(row_type);
+  const auto* w = static_cast<const uint8_t*>(rows);
+  const auto* x = static_cast<const uint8_t*>(converted);
+  if (k.tile == nullptr) {
+    for (int64_t t = 0; t < n_conv; ++t)
+      for (int64_t r = 0; r < n_rows; ++r)
+        y[t * n_rows + r] = k.vec_dot(w + static_cast<size_t>(r) * row_stride,
+                                      x + static_cast<size_t>(t) * conv_stride, n);
+    return;
+  }
+  simd::TileArgs a;
+  a.w_stride = row_stride;
+  a.x_stride = conv_stride;
+  a.n = n;
+  a.y_stride = static_cast<size_t>(n_rows);
+  for (int64_t t = 0; t < n_conv; t += k.tile_tokens) {
+    a.n_tokens = static_cast<int>(std::min<int64_t>(k.tile_tokens, n_conv - t));
+    a.x = x + static_cast<size_t>(t) * conv_stride;
+    for (int64_t r = 0; r < n_rows; r += k.tile_rows) {
+      a.n_rows = static_cast<int>(std::min<int64_t>(k.tile_rows, n_rows - r));
+      a.w = w + static_cast<size_t>(r) * row_stride;
+      a.y = y + t * n_rows + r;
+      k.tile(a);
+    }
+  }
+}
+
 bool can_matmul(TensorType type) {
   return active_kernels(type).matmul != nullptr;
 }

@@ -61,5 +61,11 @@ void convert_for_dot(TensorType row_type, const float* x, void* converted, int64
 // sum_c row[c] * x[c] for a row of `row_type` (n elements, any alignment) and `converted`
 // from convert_for_dot(row_type, x, ...).
 float dot_converted(TensorType row_type, const void* row, const void* converted, int64_t n);
+// dot_converted of n_rows rows (`row_stride` bytes apart) against n_conv converted vectors
+// (`conv_stride` bytes apart), by the row type's tile where it has one; each output has
+// dot_converted's bits. y: [n_conv][n_rows].
+void dot_converted_rows(TensorType row_type, const void* rows, size_t row_stride, int64_t n_rows,
+                        const void* converted, size_t conv_stride, int64_t n_conv, int64_t n,
+                        float* y);
 
 }  // namespace hearth::kernels

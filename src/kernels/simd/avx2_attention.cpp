@@ -76,6 +76,80 @@ void f32_fma_row_avx2(float* acc, const float* v, float w, int n) {
   }
 }
 
+// Up to kHeads heads' f32 images of 8 accumulator columns stay in registers across the rows:
+// each step rounds to f16 and back (the value f16_fma_row would store and reload; a NaN's
+// payload is not kept canonical here, which attention_ops.h leaves unpinned).
+constexpr int kHeads = 8;
+
+__m256 round_f16(__m256 x) {
+  return _mm256_cvtph_ps(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+template <int H>
+void accumulate_columns(const F16Accumulate& a, int h0, int c) {
+  __m256 acc[H];
+  for (int h = 0; h < H; ++h) acc[h] = widen8(a.acc + static_cast<size_t>(h0 + h) * a.dim + c);
+  for (int j = 0; j < a.n_rows; ++j) {
+    const __m256 v = widen8(reinterpret_cast<const uint16_t*>(a.v[j] + 2 * c));
+    const size_t row =
+        static_cast<size_t>(j) * static_cast<size_t>(a.n_heads) + static_cast<size_t>(h0);
+    for (int h = 0; h < H; ++h) {
+      if (a.rescale[row + h] != 0)
+        acc[h] = round_f16(_mm256_mul_ps(acc[h], _mm256_set1_ps(a.factor[row + h])));
+      acc[h] = round_f16(_mm256_fmadd_ps(v, _mm256_set1_ps(a.weight[row + h]), acc[h]));
+    }
+  }
+  for (int h = 0; h < H; ++h) store8(a.acc + static_cast<size_t>(h0 + h) * a.dim + c, acc[h]);
+}
+
+template <int H>
+void accumulate_heads(const F16Accumulate& a, int h0) {
+  int c = 0;
+  for (; c + 8 <= a.dim; c += 8) accumulate_columns<H>(a, h0, c);
+  // The last columns (dim not a multiple of 8) by the row operations.
+  for (int j = 0; c < a.dim && j < a.n_rows; ++j) {
+    for (int h = h0; h < h0 + H; ++h) {
+      const size_t jh =
+          static_cast<size_t>(j) * static_cast<size_t>(a.n_heads) + static_cast<size_t>(h);
+      uint16_t* acc = a.acc + static_cast<size_t>(h) * a.dim + c;
+      if (a.rescale[jh] != 0) f16_scale_avx2(acc, a.factor[jh], a.dim - c);
+      f16_fma_row_avx2(acc, reinterpret_cast<const uint16_t*>(a.v[j] + 2 * c), a.weight[jh],
+                       a.dim - c);
+    }
+  }
+}
+
+void f16_accumulate_avx2(const F16Accumulate& a) {
+  for (int h0 = 0; h0 < a.n_heads; h0 += kHeads) {
+    switch (a.n_heads - h0 < kHeads ? a.n_heads - h0 : kHeads) {
+      case 8:
+        accumulate_heads<8>(a, h0);
+        break;
+      case 7:
+        accumulate_heads<7>(a, h0);
+        break;
+      case 6:
+        accumulate_heads<6>(a, h0);
+        break;
+      case 5:
+        accumulate_heads<5>(a, h0);
+        break;
+      case 4:
+        accumulate_heads<4>(a, h0);
+        break;
+      case 3:
+        accumulate_heads<3>(a, h0);
+        break;
+      case 2:
+        accumulate_heads<2>(a, h0);
+        break;
+      default:
+        accumulate_heads<1>(a, h0);
+        break;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hearth::kernels::simd
 
@@ -89,6 +163,7 @@ AttentionOps avx2_attention_ops() {
   ops.f16_fma_row = f16_fma_row_avx2;
   ops.f32_scale = f32_scale_avx2;
   ops.f32_fma_row = f32_fma_row_avx2;
+  ops.f16_accumulate = f16_accumulate_avx2;
   return ops;
 }
 

@@ -133,6 +133,60 @@ TEST(AttentionOps, F32LevelsMatchScalar) {
 
 // The scalar level against the formulas: one rounding for the fma (a case where a separate
 // multiply and add differ), f16 rounding to nearest even, overflow to inf, NaN canonical.
+// f16_accumulate of every level equals f16_scale and f16_fma_row called row by row and head
+// by head, on rows of every kind, for head counts around the SIMD group (8) and widths with
+// and without a tail.
+TEST(AttentionOps, F16AccumulateEqualsTheRowOperations) {
+  const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
+  std::mt19937 rng(99);
+  for (CpuLevel level : runnable_cpu_levels()) {
+    const AttentionOps& ops = attention_ops(level);
+    for (int heads : {1, 3, 8, 11}) {
+      for (int dim : {8, 64, 37}) {
+        const int n_rows = 20;
+        std::vector<std::vector<f16_bits>> v;
+        std::vector<const uint8_t*> v_rows;
+        for (int j = 0; j < n_rows; ++j) v.push_back(to_f16(make_row(j % kKinds, dim, 7u * j + 1)));
+        for (const auto& row : v) v_rows.push_back(reinterpret_cast<const uint8_t*>(row.data()));
+        std::vector<uint8_t> rescale(static_cast<size_t>(n_rows * heads));
+        std::vector<float> factor(rescale.size()), weight(rescale.size());
+        for (size_t i = 0; i < rescale.size(); ++i) {
+          rescale[i] = rng() % 3 == 0 ? 1 : 0;
+          factor[i] = std::ldexp(1.0f, -static_cast<int>(rng() % 6));
+          weight[i] = kWeights[rng() % 6];  // finite weights: infinities are covered above
+        }
+        std::vector<f16_bits> want;
+        for (int h = 0; h < heads; ++h) {
+          const auto a = to_f16(make_row(h % 2 == 0 ? 0 : 4, dim, 100u + h));
+          want.insert(want.end(), a.begin(), a.end());
+        }
+        std::vector<f16_bits> got = want;
+        for (int j = 0; j < n_rows; ++j) {
+          for (int h = 0; h < heads; ++h) {
+            const size_t jh = static_cast<size_t>(j * heads + h);
+            f16_bits* acc = want.data() + static_cast<size_t>(h * dim);
+            if (rescale[jh] != 0) ref.f16_scale(acc, factor[jh], dim);
+            ref.f16_fma_row(acc, v[static_cast<size_t>(j)].data(), weight[jh], dim);
+          }
+        }
+        F16Accumulate a;
+        a.acc = got.data();
+        a.n_heads = heads;
+        a.dim = dim;
+        a.v = v_rows.data();
+        a.n_rows = n_rows;
+        a.rescale = rescale.data();
+        a.factor = factor.data();
+        a.weight = weight.data();
+        ops.f16_accumulate(a);
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_TRUE(same_f16(got[i], want[i]))
+              << cpu_level_name(level) << " heads " << heads << " dim " << dim << " element " << i;
+      }
+    }
+  }
+}
+
 TEST(AttentionOps, ScalarFollowsTheFormulas) {
   const AttentionOps& ops = attention_ops(CpuLevel::kScalar);
   // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: the separate product rounds the 2^-24 away.

@@ -179,3 +179,36 @@ TEST(Matmul, DispatchTableIsComplete) {
 
 }  // namespace
 }  // namespace hearth::kernels
+
+namespace hearth::kernels {
+namespace {
+
+// dot_converted_rows (attention's scores of several heads over a run of cached K rows) gives
+// every output dot_converted's bits, for the KV cache types, with rows further apart than
+// their size and counts around the tile shapes.
+TEST(Matmul, DotConvertedRowsEqualsDotConverted) {
+  for (TensorType type :
+       {TensorType::kF16, TensorType::kF32, TensorType::kBF16, TensorType::kQ8_0}) {
+    const int64_t n = 64, n_rows = 11, n_conv = 5;
+    const TestWeights tw = make_weights(type, n_rows, n, 21, 24);
+    const size_t conv_bytes = converted_row_bytes(type, n);
+    std::vector<uint8_t> conv(conv_bytes * n_conv);
+    const auto x = test::gaussian(static_cast<size_t>(n * n_conv), 8);
+    for (int64_t t = 0; t < n_conv; ++t)
+      convert_for_dot(type, x.data() + t * n, conv.data() + t * conv_bytes, n);
+    std::vector<float> y(static_cast<size_t>(n_rows * n_conv));
+    dot_converted_rows(type, tw.bytes.data(), tw.w.row_stride, n_rows, conv.data(), conv_bytes,
+                       n_conv, n, y.data());
+    for (int64_t t = 0; t < n_conv; ++t) {
+      for (int64_t r = 0; r < n_rows; ++r) {
+        const float want = dot_converted(type, tw.bytes.data() + r * tw.w.row_stride,
+                                         conv.data() + t * conv_bytes, n);
+        EXPECT_TRUE(bitwise_equal(&y[static_cast<size_t>(t * n_rows + r)], &want, 1))
+            << tensor_type_name(type) << " row " << r << " vector " << t;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hearth::kernels
