@@ -9,6 +9,7 @@
 //            times its 6-bit scale, added in integers)
 //     acc  = fma(d_w * d_x, float(isum), acc)
 //     Q4_K also: acc = fma(-(dmin_w * d_x), float(msum), acc), msum = sum of min * code sums
+//     (Q6_K folds its code offset, 32 * sum of scale * code sums, into isum)
 // GEMV (one token) and GEMM run the same sequence per output, so a token's result does not
 // depend on the batch it is in (matmul.h), and the AVX2, AVX-512 and scalar kernels give the
 // same bits. It is not the reference engine's f32 order (that keeps 8 partial lanes per
@@ -27,7 +28,7 @@ namespace hearth::kernels {
 
 inline constexpr int kInterleaveRows = 16;
 
-// True when `type` has an interleaved layout: Q4_0, Q8_0 and Q4_K.
+// True when `type` has an interleaved layout: Q4_0, Q8_0, Q4_K and Q6_K.
 bool has_interleaved_layout(TensorType type);
 // True when w (in the file's row layout) can be repacked: a type with a layout, rows a
 // multiple of 16, and a CPU level with kernels for it (AVX2 or above).

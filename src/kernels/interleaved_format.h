@@ -21,6 +21,16 @@
 //                                   each once widened)
 //   u8  qs[4][8][16][4]             pair k, chunk c = bytes 32k+4c..+3 of each row's qs: low
 //                                   nibbles are elements 64k+4c.., high 64k+32+4c..
+// Q6_K (kBytes 3360 = 16 x 210, per 256-element super-block):
+//   f16 d[16]
+//   i8  sc[8][16][2]                scales of sub-blocks 2p and 2p+1 (16 elements each), per row
+//   per half h (128 elements), per chunk c (0..7), 192 bytes:
+//     u8 qla[16][4], qlb[16][4], qh[16][4]   bytes 4c..4c+3 of each row's ql run 64h,
+//                                   ql run 64h+32 and qh run 32h. With l = 4c..4c+3, group g
+//                                   (0..3) of those bytes is element 128h + 32g + l: low 4 bits
+//                                   from the low (g 0, 1) or high (g 2, 3) nibble of qla (g
+//                                   even) or qlb (g odd), high 2 bits = qh bits 2g, 2g+1;
+//                                   value = code - 32.
 #pragma once
 
 #include <cstddef>
@@ -57,13 +67,23 @@ struct Q4_KLayout {
   static constexpr int kBytes = 2368;
 };
 
+struct Q6_KLayout {
+  static constexpr int kElements = 256;
+  static constexpr int kScales = 0;      // f16 d[16]
+  static constexpr int kSubScales = 32;  // i8 sc[8][16][2]
+  static constexpr int kCodes = 288;     // [2 halves][8 chunks][qla, qlb, qh][16][4]
+  static constexpr int kHalfBytes = 8 * 3 * 64;
+  static constexpr int kBytes = 3360;
+};
+
 // Bytes of one group block of `type` (0: no interleaved layout), and its elements.
 int group_block_bytes(TensorType type);
 int group_block_elements(TensorType type);
 
 // One tile call: the 16 rows of one group against n_tokens activation rows, all blocks.
 // Activations are in the weight type's dot format (Q8_0 for Q4_0 and Q8_0, Q8_K for Q4_K)
-// with two side arrays filled once per token by the driver:
+// with two side arrays filled once per token by the driver (Q6_K reads the Q8_K block's own
+// 16-element sums, bsums, instead of xs):
 //   xd[t * n_blocks + b]            the block's scale d as f32
 //   xs[t * n_blocks * S + b * S + i] code sums: Q8_0 (S = 1) the block's sum of codes;
 //                                   Q8_K (S = 4) the 32-element sub-block sums s_j as
@@ -88,6 +108,7 @@ inline constexpr int kQ8KSums = 4;  // int32 pairs of sub-block sums per Q8_K bl
 void ref_tile_q4_0(const TileArgs& a);
 void ref_tile_q8_0(const TileArgs& a);
 void ref_tile_q4_k(const TileArgs& a);
+void ref_tile_q6_k(const TileArgs& a);
 
 }  // namespace hearth::kernels::interleaved
 
@@ -96,6 +117,7 @@ struct InterleavedEntry {
   interleaved::TileFn q4_0 = nullptr;
   interleaved::TileFn q8_0 = nullptr;
   interleaved::TileFn q4_k = nullptr;
+  interleaved::TileFn q6_k = nullptr;
 };
 // Defined in simd/avx2_interleaved.cpp and simd/avx512_interleaved.cpp.
 InterleavedEntry avx2_interleaved();

@@ -115,6 +115,8 @@ TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
       return e.q8_0;
     case TensorType::kQ4_K:
       return e.q4_k;
+    case TensorType::kQ6_K:
+      return e.q6_k;
     default:
       return nullptr;
   }
@@ -122,7 +124,8 @@ TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
 
 const simd::InterleavedEntry& level_entry(CpuLevel level) {
   static const simd::InterleavedEntry scalar{interleaved::ref_tile_q4_0, interleaved::ref_tile_q8_0,
-                                             interleaved::ref_tile_q4_k};
+                                             interleaved::ref_tile_q4_k,
+                                             interleaved::ref_tile_q6_k};
   static const simd::InterleavedEntry avx2 = simd::avx2_interleaved();
   static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
   switch (level) {
@@ -139,7 +142,7 @@ const simd::InterleavedEntry& level_entry(CpuLevel level) {
 
 void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
                         float* y, ThreadPool& pool) {
-  const bool k_quant = w.type == TensorType::kQ4_K;
+  const bool k_quant = w.type == TensorType::kQ4_K || w.type == TensorType::kQ6_K;
   const TensorType act = k_quant ? TensorType::kQ8_K : TensorType::kQ8_0;
   const TileFn tile = tile_for(level_entry(level), w.type);
   // Kept per calling thread: decode calls matmul hundreds of times per token.

@@ -130,6 +130,48 @@ void unpack_q4_k(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) {
   }
 }
 
+void pack_q6_k(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t* dst) {
+  using L = Q6_KLayout;
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    uint8_t* out = dst + b * L::kBytes;
+    for (int r = 0; r < kRows; ++r) {
+      const auto blk = load_block<BlockQ6K>(src + r * row_stride, b);
+      std::memcpy(out + L::kScales + 2 * r, &blk.d, 2);
+      for (int j = 0; j < 16; ++j)
+        out[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2] =
+            static_cast<uint8_t>(blk.scales[j]);
+      for (int h = 0; h < 2; ++h) {
+        for (int c = 0; c < 8; ++c) {
+          uint8_t* chunk = out + L::kCodes + h * L::kHalfBytes + c * 3 * kChunkBytes + 4 * r;
+          std::memcpy(chunk, blk.ql + 64 * h + 4 * c, 4);
+          std::memcpy(chunk + kChunkBytes, blk.ql + 64 * h + 32 + 4 * c, 4);
+          std::memcpy(chunk + 2 * kChunkBytes, blk.qh + 32 * h + 4 * c, 4);
+        }
+      }
+    }
+  }
+}
+
+void unpack_q6_k(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) {
+  using L = Q6_KLayout;
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    const uint8_t* in = group + b * L::kBytes;
+    BlockQ6K blk;
+    std::memcpy(&blk.d, in + L::kScales + 2 * r, 2);
+    for (int j = 0; j < 16; ++j)
+      blk.scales[j] = static_cast<int8_t>(in[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2]);
+    for (int h = 0; h < 2; ++h) {
+      for (int c = 0; c < 8; ++c) {
+        const uint8_t* chunk = in + L::kCodes + h * L::kHalfBytes + c * 3 * kChunkBytes + 4 * r;
+        std::memcpy(blk.ql + 64 * h + 4 * c, chunk, 4);
+        std::memcpy(blk.ql + 64 * h + 32 + 4 * c, chunk + kChunkBytes, 4);
+        std::memcpy(blk.qh + 32 * h + 4 * c, chunk + 2 * kChunkBytes, 4);
+      }
+    }
+    store_block(row, b, blk);
+  }
+}
+
 using PackFn = void (*)(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t* dst);
 using UnpackFn = void (*)(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row);
 
@@ -148,6 +190,8 @@ Format format_of(TensorType type) {
       return {Q8_0Layout::kBytes, Q8_0Layout::kElements, pack_q8_0, unpack_q8_0};
     case TensorType::kQ4_K:
       return {Q4_KLayout::kBytes, Q4_KLayout::kElements, pack_q4_k, unpack_q4_k};
+    case TensorType::kQ6_K:
+      return {Q6_KLayout::kBytes, Q6_KLayout::kElements, pack_q6_k, unpack_q6_k};
     default:
       return {};
   }
@@ -260,6 +304,50 @@ void ref_tile_q4_k(const TileArgs& a) {
         const float dmin = f16_at(blk + L::kMinScales + 2 * r) * tk.xd[b];
         acc = std::fma(d, static_cast<float>(isum), acc);
         acc = std::fma(-dmin, static_cast<float>(msum), acc);
+      }
+      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
+    }
+  }
+}
+
+// One row's integer sum over one Q6_K super-block: sum_j sc_j * (codes_j . x_j) - 32 *
+// sum_j sc_j * bsum_j, with bsum_j the Q8_K block's sum of sub-block j's 16 codes.
+int32_t q6_k_sum(const uint8_t* blk, int r, const uint8_t* x_block) {
+  using L = Q6_KLayout;
+  const auto* xq = reinterpret_cast<const int8_t*>(x_block + 4);
+  int16_t bsums[16];
+  std::memcpy(bsums, x_block + 260, sizeof(bsums));
+  int32_t isum = 0, bias = 0;
+  for (int j = 0; j < 16; ++j) {
+    const int h = j / 8, g = (j % 8) / 2, c0 = (j % 2) * 4;
+    int32_t sub = 0;
+    for (int c = c0; c < c0 + 4; ++c) {
+      const uint8_t* chunk = blk + L::kCodes + h * L::kHalfBytes + c * 3 * kChunkBytes + 4 * r;
+      for (int e = 0; e < 4; ++e) {
+        const int ql = chunk[(g % 2) * kChunkBytes + e];
+        const int lo4 = g < 2 ? ql & 0xF : ql >> 4;
+        const int hi2 = (chunk[2 * kChunkBytes + e] >> (2 * g)) & 3;
+        sub += (lo4 | (hi2 << 4)) * xq[128 * h + 32 * g + 4 * c + e];
+      }
+    }
+    const int sc = static_cast<int8_t>(blk[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2]);
+    isum += sc * sub;
+    bias += sc * bsums[j];
+  }
+  return isum - 32 * bias;
+}
+
+void ref_tile_q6_k(const TileArgs& a) {
+  using L = Q6_KLayout;
+  for (int t = 0; t < a.n_tokens; ++t) {
+    const Token tk = token(a, t, kQ8KSums);
+    for (int r = 0; r < kRows; ++r) {
+      float acc = 0.0f;
+      for (int64_t b = 0; b < a.n_blocks; ++b) {
+        const uint8_t* blk = a.w + b * L::kBytes;
+        const int32_t isum = q6_k_sum(blk, r, tk.x + b * sizeof(BlockQ8K));
+        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
+        acc = std::fma(d, static_cast<float>(isum), acc);
       }
       a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
     }

@@ -33,6 +33,11 @@ struct V256 {
   static I or_(I a, I b) { return _mm256_or_si256(a, b); }
   static I xor_(I a, I b) { return _mm256_xor_si256(a, b); }
   static I srl16_4(I a) { return _mm256_srli_epi16(a, 4); }
+  static I srl16_2(I a) { return _mm256_srli_epi16(a, 2); }
+  static I sll16_2(I a) { return _mm256_slli_epi16(a, 2); }
+  static I sll16_4(I a) { return _mm256_slli_epi16(a, 4); }
+  static I sll32_5(I a) { return _mm256_slli_epi32(a, 5); }
+  static I srl32_16(I a) { return _mm256_srli_epi32(a, 16); }
   static I sll32_16(I a) { return _mm256_slli_epi32(a, 16); }
   static I add16(I a, I b) { return _mm256_add_epi16(a, b); }
   static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
@@ -47,6 +52,9 @@ struct V256 {
   }
   static I u8_to_i16(const uint8_t* p) {
     return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I i8_to_i16(const uint8_t* p) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
   static F f16_to_f32(const uint8_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -66,11 +74,28 @@ template <class V>
 struct Maddubs {
   using I = typename V::I;
   static I acc_u4(I acc, I u, I s) { return V::add16(acc, V::maddubs(u, s)); }
+  // Partial accumulators of one block: 16-bit pairs (4-bit codes) or int32 lanes (S8).
+  template <bool kInt32>
+  static I add_parts(I a, I b) {
+    return kInt32 ? V::add32(a, b) : V::add16(a, b);
+  }
   static I sum_u4(I acc) { return V::madd(acc, V::set1_16(1)); }
   // A sub-block scale per lane as the 16-bit pair (sc, sc) that vpmaddwd multiplies by.
   static I scale(I sc) { return V::or_(sc, V::sll32_16(sc)); }
   static I scaled_sum_u4(I acc, I scale) { return V::madd(acc, scale); }
   static I madd_acc(I acc, I a, I b) { return V::add32(acc, V::madd(a, b)); }
+  // 6-bit codes: a pair of products reaches 2 * 63 * 128, so each register is scaled at once
+  // (vpmaddwd by the signed sub-block scale as the 16-bit pair (sc, sc)) into int32 lanes.
+  template <bool kHigh>
+  static I u6_scale(I pair) {  // pair: (sc_2p, sc_2p+1) as 16-bit halves of each lane
+    return kHigh ? V::or_(V::srl32_16(pair),
+                          V::and_(pair, V::set1(static_cast<int32_t>(0xFFFF0000u))))
+                 : V::or_(V::and_(pair, V::set1(0xFFFF)), V::sll32_16(pair));
+  }
+  static I acc_u6(I acc, I u, I s, I scale) {
+    return V::add32(acc, V::madd(V::maddubs(u, s), scale));
+  }
+  static I sub_u6(I acc, I /*scale*/) { return acc; }
   // Signed codes (stored + 128): |w| times x with w's sign, each pair at most 2 * 128 * 127.
   struct S8 {
     I abs_w;
@@ -107,6 +132,13 @@ void tile_q8_0(const interleaved::TileArgs& a) {
     run_tile<V256, Q8_0Tile<V256, P, 1>, 1, 4>(a);
   }
 }
+void tile_q6_k(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, Q6_KTile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, Q6_KTile<V256, P, 1>, 1, 2>(a);
+  }
+}
 void tile_q4_k(const interleaved::TileArgs& a) {
   if (a.n_tokens == 1) {
     run_tile<V256, Q4_KTile<V256, P, 2>, 2, 1>(a);
@@ -118,7 +150,7 @@ void tile_q4_k(const interleaved::TileArgs& a) {
 }  // namespace
 
 InterleavedEntry avx2_interleaved() {
-  return {tile_q4_0, tile_q8_0, tile_q4_k};
+  return {tile_q4_0, tile_q8_0, tile_q4_k, tile_q6_k};
 }
 
 }  // namespace hearth::kernels::simd

@@ -34,6 +34,13 @@ struct V512 {
   static I zero() { return _mm512_setzero_si512(); }
   static I and_(I a, I b) { return _mm512_and_si512(a, b); }
   static I srl16_4(I a) { return _mm512_srli_epi16(a, 4); }
+  static I srl16_2(I a) { return _mm512_srli_epi16(a, 2); }
+  static I sll16_2(I a) { return _mm512_slli_epi16(a, 2); }
+  static I sll16_4(I a) { return _mm512_slli_epi16(a, 4); }
+  static I sll32_5(I a) { return _mm512_slli_epi32(a, 5); }
+  static I sll32_16(I a) { return _mm512_slli_epi32(a, 16); }
+  static I sra32_16(I a) { return _mm512_srai_epi32(a, 16); }
+  static I or_(I a, I b) { return _mm512_or_si512(a, b); }
   static I add32(I a, I b) { return _mm512_add_epi32(a, b); }
   static I sub32(I a, I b) { return _mm512_sub_epi32(a, b); }
   static I mullo32(I a, I b) { return _mm512_mullo_epi32(a, b); }
@@ -45,6 +52,9 @@ struct V512 {
   }
   static I u8_to_i16(const uint8_t* p) {
     return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static I i8_to_i16(const uint8_t* p) {
+    return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
   static F f16_to_f32(const uint8_t* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
@@ -64,10 +74,21 @@ template <class V>
 struct Vnni {
   using I = typename V::I;
   static I acc_u4(I acc, I u, I s) { return V::dpbusd(acc, u, s); }
+  template <bool kInt32>
+  static I add_parts(I a, I b) {
+    return V::add32(a, b);
+  }
   static I sum_u4(I acc) { return acc; }
   static I scale(I sc) { return sc; }
   static I scaled_sum_u4(I acc, I scale) { return V::mullo32(acc, scale); }
   static I madd_acc(I acc, I a, I b) { return V::dpwssd(acc, a, b); }
+  // 6-bit codes: int32 sums per sub-block, then times the signed scale (vpmulld).
+  template <bool kHigh>
+  static I u6_scale(I pair) {  // pair: (sc_2p, sc_2p+1) as 16-bit halves of each lane
+    return kHigh ? V::sra32_16(pair) : V::sra32_16(V::sll32_16(pair));
+  }
+  static I acc_u6(I acc, I u, I s, I /*scale*/) { return V::dpbusd(acc, u, s); }
+  static I sub_u6(I acc, I scale) { return V::mullo32(acc, scale); }
   // Codes stored + 128 are multiplied as unsigned; 128 * sum(x) is taken off per block.
   using S8 = I;
   static constexpr int kS8Bias = 128;
@@ -79,11 +100,24 @@ struct Vnni {
 
 using P = Vnni<V512>;
 
+// One token (decode) splits each block's vpdpbusd chain over 4 accumulators; several tokens
+// already give as many independent chains. Both give the same bits.
 void tile_q4_0(const interleaved::TileArgs& a) {
-  run_tile<V512, Q4_0Tile<V512, P, 1>, 1, 8>(a);
+  if (a.n_tokens == 1) {
+    run_tile<V512, Q4_0Tile<V512, P, 1, 4>, 1, 1>(a);
+  } else {
+    run_tile<V512, Q4_0Tile<V512, P, 1>, 1, 8>(a);
+  }
 }
 void tile_q8_0(const interleaved::TileArgs& a) {
-  run_tile<V512, Q8_0Tile<V512, P, 1>, 1, 8>(a);
+  if (a.n_tokens == 1) {
+    run_tile<V512, Q8_0Tile<V512, P, 1, 4>, 1, 1>(a);
+  } else {
+    run_tile<V512, Q8_0Tile<V512, P, 1>, 1, 8>(a);
+  }
+}
+void tile_q6_k(const interleaved::TileArgs& a) {
+  run_tile<V512, Q6_KTile<V512, P, 1>, 1, 6>(a);
 }
 void tile_q4_k(const interleaved::TileArgs& a) {
   run_tile<V512, Q4_KTile<V512, P, 1>, 1, 6>(a);
@@ -92,7 +126,7 @@ void tile_q4_k(const interleaved::TileArgs& a) {
 }  // namespace
 
 InterleavedEntry avx512_interleaved() {
-  return {tile_q4_0, tile_q8_0, tile_q4_k};
+  return {tile_q4_0, tile_q8_0, tile_q4_k, tile_q6_k};
 }
 
 }  // namespace hearth::kernels::simd

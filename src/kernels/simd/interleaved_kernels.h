@@ -12,9 +12,88 @@
 // Requires: kernels/interleaved_format.h.
 #pragma once
 
+// The activation rows of a pass's T tokens: codes (from `code_offset` into each row), the
+// blocks' scales and code sums.
+template <int T>
+struct PassTokens {
+  const uint8_t* x[T];
+  const float* xd[T];
+  const int32_t* xs[T];
+  PassTokens(const interleaved::TileArgs& a, int t0, int code_offset, int sums_per_block) {
+    for (int t = 0; t < T; ++t) {
+      x[t] = a.x + static_cast<size_t>(t0 + t) * a.x_stride + code_offset;
+      xd[t] = a.xd + (t0 + t) * a.n_blocks;
+      xs[t] = a.xs + (t0 + t) * a.n_blocks * sums_per_block;
+    }
+  }
+};
+
+template <class V, int RV, int T>
+void zero_all(typename V::F (&acc)[RV][T]) {
+  for (auto& row : acc)
+    for (auto& v : row) v = V::fzero();
+}
+
+template <class V, int RV, int T>
+void zero_all(typename V::I (&acc)[RV][T]) {
+  for (auto& row : acc)
+    for (auto& v : row) v = V::zero();
+}
+
+// The block's one FMA per output: acc += (d_w * d_x) * float(sum - bias * code sum), where
+// sum is the pass accumulator's int32 lanes (P::sum_u4 of it for 4-bit codes).
+template <class P, bool kU4, class I>
+I pass_sum(I v) {
+  if constexpr (kU4) {
+    return P::sum_u4(v);
+  } else {
+    return v;
+  }
+}
+
+template <class V, class P, bool kU4, int RV, int T>
+void add_block(typename V::F (&acc)[RV][T], const typename V::I (&ia)[RV][T], const uint8_t* scales,
+               int v0, const PassTokens<T>& tk, int64_t b, int bias) {
+  typename V::F dw[RV];
+  for (int rv = 0; rv < RV; ++rv) dw[rv] = V::f16_to_f32(scales + (v0 + rv) * V::kLanes * 2);
+  for (int t = 0; t < T; ++t) {
+    const typename V::F da = V::bcastf(tk.xd[t][b]);
+    const typename V::I corr = V::set1(bias * tk.xs[t][b]);
+    for (int rv = 0; rv < RV; ++rv) {
+      const typename V::I lanes = pass_sum<P, kU4>(ia[rv][t]);
+      const typename V::I isum = bias != 0 ? V::sub32(lanes, corr) : lanes;
+      acc[rv][t] = V::fma(V::mul(dw[rv], da), V::cvt(isum), acc[rv][t]);
+    }
+  }
+}
+
+// ia[0] += ia[1] + ... : the partial accumulators of a block, added exactly (16-bit pairs for
+// the 4-bit codes of the vpmaddubsw policy, whose block total stays below saturation; int32
+// lanes otherwise).
+template <class P, bool kInt32 = false, class I, int NA, int RV, int T>
+void fold_parts(I (&ia)[NA][RV][T]) {
+  for (int k = 1; k < NA; ++k)
+    for (int rv = 0; rv < RV; ++rv)
+      for (int t = 0; t < T; ++t)
+        ia[0][rv][t] = P::template add_parts<kInt32>(ia[0][rv][t], ia[k][rv][t]);
+}
+
+// y of the pass's rows and tokens: each lane is one output, so a register is a plain store.
+template <class V, int RV, int T>
+void store_pass(const interleaved::TileArgs& a, int v0, int t0, const typename V::F (&acc)[RV][T]) {
+  for (int t = 0; t < T; ++t)
+    for (int rv = 0; rv < RV; ++rv)
+      V::store(a.y + static_cast<size_t>(t0 + t) * a.y_stride +
+                   static_cast<size_t>((v0 + rv) * V::kLanes),
+               acc[rv][t]);
+}
+
 // A pass computes RV registers of rows (RV * kLanes rows from register v0 of the group) for
 // T tokens from t0, over all blocks.
-template <class V, class P, int RV>
+// NA: independent integer accumulators per output within a block (chunks go round-robin),
+// so that one token's vpdpbusd chain is not one long dependency; their sum is the same
+// exact integer whatever NA is.
+template <class V, class P, int RV, int NA = 1>
 struct Q4_0Tile {
   using I = typename V::I;
   using F = typename V::F;
@@ -24,23 +103,14 @@ struct Q4_0Tile {
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
     constexpr int kL = V::kLanes;
-    const uint8_t* x[T];
-    const float* xd[T];
-    const int32_t* xs[T];
-    for (int t = 0; t < T; ++t) {
-      x[t] = a.x + static_cast<size_t>(t0 + t) * a.x_stride + 2;
-      xd[t] = a.xd + (t0 + t) * a.n_blocks;
-      xs[t] = a.xs + (t0 + t) * a.n_blocks;
-    }
+    const PassTokens<T> tk(a, t0, 2, 1);
     F acc[RV][T];
-    for (auto& row : acc)
-      for (F& v : row) v = V::fzero();
+    zero_all<V>(acc);
     const I mask = V::set1_8(0x0F);
     for (int64_t b = 0; b < a.n_blocks; ++b) {
       const uint8_t* blk = a.w + b * L::kBytes;
-      I ia[RV][T];
-      for (auto& row : ia)
-        for (I& v : row) v = V::zero();
+      I ia[NA][RV][T];
+      for (auto& part : ia) zero_all<V>(part);
       for (int c = 0; c < 4; ++c) {
         I lo[RV], hi[RV];
         for (int rv = 0; rv < RV; ++rv) {
@@ -49,33 +119,23 @@ struct Q4_0Tile {
           hi[rv] = V::and_(V::srl16_4(q), mask);
         }
         for (int t = 0; t < T; ++t) {
-          const uint8_t* xb = x[t] + b * kActBytes;
+          const uint8_t* xb = tk.x[t] + b * kActBytes;
           const I al = V::bcast(xb + 4 * c);
           const I ah = V::bcast(xb + 16 + 4 * c);
-          for (int rv = 0; rv < RV; ++rv)
-            ia[rv][t] = P::acc_u4(P::acc_u4(ia[rv][t], lo[rv], al), hi[rv], ah);
+          for (int rv = 0; rv < RV; ++rv) {
+            I& part = ia[c % NA][rv][t];
+            part = P::acc_u4(P::acc_u4(part, lo[rv], al), hi[rv], ah);
+          }
         }
       }
-      F dw[RV];
-      for (int rv = 0; rv < RV; ++rv) dw[rv] = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
-      for (int t = 0; t < T; ++t) {
-        const F da = V::bcastf(xd[t][b]);
-        const I corr = V::set1(8 * xs[t][b]);
-        for (int rv = 0; rv < RV; ++rv) {
-          const I isum = V::sub32(P::sum_u4(ia[rv][t]), corr);
-          acc[rv][t] = V::fma(V::mul(dw[rv], da), V::cvt(isum), acc[rv][t]);
-        }
-      }
+      fold_parts<P>(ia);
+      add_block<V, P, true>(acc, ia[0], blk + L::kScales, v0, tk, b, 8);
     }
-    for (int t = 0; t < T; ++t)
-      for (int rv = 0; rv < RV; ++rv)
-        V::store(
-            a.y + static_cast<size_t>(t0 + t) * a.y_stride + static_cast<size_t>((v0 + rv) * kL),
-            acc[rv][t]);
+    store_pass<V>(a, v0, t0, acc);
   }
 };
 
-template <class V, class P, int RV>
+template <class V, class P, int RV, int NA = 1>
 struct Q8_0Tile {
   using I = typename V::I;
   using F = typename V::F;
@@ -85,48 +145,28 @@ struct Q8_0Tile {
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
     constexpr int kL = V::kLanes;
-    const uint8_t* x[T];
-    const float* xd[T];
-    const int32_t* xs[T];
-    for (int t = 0; t < T; ++t) {
-      x[t] = a.x + static_cast<size_t>(t0 + t) * a.x_stride + 2;
-      xd[t] = a.xd + (t0 + t) * a.n_blocks;
-      xs[t] = a.xs + (t0 + t) * a.n_blocks;
-    }
+    const PassTokens<T> tk(a, t0, 2, 1);
     F acc[RV][T];
-    for (auto& row : acc)
-      for (F& v : row) v = V::fzero();
+    zero_all<V>(acc);
     for (int64_t b = 0; b < a.n_blocks; ++b) {
       const uint8_t* blk = a.w + b * L::kBytes;
-      I ia[RV][T];
-      for (auto& row : ia)
-        for (I& v : row) v = V::zero();
+      I ia[NA][RV][T];
+      for (auto& part : ia) zero_all<V>(part);
       for (int c = 0; c < 8; ++c) {
         typename P::S8 w[RV];
         for (int rv = 0; rv < RV; ++rv)
           w[rv] = P::prep_s8(
               V::load(blk + L::kCodes + c * interleaved::kChunkBytes + (v0 + rv) * kL * 4));
         for (int t = 0; t < T; ++t) {
-          const I ax = V::bcast(x[t] + b * kActBytes + 4 * c);
-          for (int rv = 0; rv < RV; ++rv) ia[rv][t] = P::acc_s8(ia[rv][t], w[rv], ax);
+          const I ax = V::bcast(tk.x[t] + b * kActBytes + 4 * c);
+          for (int rv = 0; rv < RV; ++rv)
+            ia[c % NA][rv][t] = P::acc_s8(ia[c % NA][rv][t], w[rv], ax);
         }
       }
-      F dw[RV];
-      for (int rv = 0; rv < RV; ++rv) dw[rv] = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
-      for (int t = 0; t < T; ++t) {
-        const F da = V::bcastf(xd[t][b]);
-        const I corr = V::set1(P::kS8Bias * xs[t][b]);
-        for (int rv = 0; rv < RV; ++rv) {
-          const I isum = P::kS8Bias != 0 ? V::sub32(ia[rv][t], corr) : ia[rv][t];
-          acc[rv][t] = V::fma(V::mul(dw[rv], da), V::cvt(isum), acc[rv][t]);
-        }
-      }
+      fold_parts<P, true>(ia);
+      add_block<V, P, false>(acc, ia[0], blk + L::kScales, v0, tk, b, P::kS8Bias);
     }
-    for (int t = 0; t < T; ++t)
-      for (int rv = 0; rv < RV; ++rv)
-        V::store(
-            a.y + static_cast<size_t>(t0 + t) * a.y_stride + static_cast<size_t>((v0 + rv) * kL),
-            acc[rv][t]);
+    store_pass<V>(a, v0, t0, acc);
   }
 };
 
@@ -178,24 +218,15 @@ struct Q4_KTile {
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
     constexpr int kL = V::kLanes;
-    const uint8_t* x[T];
-    const float* xd[T];
-    const int32_t* xs[T];
-    for (int t = 0; t < T; ++t) {
-      x[t] = a.x + static_cast<size_t>(t0 + t) * a.x_stride + 4;
-      xd[t] = a.xd + (t0 + t) * a.n_blocks;
-      xs[t] = a.xs + (t0 + t) * a.n_blocks * interleaved::kQ8KSums;
-    }
+    const PassTokens<T> tk(a, t0, 4, interleaved::kQ8KSums);
     F acc[RV][T];
-    for (auto& row : acc)
-      for (F& v : row) v = V::fzero();
+    zero_all<V>(acc);
     for (int64_t b = 0; b < a.n_blocks; ++b) {
       const uint8_t* blk = a.w + b * L::kBytes;
       const uint8_t* xb[T];
-      for (int t = 0; t < T; ++t) xb[t] = x[t] + b * kActBytes;
+      for (int t = 0; t < T; ++t) xb[t] = tk.x[t] + b * kActBytes;
       I isum[RV][T];
-      for (auto& row : isum)
-        for (I& v : row) v = V::zero();
+      zero_all<V>(isum);
       scaled_sums<T>(blk, xb, v0, isum);
       for (int rv = 0; rv < RV; ++rv) {
         const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
@@ -204,20 +235,95 @@ struct Q4_KTile {
         for (int k = 0; k < 4; ++k)
           mn[k] = V::u8_to_i16(blk + L::kMins + k * 32 + (v0 + rv) * kL * 2);
         for (int t = 0; t < T; ++t) {
-          const int32_t* s = xs[t] + b * interleaved::kQ8KSums;
+          const int32_t* s = tk.xs[t] + b * interleaved::kQ8KSums;
           I msum = V::zero();
           for (int k = 0; k < 4; ++k) msum = P::madd_acc(msum, mn[k], V::set1(s[k]));
-          const F da = V::bcastf(xd[t][b]);
+          const F da = V::bcastf(tk.xd[t][b]);
           acc[rv][t] = V::fma(V::mul(dw, da), V::cvt(isum[rv][t]), acc[rv][t]);
           acc[rv][t] = V::fnma(V::mul(dm, da), V::cvt(msum), acc[rv][t]);
         }
       }
     }
-    for (int t = 0; t < T; ++t)
+    store_pass<V>(a, v0, t0, acc);
+  }
+};
+
+template <class V, class P, int RV>
+struct Q6_KTile {
+  using I = typename V::I;
+  using F = typename V::F;
+  using L = interleaved::Q6_KLayout;
+  static constexpr int kActBytes = 292;  // a Q8_K activation block: f32 d, 256 codes, bsums
+
+  // The codes of group g (0..3) of one chunk: 4 bits from a nibble of qla or qlb, 2 from qh.
+  static I codes(const uint8_t* chunk, int g) {
+    const I ql = V::load(chunk + (g % 2) * interleaved::kChunkBytes);
+    const I qh = V::load(chunk + 2 * interleaved::kChunkBytes);
+    const I lo = V::and_(g < 2 ? ql : V::srl16_4(ql), V::set1_8(0x0F));
+    const I hi2 = g == 0 ? V::sll16_4(qh) : g == 1 ? V::sll16_2(qh) : g == 2 ? qh : V::srl16_2(qh);
+    return V::or_(lo, V::and_(hi2, V::set1_8(0x30)));
+  }
+
+  // sum_j sc_j * (codes_j . x_j) of one super-block, into isum.
+  template <int T>
+  static void scaled_sums(const uint8_t* blk, const uint8_t* const* xb, int v0, I (&isum)[RV][T]) {
+    constexpr int kL = V::kLanes;
+    for (int j = 0; j < 16; ++j) {
+      const int h = j / 8, g = (j % 8) / 2, c0 = (j % 2) * 4;
+      I scale[RV];
+      for (int rv = 0; rv < RV; ++rv) {
+        const I pair = V::i8_to_i16(blk + L::kSubScales + (j / 2) * 32 + (v0 + rv) * kL * 2);
+        scale[rv] =
+            j % 2 == 0 ? P::template u6_scale<false>(pair) : P::template u6_scale<true>(pair);
+      }
+      I a[RV][T];
+      zero_all<V>(a);
+      for (int c = c0; c < c0 + 4; ++c) {
+        I code[RV];
+        for (int rv = 0; rv < RV; ++rv)
+          code[rv] = codes(blk + L::kCodes + h * L::kHalfBytes + c * 3 * interleaved::kChunkBytes +
+                               (v0 + rv) * kL * 4,
+                           g);
+        for (int t = 0; t < T; ++t) {
+          const I ax = V::bcast(xb[t] + 128 * h + 32 * g + 4 * c);
+          for (int rv = 0; rv < RV; ++rv) a[rv][t] = P::acc_u6(a[rv][t], code[rv], ax, scale[rv]);
+        }
+      }
       for (int rv = 0; rv < RV; ++rv)
-        V::store(
-            a.y + static_cast<size_t>(t0 + t) * a.y_stride + static_cast<size_t>((v0 + rv) * kL),
-            acc[rv][t]);
+        for (int t = 0; t < T; ++t)
+          isum[rv][t] = V::add32(isum[rv][t], P::sub_u6(a[rv][t], scale[rv]));
+    }
+  }
+
+  template <int T>
+  static void pass(const interleaved::TileArgs& a, int v0, int t0) {
+    constexpr int kL = V::kLanes;
+    const PassTokens<T> tk(a, t0, 4, interleaved::kQ8KSums);
+    F acc[RV][T];
+    zero_all<V>(acc);
+    for (int64_t b = 0; b < a.n_blocks; ++b) {
+      const uint8_t* blk = a.w + b * L::kBytes;
+      const uint8_t* xb[T];
+      for (int t = 0; t < T; ++t) xb[t] = tk.x[t] + b * kActBytes;
+      I isum[RV][T];
+      zero_all<V>(isum);
+      scaled_sums<T>(blk, xb, v0, isum);
+      for (int rv = 0; rv < RV; ++rv) {
+        const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
+        for (int t = 0; t < T; ++t) {
+          // 32 * sum_j sc_j * bsum_j: the codes' offset, from the block's 16-element sums.
+          I bias = V::zero();
+          for (int p = 0; p < 8; ++p)
+            bias =
+                P::madd_acc(bias, V::i8_to_i16(blk + L::kSubScales + p * 32 + (v0 + rv) * kL * 2),
+                            V::bcast(xb[t] + 256 + 4 * p));
+          const I total = V::sub32(isum[rv][t], V::sll32_5(bias));
+          const F da = V::bcastf(tk.xd[t][b]);
+          acc[rv][t] = V::fma(V::mul(dw, da), V::cvt(total), acc[rv][t]);
+        }
+      }
+    }
+    store_pass<V>(a, v0, t0, acc);
   }
 };
 

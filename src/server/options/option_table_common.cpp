@@ -119,7 +119,7 @@ constexpr OptionSpec kEntries[] = {
      "Whether the KV cache is placed on the accelerator holding the layer", kBoolPair,
      kAcceptedNoEffect, kNoteCpuOnly, "", 0, false},
     {"--repack", "-nr, --no-repack", "", "LLAMA_ARG_REPACK", "enabled",
-     "Repack Q4_0, Q8_0 and Q4_K weights at load into the interleaved layout of the many-row "
+     "Repack Q4_0, Q8_0, Q4_K and Q6_K weights at load into the interleaved layout of the many-row "
      "kernels; -nr keeps the file's layout (mapped, not copied)",
      kBoolPair, kSupported, "", "", 0, false, set_member<&ServerArgs::repack>,
      show_member<&ServerArgs::repack>},

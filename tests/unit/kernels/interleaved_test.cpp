@@ -19,7 +19,8 @@
 namespace hearth::kernels {
 namespace {
 
-const TensorType kTypes[] = {TensorType::kQ4_0, TensorType::kQ8_0, TensorType::kQ4_K};
+const TensorType kTypes[] = {TensorType::kQ4_0, TensorType::kQ8_0, TensorType::kQ4_K,
+                             TensorType::kQ6_K};
 
 struct Matrix {
   std::vector<uint8_t> rows;  // the file's layout
@@ -45,7 +46,11 @@ Matrix make_matrix(TensorType type, int64_t n_rows, int64_t n_cols, uint32_t see
       for (size_t off = 0; off < stride; off += block) {
         const f16_bits d =
             f32_to_f16(std::ldexp(1.0f, static_cast<int>((off / block + r) % 18) - 14));
-        std::memcpy(row + off, &d, 2);  // d leads every block of these types
+        if (type == TensorType::kQ6_K) {
+          std::memcpy(row + off + 208, &d, 2);  // Q6_K's d is last
+          continue;
+        }
+        std::memcpy(row + off, &d, 2);  // d leads the blocks of the other types
         if (type == TensorType::kQ4_K) std::memcpy(row + off + 2, &d, 2);  // dmin
       }
       continue;
@@ -103,7 +108,8 @@ TEST(Interleaved, RowsSurviveTheRepack) {
 TEST(Interleaved, EveryLevelGivesTheScalarBitsForAnyBatch) {
   ThreadPool pool(2);
   for (TensorType type : kTypes) {
-    const int64_t n_cols = type == TensorType::kQ4_K ? 1024 : 512;
+    const bool k_quant = type == TensorType::kQ4_K || type == TensorType::kQ6_K;
+    const int64_t n_cols = k_quant ? 1024 : 512;
     const Matrix m = make_matrix(type, 64, n_cols, 11);
     std::vector<uint8_t> packed(interleaved_bytes(m.w));
     const WeightMatrix iw = interleave(m.w, packed.data());
