@@ -49,6 +49,29 @@ void scalar_f16_accumulate(const F16Accumulate& a) {
   }
 }
 
+void scalar_attend_tile(const AttentionTile& t) {
+  constexpr int kT = kAttentionTileKeys;
+  float s[kT];
+  for (int i = 0; i < t.n_q; ++i) {
+    const int n = t.n_valid[i];
+    if (n <= 0) continue;
+    const float* q = t.q + static_cast<size_t>(i) * static_cast<size_t>(t.d_k);
+    for (int k = 0; k < n; ++k) {
+      float x = 0.0f;
+      for (int d = 0; d < t.d_k; ++d) x = std::fma(q[d], t.k_t[d * kT + k], x);
+      s[k] = x * t.scale;
+    }
+    float* acc = t.acc + static_cast<size_t>(i) * static_cast<size_t>(t.d_v);
+    const float ms = attention_tile_softmax(s, n, t.m[i], t.sum[i]);
+    if (ms != 1.0f) scalar_f32_scale(acc, ms, t.d_v);
+    for (int k = 0; k < n; ++k) scalar_f32_fma_row(acc, t.v + k * t.d_v, s[k], t.d_v);
+  }
+}
+
+void scalar_widen_f16(const uint8_t* src, float* dst, int n) {
+  for (int i = 0; i < n; ++i) dst[i] = load_f16(reinterpret_cast<const f16_bits*>(src) + i);
+}
+
 AttentionOps scalar_ops() {
   AttentionOps ops;
   ops.f16_scale = scalar_f16_scale;
@@ -56,6 +79,8 @@ AttentionOps scalar_ops() {
   ops.f32_scale = scalar_f32_scale;
   ops.f32_fma_row = scalar_f32_fma_row;
   ops.f16_accumulate = scalar_f16_accumulate;
+  ops.attend_tile = scalar_attend_tile;
+  ops.widen_f16 = scalar_widen_f16;
   return ops;
 }
 
@@ -91,6 +116,30 @@ void f32_fma_row(float* acc, const float* v, float w, int n) {
 
 void f16_accumulate(const F16Accumulate& a) {
   active_ops().f16_accumulate(a);
+}
+
+void attend_tile(const AttentionTile& t) {
+  active_ops().attend_tile(t);
+}
+
+void widen_f16(const uint8_t* src, float* dst, int n) {
+  active_ops().widen_f16(src, dst, n);
+}
+
+float attention_tile_softmax(float* s, int n, float& m, float& sum) {
+  float mx = -INFINITY;
+  for (int k = 0; k < n; ++k) mx = s[k] > mx ? s[k] : mx;
+  float ms = 1.0f;
+  if (mx > m) {
+    ms = std::exp(m - mx);
+    sum *= ms;
+    m = mx;
+  }
+  for (int k = 0; k < n; ++k) {
+    s[k] = m == -INFINITY ? 0.0f : std::exp(s[k] - m);
+    sum += s[k];
+  }
+  return ms;
 }
 
 }  // namespace hearth::kernels

@@ -16,6 +16,31 @@
 
 namespace hearth::kernels {
 
+// Keys per tile of the tiled attention (attend_tile).
+inline constexpr int kAttentionTileKeys = 16;
+
+// One tile of up to kAttentionTileKeys consecutive key positions for n_q queries: the
+// online soft-max of flash attention in f32, as the reference's tiled CPU path computes
+// prompts. Per query, with n = n_valid[i] (the tile's first n keys are visible to it):
+//   s[k]  = scale * (sum over d in order of fma(q[d], k_t[d][k], .))      k < n
+//   mx    = max s[k]; if mx > m: ms = exp(m - mx); acc *= ms; sum *= ms; m = mx
+//   p[k]  = exp(s[k] - m); sum += p[k]; acc = fma(p[k], v[k], acc)        k in order
+// A query's result depends only on its own keys and on where tiles start, never on the
+// other queries of the call.
+struct AttentionTile {
+  const float* q = nullptr;  // [n_q][d_k]
+  int n_q = 0;
+  const int* n_valid = nullptr;  // [n_q] visible keys, 0..kAttentionTileKeys
+  const float* k_t = nullptr;    // [d_k][kAttentionTileKeys] the keys, transposed
+  const float* v = nullptr;      // [kAttentionTileKeys][d_v]
+  int d_k = 0;
+  int d_v = 0;
+  float scale = 1.0f;
+  float* m = nullptr;    // [n_q] running maxima (-inf before the first key)
+  float* sum = nullptr;  // [n_q] running sums
+  float* acc = nullptr;  // [n_q][d_v] accumulators
+};
+
 // The f16 accumulators of several heads advanced over several V rows at once (the same
 // per-element sequence as f16_scale and f16_fma_row called position by position):
 //   for j < n_rows, for h < n_heads:
@@ -43,6 +68,10 @@ struct AttentionOps {
   void (*f32_fma_row)(float* acc, const float* v, float w, int n) = nullptr;
   // See F16Accumulate.
   void (*f16_accumulate)(const F16Accumulate& a) = nullptr;
+  // See AttentionTile.
+  void (*attend_tile)(const AttentionTile& t) = nullptr;
+  // dst[i] = f32(src[i]) for n f16 values at any alignment (exact; a NaN stays a NaN).
+  void (*widen_f16)(const uint8_t* src, float* dst, int n) = nullptr;
 };
 
 // The operations of one level (levels above detected_cpu_level() must not be called).
@@ -54,6 +83,13 @@ void f16_fma_row(f16_bits* acc, const f16_bits* v, float w, int n);
 void f32_scale(float* acc, float m, int n);
 void f32_fma_row(float* acc, const float* v, float w, int n);
 void f16_accumulate(const F16Accumulate& a);
+void attend_tile(const AttentionTile& t);
+void widen_f16(const uint8_t* src, float* dst, int n);
+
+// The soft-max step of attend_tile for one query, shared by every level: scores s[0..n) in,
+// their weights out, running max and sum updated; returns the factor the accumulator must
+// first be multiplied by (exactly 1 when the maximum did not grow).
+float attention_tile_softmax(float* s, int n, float& m, float& sum);
 
 namespace simd {
 // Defined in simd/avx2_attention.cpp.

@@ -119,6 +119,88 @@ void accumulate_heads(const F16Accumulate& a, int h0) {
   }
 }
 
+// Scores of up to 4 queries x the 16 keys of a tile: lanes are keys, and each lane's sum runs
+// over d in order by single-rounding FMAs, as the scalar tile's.
+template <int Q>
+void tile_scores(const AttentionTile& t, int i0, float (*s)[kAttentionTileKeys]) {
+  constexpr int kT = kAttentionTileKeys;
+  __m256 a[Q][2];
+  for (int i = 0; i < Q; ++i) a[i][0] = a[i][1] = _mm256_setzero_ps();
+  const float* q = t.q + static_cast<size_t>(i0) * static_cast<size_t>(t.d_k);
+  for (int d = 0; d < t.d_k; ++d) {
+    const __m256 k0 = _mm256_loadu_ps(t.k_t + d * kT);
+    const __m256 k1 = _mm256_loadu_ps(t.k_t + d * kT + 8);
+    for (int i = 0; i < Q; ++i) {
+      const __m256 qd = _mm256_broadcast_ss(q + i * t.d_k + d);
+      a[i][0] = _mm256_fmadd_ps(qd, k0, a[i][0]);
+      a[i][1] = _mm256_fmadd_ps(qd, k1, a[i][1]);
+    }
+  }
+  const __m256 scale = _mm256_set1_ps(t.scale);
+  for (int i = 0; i < Q; ++i) {
+    _mm256_storeu_ps(s[i], _mm256_mul_ps(a[i][0], scale));
+    _mm256_storeu_ps(s[i] + 8, _mm256_mul_ps(a[i][1], scale));
+  }
+}
+
+// acc = fma(p[k], v[k], acc) for k < n in order, 8 columns at a time kept in a register.
+void tile_accumulate(float* acc, const float* v, const float* p, int n, int d_v) {
+  int c = 0;
+  for (; c + 8 <= d_v; c += 8) {
+    __m256 a = _mm256_loadu_ps(acc + c);
+    for (int k = 0; k < n; ++k)
+      a = _mm256_fmadd_ps(_mm256_set1_ps(p[k]), _mm256_loadu_ps(v + k * d_v + c), a);
+    _mm256_storeu_ps(acc + c, a);
+  }
+  for (; c < d_v; ++c) {
+    for (int k = 0; k < n; ++k) {
+      acc[c] = _mm_cvtss_f32(
+          _mm_fmadd_ss(_mm_set_ss(p[k]), _mm_set_ss(v[k * d_v + c]), _mm_set_ss(acc[c])));
+    }
+  }
+}
+
+void attend_tile_avx2(const AttentionTile& t) {
+  float s[4][kAttentionTileKeys];
+  for (int i0 = 0; i0 < t.n_q; i0 += 4) {
+    const int nq = t.n_q - i0 < 4 ? t.n_q - i0 : 4;
+    switch (nq) {
+      case 4:
+        tile_scores<4>(t, i0, s);
+        break;
+      case 3:
+        tile_scores<3>(t, i0, s);
+        break;
+      case 2:
+        tile_scores<2>(t, i0, s);
+        break;
+      default:
+        tile_scores<1>(t, i0, s);
+        break;
+    }
+    for (int j = 0; j < nq; ++j) {
+      const int i = i0 + j;
+      const int n = t.n_valid[i];
+      if (n <= 0) continue;
+      float* acc = t.acc + static_cast<size_t>(i) * static_cast<size_t>(t.d_v);
+      const float ms = attention_tile_softmax(s[j], n, t.m[i], t.sum[i]);
+      if (ms != 1.0f) f32_scale_avx2(acc, ms, t.d_v);
+      tile_accumulate(acc, t.v, s[j], n, t.d_v);
+    }
+  }
+}
+
+void widen_f16_avx2(const uint8_t* src, float* dst, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, widen8(reinterpret_cast<const uint16_t*>(src) + i));
+  for (; i < n; ++i) {
+    uint16_t h = 0;
+    std::memcpy(&h, src + 2 * i, 2);
+    dst[i] = _cvtsh_ss(h);
+  }
+}
+
 void f16_accumulate_avx2(const F16Accumulate& a) {
   for (int h0 = 0; h0 < a.n_heads; h0 += kHeads) {
     switch (a.n_heads - h0 < kHeads ? a.n_heads - h0 : kHeads) {
@@ -164,6 +246,8 @@ AttentionOps avx2_attention_ops() {
   ops.f32_scale = f32_scale_avx2;
   ops.f32_fma_row = f32_fma_row_avx2;
   ops.f16_accumulate = f16_accumulate_avx2;
+  ops.attend_tile = attend_tile_avx2;
+  ops.widen_f16 = widen_f16_avx2;
   return ops;
 }
 

@@ -187,6 +187,96 @@ TEST(AttentionOps, F16AccumulateEqualsTheRowOperations) {
   }
 }
 
+// attend_tile of every level gives the scalar tile's bits over a run of tiles, for query
+// counts around the SIMD group (4), visible-key counts from 0 to a whole tile, widths with
+// and without a tail, and scores spread wide enough to move the running maximum.
+TEST(AttentionOps, AttendTileLevelsMatchScalar) {
+  constexpr int kT = kAttentionTileKeys;
+  const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
+  for (CpuLevel level : runnable_cpu_levels()) {
+    const AttentionOps& ops = attention_ops(level);
+    for (int n_q : {1, 4, 7}) {
+      for (int dim : {64, 36}) {
+        const auto q = test::gaussian(static_cast<size_t>(n_q * dim), 31);
+        std::vector<float> m_ref(static_cast<size_t>(n_q), -kInf), s_ref(static_cast<size_t>(n_q));
+        std::vector<float> acc_ref(static_cast<size_t>(n_q * dim));
+        auto m_got = m_ref, s_got = s_ref, acc_got = acc_ref;
+        for (int tile = 0; tile < 6; ++tile) {
+          auto k_t = test::gaussian(static_cast<size_t>(dim * kT), 40u + tile, 1.0f + tile);
+          const auto v = test::gaussian(static_cast<size_t>(kT * dim), 50u + tile);
+          std::vector<int> n_valid(static_cast<size_t>(n_q));
+          for (int i = 0; i < n_q; ++i)
+            n_valid[static_cast<size_t>(i)] = (i * 5 + tile * 3) % (kT + 1);
+          AttentionTile t;
+          t.q = q.data();
+          t.n_q = n_q;
+          t.n_valid = n_valid.data();
+          t.k_t = k_t.data();
+          t.v = v.data();
+          t.d_k = dim;
+          t.d_v = dim;
+          t.scale = 0.125f;
+          t.m = m_ref.data();
+          t.sum = s_ref.data();
+          t.acc = acc_ref.data();
+          ref.attend_tile(t);
+          t.m = m_got.data();
+          t.sum = s_got.data();
+          t.acc = acc_got.data();
+          ops.attend_tile(t);
+        }
+        const std::string where = std::string(cpu_level_name(level)) + " n_q " +
+                                  std::to_string(n_q) + " dim " + std::to_string(dim);
+        for (size_t i = 0; i < acc_ref.size(); ++i)
+          ASSERT_TRUE(test::same_float(acc_got[i], acc_ref[i])) << where << " acc " << i;
+        for (size_t i = 0; i < m_ref.size(); ++i) {
+          ASSERT_TRUE(test::same_float(m_got[i], m_ref[i])) << where;
+          ASSERT_TRUE(test::same_float(s_got[i], s_ref[i])) << where;
+        }
+      }
+    }
+  }
+}
+
+// The tile's soft-max against a double-precision evaluation of the same keys.
+TEST(AttentionOps, AttendTileComputesTheSoftmaxWeightedSum) {
+  constexpr int kT = kAttentionTileKeys;
+  const int dim = 8;
+  const auto q = test::gaussian(dim, 3);
+  const auto k_t = test::gaussian(static_cast<size_t>(dim * kT), 4);
+  const auto v = test::gaussian(static_cast<size_t>(kT * dim), 5);
+  const int n = 11;
+  float m = -kInf, sum = 0.0f;
+  std::vector<float> acc(dim, 0.0f);
+  AttentionTile t;
+  t.q = q.data();
+  t.n_q = 1;
+  t.n_valid = &n;
+  t.k_t = k_t.data();
+  t.v = v.data();
+  t.d_k = dim;
+  t.d_v = dim;
+  t.scale = 0.5f;
+  t.m = &m;
+  t.sum = &sum;
+  t.acc = acc.data();
+  attend_tile(t);
+  double w[kT], total = 0.0, mx = -1e300;
+  for (int k = 0; k < n; ++k) {
+    double s = 0.0;
+    for (int d = 0; d < dim; ++d)
+      s += static_cast<double>(q[d]) * k_t[static_cast<size_t>(d * kT + k)];
+    w[k] = 0.5 * s;
+    mx = std::max(mx, w[k]);
+  }
+  for (int k = 0; k < n; ++k) total += (w[k] = std::exp(w[k] - mx));
+  for (int d = 0; d < dim; ++d) {
+    double want = 0.0;
+    for (int k = 0; k < n; ++k) want += w[k] / total * v[static_cast<size_t>(k * dim + d)];
+    EXPECT_NEAR(acc[static_cast<size_t>(d)] / sum, want, 1e-5) << d;
+  }
+}
+
 TEST(AttentionOps, ScalarFollowsTheFormulas) {
   const AttentionOps& ops = attention_ops(CpuLevel::kScalar);
   // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: the separate product rounds the 2^-24 away.

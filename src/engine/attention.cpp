@@ -1,0 +1,442 @@
+// Attention over the paged KV cache in the reference engine's arithmetic.
+//
+// With an F16 V cache (the default) each query runs the reference's decode arithmetic (f16
+// accumulators, quantization.md §9.4) over its first kExactPositions positions; then, for
+// F16 and F32 K caches, the reference's prompt arithmetic (f32 tiles of 16 keys,
+// kernels::attend_tile) over the rest. The switch depends on the position alone, so a token
+// gets the same bits in any batch; short contexts keep the decode path's bits exactly, and
+// long prompts run at GEMM-like speed, the queries of consecutive tokens sharing each
+// converted tile.
+#include "engine/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "base/half.h"
+#include "engine/model.h"
+#include "kernels/attention_ops.h"
+#include "kernels/matmul.h"
+#include "kernels/quant.h"
+
+namespace hearth::engine {
+namespace {
+
+// Positions every query takes through the f16-accumulator path before the f32 tiles (a
+// multiple of the tile size, so tiles start at fixed positions).
+constexpr int32_t kExactPositions = 64;
+// Consecutive tokens of one sequence whose queries share the converted tiles.
+constexpr int64_t kQueryBlock = 16;
+
+// Scratch of one attention worker, reused across items. G = the query heads that share one
+// KV head (n_head / n_head_kv); per-head arrays are [G][...].
+struct AttendScratch {
+  std::vector<uint8_t> q;       // [G][q_bytes] the queries in the K cache's activation format
+  std::vector<float> row;       // one dequantized V row (f32 accumulation)
+  std::vector<float> k_row;     // one dequantized K head (MatmulPrecision::kF32)
+  std::vector<float> acc;       // [G][Dv] f32 accumulators
+  std::vector<f16_bits> acc16;  // [G][Dv] f16 accumulators (F16 V cache)
+  std::vector<float> max_score, sum, weight;  // [G] online soft-max state, this row's weights
+  // A chunk of positions of the F16-V path: scores [G][n], then per position and head the
+  // accumulator's rescale flag and factor and the row's weight [n][G], and the V rows.
+  std::vector<float> scores, factor, row_weight;
+  std::vector<uint8_t> rescale;
+  std::vector<const uint8_t*> v_rows;
+};
+
+// Where one KV head's K and V rows sit in a layer's cache blocks.
+struct KvHeadRows {
+  const ForwardState& st;
+  int32_t il;
+  std::span<const int32_t> table;
+  int32_t block_size;
+  size_t k_stride, v_stride, k_head, v_head;
+
+  KvHeadRows(const ForwardState& s, int32_t layer, SeqId seq, int32_t kv_head)
+      : st(s), il(layer), table(s.kv.block_table(seq)), block_size(s.kv.block_size()) {
+    const auto& hp = st.model.hparams();
+    k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
+    v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
+    k_head = row_bytes(traits_of(st.type_k),
+                       static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(hp.head_dim));
+    v_head = row_bytes(traits_of(st.type_v),
+                       static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(hp.head_dim_v));
+  }
+  const uint8_t* k(int32_t j) const {
+    return st.kv.block_k(table[static_cast<size_t>(j / block_size)], il) +
+           static_cast<size_t>(j % block_size) * k_stride + k_head;
+  }
+  const uint8_t* v(int32_t j) const {
+    return st.kv.block_v(table[static_cast<size_t>(j / block_size)], il) +
+           static_cast<size_t>(j % block_size) * v_stride + v_head;
+  }
+};
+
+// The weighted sums of V rows of G heads, with the rounding of the reference's CPU flash
+// attention: for an F16 V cache each accumulator itself is f16 (every rescale and every
+// added row rounds to f16); otherwise it is f32 over dequantized rows.
+class VAccumulators {
+ public:
+  // f16_accumulator: accumulate in f16 as the reference does (F16 V cache, kReference).
+  VAccumulators(TensorType type_v, bool f16_accumulator, int32_t dim, int32_t heads,
+                AttendScratch& s)
+      : type_v_(type_v), f16_(f16_accumulator && type_v == TensorType::kF16), dim_(dim), s_(s) {
+    const auto n = static_cast<size_t>(dim_) * static_cast<size_t>(heads);
+    if (f16_) {
+      s_.acc16.assign(n, 0);
+    } else {
+      s_.acc.assign(n, 0.0f);
+      s_.row.resize(static_cast<size_t>(dim_));
+    }
+  }
+  void scale(int32_t g, float m) {
+    if (f16_) {
+      kernels::f16_scale(acc16(g), m, dim_);
+    } else {
+      kernels::f32_scale(acc(g), m, dim_);
+    }
+  }
+  // acc[g] += weight[g] * v for one cached V row and each of the first `heads` heads, by
+  // single-rounding fused multiply-adds (the row is dequantized once for all of them).
+  void add(const uint8_t* v, const float* weight, int32_t heads) {
+    if (f16_) {
+      for (int32_t g = 0; g < heads; ++g)
+        kernels::f16_fma_row(acc16(g), reinterpret_cast<const f16_bits*>(v), weight[g], dim_);
+      return;
+    }
+    kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
+    for (int32_t g = 0; g < heads; ++g)
+      kernels::f32_fma_row(acc(g), s_.row.data(), weight[g], dim_);
+  }
+  void finish(int32_t g, float inv_sum, float* out) {
+    for (int32_t i = 0; i < dim_; ++i)
+      out[i] = (f16_ ? f16_to_f32(acc16(g)[i]) : acc(g)[i]) * inv_sum;
+  }
+
+ private:
+  f16_bits* acc16(int32_t g) {
+    return s_.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_);
+  }
+  float* acc(int32_t g) {
+    return s_.acc.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_);
+  }
+
+  TensorType type_v_;
+  bool f16_;
+  int32_t dim_;
+  AttendScratch& s_;
+};
+
+// Attention of G query heads that share KV head `kv_head`, for one token over positions
+// [0, pos] of its sequence, with the arithmetic of the reference's CPU flash attention
+// (quantization.md §9.4), head by head exactly as if each were computed alone: q is
+// converted once to the K cache's activation format (f16 for an F16 cache) and scored
+// against each K row by that type's dot product; a running max M and sum S give an online
+// soft-max over the positions in order; the V accumulator is scaled by 1/S at the end.
+// Each K and V row is read once for the G heads instead of once per head.
+// q: [G][D] the token's queries of those heads; out: [G][Dv].
+void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t kv_head,
+                  int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
+  const auto& hp = st.model.hparams();
+  const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
+  const int32_t bs = st.kv.block_size();
+  const size_t k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
+  const size_t v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
+  const size_t k_head =
+      row_bytes(traits_of(st.type_k), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(D));
+  const size_t v_head =
+      row_bytes(traits_of(st.type_v), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(Dv));
+  const auto table = st.kv.block_table(bt.seq);
+  const bool exact = st.precision == kernels::MatmulPrecision::kF32;
+  const size_t q_bytes = exact ? 0 : kernels::converted_row_bytes(st.type_k, D);
+  if (exact) {
+    scratch.k_row.resize(static_cast<size_t>(D));
+  } else {
+    scratch.q.resize(q_bytes * static_cast<size_t>(G));
+    for (int32_t g = 0; g < G; ++g)
+      kernels::convert_for_dot(st.type_k, q + g * D, scratch.q.data() + g * q_bytes, D);
+  }
+  // q_g . k, in the reference's arithmetic or (exact) in f64 over the dequantized K head,
+  // which is dequantized once per row (`fresh`) for all heads.
+  const auto score = [&](const uint8_t* k, int32_t g, bool fresh) {
+    if (!exact) return kernels::dot_converted(st.type_k, k, scratch.q.data() + g * q_bytes, D);
+    if (fresh) kernels::dequantize_row(st.type_k, k, scratch.k_row.data(), D);
+    double dot = 0.0;
+    for (int32_t i = 0; i < D; ++i)
+      dot += static_cast<double>(q[g * D + i]) * scratch.k_row[static_cast<size_t>(i)];
+    return static_cast<float>(dot);
+  };
+  VAccumulators acc(st.type_v, !exact, Dv, G, scratch);
+  scratch.max_score.assign(static_cast<size_t>(G), -INFINITY);
+  scratch.sum.assign(static_cast<size_t>(G), 0.0f);
+  scratch.weight.resize(static_cast<size_t>(G));
+  float* max_score = scratch.max_score.data();
+  float* sum = scratch.sum.data();
+  float* weight = scratch.weight.data();
+  for (int32_t j = 0; j <= bt.pos; ++j) {
+    const auto block = table[static_cast<size_t>(j / bs)];
+    const size_t cell = static_cast<size_t>(j % bs);
+    const uint8_t* k = st.kv.block_k(block, il) + cell * k_stride + k_head;
+    for (int32_t g = 0; g < G; ++g) {
+      const float s = score(k, g, g == 0) * scale;
+      float ms = 1.0f;  // rescale of what was accumulated so far
+      float vs = 1.0f;  // weight of this position
+      if (s > max_score[g]) {
+        ms = std::exp(max_score[g] - s);
+        max_score[g] = s;
+        acc.scale(g, ms);
+      } else {
+        vs = std::exp(s - max_score[g]);
+      }
+      weight[g] = vs;
+      sum[g] = sum[g] * ms + vs;
+    }
+    acc.add(st.kv.block_v(block, il) + cell * v_stride + v_head, weight, G);
+  }
+  for (int32_t g = 0; g < G; ++g)
+    acc.finish(g, sum[g] == 0.0f ? 0.0f : 1.0f / sum[g], out + g * Dv);
+}
+
+// Positions per chunk of attend_group_f16v.
+constexpr int32_t kAttendChunk = 32;
+
+// attend_group for an F16 V cache in the reference arithmetic, with the same bits, by chunks
+// of positions within one cache block: the chunk's scores for the G heads come from the
+// K type's tile (dot_converted's bits), the online soft-max runs over them position by
+// position as in attend_group, and kernels::f16_accumulate then advances the G f16
+// accumulators over the chunk's V rows, each element in the same sequence of roundings.
+// Leaves the G heads' f16 accumulators, maxima and sums of positions [0, n_pos) in scratch
+// (acc16, max_score, sum).
+void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, int32_t kv_head, int32_t G,
+                 const float* q, float scale, int32_t n_pos, AttendScratch& scratch) {
+  const auto& hp = st.model.hparams();
+  const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
+  const KvHeadRows rows(st, il, seq, kv_head);
+  const size_t q_bytes = kernels::converted_row_bytes(st.type_k, D);
+  scratch.q.resize(q_bytes * static_cast<size_t>(G));
+  for (int32_t g = 0; g < G; ++g)
+    kernels::convert_for_dot(st.type_k, q + g * D, scratch.q.data() + g * q_bytes, D);
+  const auto chunk = static_cast<size_t>(kAttendChunk) * static_cast<size_t>(G);
+  scratch.scores.resize(chunk);
+  scratch.factor.resize(chunk);
+  scratch.row_weight.resize(chunk);
+  scratch.rescale.resize(chunk);
+  scratch.v_rows.resize(static_cast<size_t>(kAttendChunk));
+  scratch.acc16.assign(static_cast<size_t>(G) * static_cast<size_t>(Dv), 0);
+  scratch.max_score.assign(static_cast<size_t>(G), -INFINITY);
+  scratch.sum.assign(static_cast<size_t>(G), 0.0f);
+  kernels::F16Accumulate fa;
+  fa.acc = scratch.acc16.data();
+  fa.n_heads = G;
+  fa.dim = Dv;
+  fa.v = scratch.v_rows.data();
+  fa.rescale = scratch.rescale.data();
+  fa.factor = scratch.factor.data();
+  fa.weight = scratch.row_weight.data();
+  for (int32_t j0 = 0; j0 < n_pos;) {
+    // Positions [j0, j0 + n) share a block, so their K rows are k_stride apart.
+    const int32_t in_block = rows.block_size - j0 % rows.block_size;
+    const int32_t n = std::min({kAttendChunk, in_block, n_pos - j0});
+    kernels::dot_converted_rows(st.type_k, rows.k(j0), rows.k_stride, n, scratch.q.data(), q_bytes,
+                                G, D, scratch.scores.data());
+    for (int32_t i = 0; i < n; ++i) {
+      scratch.v_rows[static_cast<size_t>(i)] = rows.v(j0 + i);
+      for (int32_t g = 0; g < G; ++g) {
+        const auto gi = static_cast<size_t>(g);
+        const auto ig = static_cast<size_t>(i) * static_cast<size_t>(G) + gi;
+        const float s =
+            scratch.scores[gi * static_cast<size_t>(n) + static_cast<size_t>(i)] * scale;
+        float ms = 1.0f, vs = 1.0f;
+        scratch.rescale[ig] = s > scratch.max_score[gi] ? 1 : 0;
+        if (scratch.rescale[ig] != 0) {
+          ms = std::exp(scratch.max_score[gi] - s);
+          scratch.max_score[gi] = s;
+        } else {
+          vs = std::exp(s - scratch.max_score[gi]);
+        }
+        scratch.factor[ig] = ms;
+        scratch.row_weight[ig] = vs;
+        scratch.sum[gi] = scratch.sum[gi] * ms + vs;
+      }
+    }
+    fa.n_rows = n;
+    kernels::f16_accumulate(fa);
+    j0 += n;
+  }
+}
+
+void attend_group_f16v(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t kv_head,
+                       int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
+  const int32_t Dv = st.model.hparams().head_dim_v;
+  f16v_prefix(st, il, bt.seq, kv_head, G, q, scale, bt.pos + 1, scratch);
+  for (int32_t g = 0; g < G; ++g) {
+    const float sum = scratch.sum[static_cast<size_t>(g)];
+    const float inv = sum == 0.0f ? 0.0f : 1.0f / sum;
+    const f16_bits* acc = scratch.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(Dv);
+    for (int32_t i = 0; i < Dv; ++i) out[g * Dv + i] = f16_to_f32(acc[i]) * inv;
+  }
+}
+
+// The queries of a block of consecutive tokens of one sequence for the G heads of one KV
+// head: [nq = tokens * G] rows.
+struct BlockQueries {
+  std::vector<float> q;      // [nq][D]
+  std::vector<float> m, s;   // [nq] running maxima and sums
+  std::vector<float> acc;    // [nq][Dv] f32 accumulators
+  std::vector<int> n_valid;  // [nq] visible keys of the current tile
+  std::vector<float> k_tile, v_tile, k_row;
+};
+
+// Each query's f16 prefix (positions < kExactPositions), continued in f32.
+void start_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_end,
+                 int32_t kv_head, float scale, AttendScratch& scratch, BlockQueries& bq) {
+  const auto& hp = st.model.hparams();
+  const int32_t H = hp.n_head, D = hp.head_dim, Dv = hp.head_dim_v, G = H / hp.n_head_kv;
+  const auto nq = static_cast<size_t>((t_end - t_begin) * G);
+  bq.q.resize(nq * static_cast<size_t>(D));
+  bq.m.resize(nq);
+  bq.s.resize(nq);
+  bq.acc.resize(nq * static_cast<size_t>(Dv));
+  bq.n_valid.resize(nq);
+  for (int64_t t = t_begin; t < t_end; ++t) {
+    const BatchToken& bt = st.tokens[static_cast<size_t>(t)];
+    const float* q = st.s.q.data() + (t * H + static_cast<int64_t>(kv_head) * G) * D;
+    const auto i0 = static_cast<size_t>((t - t_begin) * G);
+    std::copy(q, q + G * D, bq.q.begin() + static_cast<std::ptrdiff_t>(i0) * D);
+    f16v_prefix(st, il, bt.seq, kv_head, G, q, scale, std::min(bt.pos + 1, kExactPositions),
+                scratch);
+    for (int32_t g = 0; g < G; ++g) {
+      const auto i = i0 + static_cast<size_t>(g);
+      bq.m[i] = scratch.max_score[static_cast<size_t>(g)];
+      bq.s[i] = scratch.sum[static_cast<size_t>(g)];
+      for (int32_t e = 0; e < Dv; ++e)
+        bq.acc[i * static_cast<size_t>(Dv) + static_cast<size_t>(e)] =
+            f16_to_f32(scratch.acc16[static_cast<size_t>(g * Dv + e)]);
+    }
+  }
+}
+
+// K tile j0 (transposed, [D][16]) and V tile ([16][Dv]) widened to f32; n positions.
+void load_tile(const ForwardState& st, const KvHeadRows& rows, int32_t j0, int n,
+               BlockQueries& bq) {
+  constexpr int kT = kernels::kAttentionTileKeys;
+  const int32_t D = st.model.hparams().head_dim, Dv = st.model.hparams().head_dim_v;
+  // Rows widened by the F16C path where the cache is F16 (exact either way).
+  const auto widen = [&](TensorType type, const uint8_t* src, float* dst, int32_t count) {
+    if (type == TensorType::kF16) {
+      kernels::widen_f16(src, dst, count);
+    } else {
+      kernels::dequantize_row(type, src, dst, count);
+    }
+  };
+  for (int kk = 0; kk < n; ++kk) {
+    widen(st.type_k, rows.k(j0 + kk), bq.k_row.data(), D);
+    for (int32_t d = 0; d < D; ++d)
+      bq.k_tile[static_cast<size_t>(d * kT + kk)] = bq.k_row[static_cast<size_t>(d)];
+    widen(st.type_v, rows.v(j0 + kk),
+          bq.v_tile.data() + static_cast<size_t>(kk) * static_cast<size_t>(Dv), Dv);
+  }
+}
+
+void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_end,
+                  int32_t kv_head, float scale, AttendScratch& scratch, BlockQueries& bq) {
+  constexpr int kT = kernels::kAttentionTileKeys;
+  const auto& hp = st.model.hparams();
+  const int32_t H = hp.n_head, D = hp.head_dim, Dv = hp.head_dim_v, G = H / hp.n_head_kv;
+  start_block(st, il, t_begin, t_end, kv_head, scale, scratch, bq);
+  const BatchToken& last = st.tokens[static_cast<size_t>(t_end - 1)];
+  const KvHeadRows rows(st, il, last.seq, kv_head);
+  bq.k_tile.resize(static_cast<size_t>(D) * kT);
+  bq.v_tile.assign(static_cast<size_t>(Dv) * kT, 0.0f);
+  bq.k_row.resize(static_cast<size_t>(D));
+  kernels::AttentionTile tile;
+  tile.q = bq.q.data();
+  tile.n_q = static_cast<int>(bq.m.size());
+  tile.n_valid = bq.n_valid.data();
+  tile.k_t = bq.k_tile.data();
+  tile.v = bq.v_tile.data();
+  tile.d_k = D;
+  tile.d_v = Dv;
+  tile.scale = scale;
+  tile.m = bq.m.data();
+  tile.sum = bq.s.data();
+  tile.acc = bq.acc.data();
+  for (int32_t j0 = kExactPositions; j0 <= last.pos; j0 += kT) {
+    const int n = std::min<int32_t>(kT, last.pos + 1 - j0);
+    load_tile(st, rows, j0, n, bq);
+    for (int64_t t = t_begin; t < t_end; ++t) {
+      const int visible = std::clamp(st.tokens[static_cast<size_t>(t)].pos + 1 - j0, 0, n);
+      for (int32_t g = 0; g < G; ++g)
+        bq.n_valid[static_cast<size_t>((t - t_begin) * G + g)] = visible;
+    }
+    kernels::attend_tile(tile);
+  }
+  for (int64_t t = t_begin; t < t_end; ++t) {
+    float* out = st.s.attn.data() + (t * H + static_cast<int64_t>(kv_head) * G) * Dv;
+    for (int32_t g = 0; g < G; ++g) {
+      const auto i = static_cast<size_t>((t - t_begin) * G + g);
+      const float inv = bq.s[i] == 0.0f ? 0.0f : 1.0f / bq.s[i];
+      const float* acc = bq.acc.data() + i * static_cast<size_t>(Dv);
+      for (int32_t e = 0; e < Dv; ++e) out[g * Dv + e] = acc[e] * inv;
+    }
+  }
+}
+
+// Runs of at most kQueryBlock consecutive tokens of one sequence at consecutive positions.
+std::vector<std::pair<int64_t, int64_t>> query_blocks(const ForwardState& st) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  int64_t begin = 0;
+  for (int64_t t = 1; t <= st.n_tokens(); ++t) {
+    const auto at = [&](int64_t i) { return st.tokens[static_cast<size_t>(i)]; };
+    if (t == st.n_tokens() || t - begin == kQueryBlock || at(t).seq != at(t - 1).seq ||
+        at(t).pos != at(t - 1).pos + 1) {
+      blocks.emplace_back(begin, t);
+      begin = t;
+    }
+  }
+  return blocks;
+}
+
+}  // namespace
+
+void attend_all(ForwardState& st, int32_t il, float scale) {
+  const auto& hp = st.model.hparams();
+  const int32_t H = hp.n_head, Hkv = hp.n_head_kv, D = hp.head_dim, Dv = hp.head_dim_v;
+  const bool f16v =
+      st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
+  if (f16v && (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
+    // One item per block of tokens and KV head.
+    const auto blocks = query_blocks(st);
+    const int64_t n_items = static_cast<int64_t>(blocks.size()) * Hkv;
+    st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
+      AttendScratch scratch;
+      BlockQueries bq;
+      for (int64_t item = begin; item < end; ++item) {
+        const auto& b = blocks[static_cast<size_t>(item / Hkv)];
+        attend_block(st, il, b.first, b.second, static_cast<int32_t>(item % Hkv), scale, scratch,
+                     bq);
+      }
+    });
+    return;
+  }
+  // One item per token and group of G query heads sharing a KV head (consecutive in q): all
+  // H / Hkv of them, or fewer when that would leave too few items for the threads (decode).
+  int32_t G = H / Hkv;
+  while (G % 2 == 0 && st.n_tokens() * (H / G) < 4 * st.pool.n_threads()) G /= 2;
+  const int64_t n_items = st.n_tokens() * (H / G);
+  st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
+    AttendScratch scratch;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t t = item / (H / G);
+      const int32_t h = static_cast<int32_t>(item % (H / G)) * G;  // first head of the group
+      const int64_t h0 = t * H + h;
+      const auto attend = f16v ? attend_group_f16v : attend_group;
+      attend(st, il, st.tokens[static_cast<size_t>(t)], h / (H / Hkv), G, st.s.q.data() + h0 * D,
+             scale, scratch, st.s.attn.data() + h0 * Dv);
+    }
+  });
+}
+
+}  // namespace hearth::engine
