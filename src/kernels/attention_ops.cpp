@@ -1,6 +1,8 @@
 // The scalar attention operations and the per-level dispatch.
 #include "kernels/attention_ops.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -62,8 +64,11 @@ void scalar_attend_tile(const AttentionTile& t) {
       s[k] = x * t.scale;
     }
     float* acc = t.acc + static_cast<size_t>(i) * static_cast<size_t>(t.d_v);
-    const float ms = attention_tile_softmax(s, n, t.m[i], t.sum[i]);
+    const float ms = attention_tile_rescale(s, n, t.m[i], t.sum[i]);
     if (ms != 1.0f) scalar_f32_scale(acc, ms, t.d_v);
+    for (int k = 0; k < n; ++k)
+      s[k] = t.m[i] == -INFINITY ? 0.0f : attention_tile_exp(s[k] - t.m[i]);
+    attention_tile_add_weights(s, n, t.sum[i]);
     for (int k = 0; k < n; ++k) scalar_f32_fma_row(acc, t.v + k * t.d_v, s[k], t.d_v);
   }
 }
@@ -126,20 +131,36 @@ void widen_f16(const uint8_t* src, float* dst, int n) {
   active_ops().widen_f16(src, dst, n);
 }
 
-float attention_tile_softmax(float* s, int n, float& m, float& sum) {
+float attention_tile_exp(float x) {
+  if (std::isnan(x)) return x;
+  if (x <= -86.0f) return 0.0f;
+  x = std::min(x, 88.0f);
+  const float n = std::nearbyint(x * 1.44269504088896341f);
+  float r = std::fma(n, -0.693359375f, x);
+  r = std::fma(n, 2.12194440e-4f, r);
+  float p = 1.9875691500e-4f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  const float y = std::fma(p, r * r, r) + 1.0f;
+  // y * 2^n by the exponent field: y is in [0.7, 1.5) and n in [-124, 127], so it stays normal.
+  return std::bit_cast<float>(std::bit_cast<int32_t>(y) + (static_cast<int32_t>(n) << 23));
+}
+
+float attention_tile_rescale(const float* s, int n, float& m, float& sum) {
   float mx = -INFINITY;
   for (int k = 0; k < n; ++k) mx = s[k] > mx ? s[k] : mx;
-  float ms = 1.0f;
-  if (mx > m) {
-    ms = std::exp(m - mx);
-    sum *= ms;
-    m = mx;
-  }
-  for (int k = 0; k < n; ++k) {
-    s[k] = m == -INFINITY ? 0.0f : std::exp(s[k] - m);
-    sum += s[k];
-  }
+  if (!(mx > m)) return 1.0f;
+  const float ms = attention_tile_exp(m - mx);
+  sum *= ms;
+  m = mx;
   return ms;
+}
+
+void attention_tile_add_weights(const float* p, int n, float& sum) {
+  for (int k = 0; k < n; ++k) sum += p[k];
 }
 
 }  // namespace hearth::kernels

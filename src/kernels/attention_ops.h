@@ -23,8 +23,9 @@ inline constexpr int kAttentionTileKeys = 16;
 // online soft-max of flash attention in f32, as the reference's tiled CPU path computes
 // prompts. Per query, with n = n_valid[i] (the tile's first n keys are visible to it):
 //   s[k]  = scale * (sum over d in order of fma(q[d], k_t[d][k], .))      k < n
-//   mx    = max s[k]; if mx > m: ms = exp(m - mx); acc *= ms; sum *= ms; m = mx
-//   p[k]  = exp(s[k] - m); sum += p[k]; acc = fma(p[k], v[k], acc)        k in order
+//   mx    = max s[k]; if mx > m: ms = e(m - mx); acc *= ms; sum *= ms; m = mx
+//   p[k]  = e(s[k] - m); sum += p[k]; acc = fma(p[k], v[k], acc)          k in order
+// with e = attention_tile_exp (p = 0 while m is still -inf).
 // A query's result depends only on its own keys and on where tiles start, never on the
 // other queries of the call.
 struct AttentionTile {
@@ -86,10 +87,17 @@ void f16_accumulate(const F16Accumulate& a);
 void attend_tile(const AttentionTile& t);
 void widen_f16(const uint8_t* src, float* dst, int n);
 
-// The soft-max step of attend_tile for one query, shared by every level: scores s[0..n) in,
-// their weights out, running max and sum updated; returns the factor the accumulator must
-// first be multiplied by (exactly 1 when the maximum did not grow).
-float attention_tile_softmax(float* s, int n, float& m, float& sum);
+// e^x as attend_tile computes it (not the C library's exp): range reduction by ln 2 and a
+// degree-5 polynomial in explicit FMAs (Cephes' expf coefficients), so the scalar and SIMD
+// versions give the same bits, within about 2 ulp of e^x; 0 for x <= -86, NaN for NaN.
+float attention_tile_exp(float x);
+
+// The soft-max steps of attend_tile for one query, shared by every level. rescale: the
+// maximum of s[0..n) against the running m (updating m and sum); returns the factor the
+// accumulator must first be multiplied by (exactly 1 when the maximum did not grow).
+// add_weights: sum += p[k] for k < n in order.
+float attention_tile_rescale(const float* s, int n, float& m, float& sum);
+void attention_tile_add_weights(const float* p, int n, float& sum);
 
 namespace simd {
 // Defined in simd/avx2_attention.cpp.

@@ -143,15 +143,47 @@ void tile_scores(const AttentionTile& t, int i0, float (*s)[kAttentionTileKeys])
   }
 }
 
-// acc = fma(p[k], v[k], acc) for k < n in order, 8 columns at a time kept in a register.
+// attention_tile_exp on 8 lanes: the same operations in the same order.
+__m256 tile_exp8(__m256 x) {
+  const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  const __m256 low = _mm256_cmp_ps(x, _mm256_set1_ps(-86.0f), _CMP_LE_OQ);
+  const __m256 in = x;
+  x = _mm256_min_ps(x, _mm256_set1_ps(88.0f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+  const __m256i e = _mm256_slli_epi32(_mm256_cvtps_epi32(n), 23);
+  __m256 out = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(y), e));
+  out = _mm256_andnot_ps(low, out);
+  return _mm256_blendv_ps(out, in, nan);
+}
+
+// acc = fma(p[k], v[k], acc) for k < n in order: C registers of 8 columns at a time, so that
+// C chains of FMAs run side by side (each element's chain is the same whatever C is).
+template <int C>
+void accumulate_columns_f32(float* acc, const float* v, const float* p, int n, int d_v, int c) {
+  __m256 a[C];
+  for (int i = 0; i < C; ++i) a[i] = _mm256_loadu_ps(acc + c + 8 * i);
+  for (int k = 0; k < n; ++k) {
+    const __m256 w = _mm256_set1_ps(p[k]);
+    for (int i = 0; i < C; ++i)
+      a[i] = _mm256_fmadd_ps(w, _mm256_loadu_ps(v + k * d_v + c + 8 * i), a[i]);
+  }
+  for (int i = 0; i < C; ++i) _mm256_storeu_ps(acc + c + 8 * i, a[i]);
+}
+
 void tile_accumulate(float* acc, const float* v, const float* p, int n, int d_v) {
   int c = 0;
-  for (; c + 8 <= d_v; c += 8) {
-    __m256 a = _mm256_loadu_ps(acc + c);
-    for (int k = 0; k < n; ++k)
-      a = _mm256_fmadd_ps(_mm256_set1_ps(p[k]), _mm256_loadu_ps(v + k * d_v + c), a);
-    _mm256_storeu_ps(acc + c, a);
-  }
+  for (; c + 64 <= d_v; c += 64) accumulate_columns_f32<8>(acc, v, p, n, d_v, c);
+  for (; c + 8 <= d_v; c += 8) accumulate_columns_f32<1>(acc, v, p, n, d_v, c);
   for (; c < d_v; ++c) {
     for (int k = 0; k < n; ++k) {
       acc[c] = _mm_cvtss_f32(
@@ -183,8 +215,15 @@ void attend_tile_avx2(const AttentionTile& t) {
       const int n = t.n_valid[i];
       if (n <= 0) continue;
       float* acc = t.acc + static_cast<size_t>(i) * static_cast<size_t>(t.d_v);
-      const float ms = attention_tile_softmax(s[j], n, t.m[i], t.sum[i]);
+      const float ms = attention_tile_rescale(s[j], n, t.m[i], t.sum[i]);
       if (ms != 1.0f) f32_scale_avx2(acc, ms, t.d_v);
+      const __m256 m = _mm256_set1_ps(t.m[i]);
+      const bool none = t.m[i] == -__builtin_inff();
+      for (int h = 0; h < kAttentionTileKeys; h += 8) {
+        const __m256 p = tile_exp8(_mm256_sub_ps(_mm256_loadu_ps(s[j] + h), m));
+        _mm256_storeu_ps(s[j] + h, none ? _mm256_setzero_ps() : p);
+      }
+      attention_tile_add_weights(s[j], n, t.sum[i]);
       tile_accumulate(acc, t.v, s[j], n, t.d_v);
     }
   }

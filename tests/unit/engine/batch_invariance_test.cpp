@@ -132,6 +132,64 @@ TEST_P(SmallModel, LogitsAloneEqualLogitsAmongFifteenOthers) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
+// Logits at chosen positions of a 150-token prompt fed in chunks of `chunk` tokens, each call
+// also carrying the next tokens of a second sequence when `with_other` (so the queries of a
+// call mix two sequences at different depths, past the attention's exact prefix of 64).
+std::vector<std::vector<float>> long_prompt_logits(const models::ModelPtr& model, int chunk,
+                                                   bool with_other) {
+  auto ctx = make_context(model, 2);
+  const int32_t n_vocab = model->hparams().n_vocab;
+  const int32_t n = 150, n_other = 120;
+  const std::vector<int32_t> wanted = {40, 70, 100, 149};
+  std::vector<std::vector<float>> out(wanted.size());
+  for (int32_t start = 0; start < n; start += chunk) {
+    Batch b;
+    std::vector<std::pair<int32_t, int32_t>> rows;  // (position, batch row) of wanted ones
+    for (int32_t i = start; i < std::min(n, start + chunk); ++i) {
+      const bool want = std::find(wanted.begin(), wanted.end(), i) != wanted.end();
+      if (want) rows.emplace_back(i, b.size());
+      b.add((7 + i * 31) % n_vocab, i, 0, want);
+    }
+    if (with_other) {
+      for (int32_t i = start; i < std::min(n_other, start + chunk); ++i)
+        b.add((11 + i * 17) % n_vocab, i, 1, false);
+    }
+    EXPECT_TRUE(ctx->decode(b).is_ok());
+    for (const auto& [pos, row] : rows) {
+      const auto l = ctx->logits(row);
+      const auto k = std::find(wanted.begin(), wanted.end(), pos) - wanted.begin();
+      out[static_cast<size_t>(k)].assign(l.begin(), l.end());
+    }
+  }
+  return out;
+}
+
+// Past 64 positions attention runs in tiles shared by the queries of consecutive tokens: a
+// token's logits must still not depend on how its prompt is chunked or what shares its calls.
+TEST(LongContext, LogitsDoNotDependOnChunkingOrNeighbours) {
+  synth::SynthParams p;
+  p.n_embd = 256;
+  p.n_layer = 2;
+  p.n_head = 8;
+  p.n_head_kv = 2;
+  p.n_ff = 512;
+  p.type = TensorType::kQ4_0;
+  p.vocab_path = test::shared_path("models/stories260K.gguf");
+  const std::string path = write_model(p, "long.gguf");
+  auto m = models::load_model(path);
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  const auto whole = long_prompt_logits(*m, 150, false);
+  for (const auto& [chunk, other] :
+       {std::pair{1, false}, std::pair{7, true}, std::pair{64, true}}) {
+    const auto got = long_prompt_logits(*m, chunk, other);
+    for (size_t k = 0; k < whole.size(); ++k) {
+      ASSERT_FALSE(whole[k].empty());
+      EXPECT_TRUE(got[k] == whole[k]) << "chunk " << chunk << " wanted row " << k;
+    }
+  }
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     EveryWeightType, SmallModel,
     ::testing::Values(TensorType::kF32, TensorType::kF16, TensorType::kBF16, TensorType::kQ8_0,

@@ -277,6 +277,17 @@ TEST(AttentionOps, AttendTileComputesTheSoftmaxWeightedSum) {
   }
 }
 
+TEST(AttentionOps, TileExpIsCloseToExp) {
+  for (float x = -85.9f; x <= 88.0f; x += 0.0137f) {
+    const double want = std::exp(static_cast<double>(x));
+    EXPECT_NEAR(attention_tile_exp(x), want, 3e-7 * want) << x;
+  }
+  EXPECT_EQ(attention_tile_exp(0.0f), 1.0f);
+  EXPECT_EQ(attention_tile_exp(-90.0f), 0.0f);
+  EXPECT_EQ(attention_tile_exp(-kInf), 0.0f);
+  EXPECT_TRUE(std::isnan(attention_tile_exp(std::numeric_limits<float>::quiet_NaN())));
+}
+
 TEST(AttentionOps, ScalarFollowsTheFormulas) {
   const AttentionOps& ops = attention_ops(CpuLevel::kScalar);
   // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: the separate product rounds the 2^-24 away.
