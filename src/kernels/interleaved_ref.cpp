@@ -209,6 +209,20 @@ Token token(const TileArgs& a, int t, int sums_per_block) {
           a.xs + t * a.n_blocks * sums_per_block};
 }
 
+// y[t][r] for every token and row of a tile: acc starts at 0 and add_block(block, row,
+// token, b, acc) adds block b's FMAs, block after block.
+template <class AddBlock>
+void for_each_output(const TileArgs& a, int block_bytes, int sums_per_block, AddBlock add_block) {
+  for (int t = 0; t < a.n_tokens; ++t) {
+    const Token tk = token(a, t, sums_per_block);
+    for (int r = 0; r < kRows; ++r) {
+      float acc = 0.0f;
+      for (int64_t b = 0; b < a.n_blocks; ++b) add_block(a.w + b * block_bytes, r, tk, b, acc);
+      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
+    }
+  }
+}
+
 }  // namespace
 
 int group_block_bytes(TensorType type) {
@@ -221,12 +235,8 @@ int group_block_elements(TensorType type) {
 
 void ref_tile_q4_0(const TileArgs& a) {
   using L = Q4_0Layout;
-  for (int t = 0; t < a.n_tokens; ++t) {
-    const Token tk = token(a, t, 1);
-    for (int r = 0; r < kRows; ++r) {
-      float acc = 0.0f;
-      for (int64_t b = 0; b < a.n_blocks; ++b) {
-        const uint8_t* blk = a.w + b * L::kBytes;
+  for_each_output(
+      a, L::kBytes, 1, [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
         const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8_0) + 2);
         int32_t isum = 0;
         for (int c = 0; c < 4; ++c) {
@@ -238,20 +248,13 @@ void ref_tile_q4_0(const TileArgs& a) {
         isum -= 8 * tk.xs[b];
         const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
         acc = std::fma(d, static_cast<float>(isum), acc);
-      }
-      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
-    }
-  }
+      });
 }
 
 void ref_tile_q8_0(const TileArgs& a) {
   using L = Q8_0Layout;
-  for (int t = 0; t < a.n_tokens; ++t) {
-    const Token tk = token(a, t, 1);
-    for (int r = 0; r < kRows; ++r) {
-      float acc = 0.0f;
-      for (int64_t b = 0; b < a.n_blocks; ++b) {
-        const uint8_t* blk = a.w + b * L::kBytes;
+  for_each_output(
+      a, L::kBytes, 1, [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
         const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8_0) + 2);
         int32_t isum = 0;
         for (int e = 0; e < kQK; ++e) {
@@ -260,10 +263,7 @@ void ref_tile_q8_0(const TileArgs& a) {
         }
         const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
         acc = std::fma(d, static_cast<float>(isum), acc);
-      }
-      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
-    }
-  }
+      });
 }
 
 // One row's integer sums over one Q4_K super-block: sum_j sc_j * (codes . x) and
@@ -291,23 +291,17 @@ void q4_k_sums(const uint8_t* blk, int r, const int8_t* xq, const int32_t* xs, i
 
 void ref_tile_q4_k(const TileArgs& a) {
   using L = Q4_KLayout;
-  for (int t = 0; t < a.n_tokens; ++t) {
-    const Token tk = token(a, t, kQ8KSums);
-    for (int r = 0; r < kRows; ++r) {
-      float acc = 0.0f;
-      for (int64_t b = 0; b < a.n_blocks; ++b) {
-        const uint8_t* blk = a.w + b * L::kBytes;
-        const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8K) + 4);
-        int32_t isum = 0, msum = 0;
-        q4_k_sums(blk, r, xq, tk.xs + b * kQ8KSums, isum, msum);
-        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
-        const float dmin = f16_at(blk + L::kMinScales + 2 * r) * tk.xd[b];
-        acc = std::fma(d, static_cast<float>(isum), acc);
-        acc = std::fma(-dmin, static_cast<float>(msum), acc);
-      }
-      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
-    }
-  }
+  for_each_output(a, L::kBytes, kQ8KSums,
+                  [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
+                    const int8_t* xq =
+                        reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8K) + 4);
+                    int32_t isum = 0, msum = 0;
+                    q4_k_sums(blk, r, xq, tk.xs + b * kQ8KSums, isum, msum);
+                    const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
+                    const float dmin = f16_at(blk + L::kMinScales + 2 * r) * tk.xd[b];
+                    acc = std::fma(d, static_cast<float>(isum), acc);
+                    acc = std::fma(-dmin, static_cast<float>(msum), acc);
+                  });
 }
 
 // One row's integer sum over one Q6_K super-block: sum_j sc_j * (codes_j . x_j) - 32 *
@@ -339,19 +333,12 @@ int32_t q6_k_sum(const uint8_t* blk, int r, const uint8_t* x_block) {
 
 void ref_tile_q6_k(const TileArgs& a) {
   using L = Q6_KLayout;
-  for (int t = 0; t < a.n_tokens; ++t) {
-    const Token tk = token(a, t, kQ8KSums);
-    for (int r = 0; r < kRows; ++r) {
-      float acc = 0.0f;
-      for (int64_t b = 0; b < a.n_blocks; ++b) {
-        const uint8_t* blk = a.w + b * L::kBytes;
-        const int32_t isum = q6_k_sum(blk, r, tk.x + b * sizeof(BlockQ8K));
-        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
-        acc = std::fma(d, static_cast<float>(isum), acc);
-      }
-      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
-    }
-  }
+  for_each_output(a, L::kBytes, kQ8KSums,
+                  [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
+                    const int32_t isum = q6_k_sum(blk, r, tk.x + b * sizeof(BlockQ8K));
+                    const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
+                    acc = std::fma(d, static_cast<float>(isum), acc);
+                  });
 }
 
 }  // namespace interleaved

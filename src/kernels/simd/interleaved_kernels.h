@@ -170,6 +170,26 @@ struct Q8_0Tile {
   }
 };
 
+// A pass over super-blocks with Q8_K activations: K::scaled_sums forms each output's exact
+// integer sum of the block, K::add_block applies the block's FMAs, register by register.
+template <class V, class K, int RV, int T>
+void superblock_pass(const interleaved::TileArgs& a, int v0, int t0) {
+  const PassTokens<T> tk(a, t0, 4, interleaved::kQ8KSums);
+  typename V::F acc[RV][T];
+  zero_all<V>(acc);
+  for (int64_t b = 0; b < a.n_blocks; ++b) {
+    const uint8_t* blk = a.w + b * K::L::kBytes;
+    const uint8_t* xb[T];
+    for (int t = 0; t < T; ++t) xb[t] = tk.x[t] + b * K::kActBytes;
+    typename V::I isum[RV][T];
+    zero_all<V>(isum);
+    K::template scaled_sums<T>(blk, xb, v0, isum);
+    for (int rv = 0; rv < RV; ++rv)
+      K::template add_block<T>(blk, xb, tk, b, v0, rv, isum[rv], acc[rv]);
+  }
+  store_pass<V>(a, v0, t0, acc);
+}
+
 template <class V, class P, int RV>
 struct Q4_KTile {
   using I = typename V::I;
@@ -215,36 +235,28 @@ struct Q4_KTile {
     }
   }
 
+  // The block's FMAs for one register of rows: d * isum, then the mins' term.
+  template <int T>
+  static void add_block(const uint8_t* blk, const uint8_t* const* /*xb*/, const PassTokens<T>& tk,
+                        int64_t b, int v0, int rv, const I (&isum)[T], F (&acc)[T]) {
+    constexpr int kL = V::kLanes;
+    const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
+    const F dm = V::f16_to_f32(blk + L::kMinScales + (v0 + rv) * kL * 2);
+    I mn[4];
+    for (int k = 0; k < 4; ++k) mn[k] = V::u8_to_i16(blk + L::kMins + k * 32 + (v0 + rv) * kL * 2);
+    for (int t = 0; t < T; ++t) {
+      const int32_t* s = tk.xs[t] + b * interleaved::kQ8KSums;
+      I msum = V::zero();
+      for (int k = 0; k < 4; ++k) msum = P::madd_acc(msum, mn[k], V::set1(s[k]));
+      const F da = V::bcastf(tk.xd[t][b]);
+      acc[t] = V::fma(V::mul(dw, da), V::cvt(isum[t]), acc[t]);
+      acc[t] = V::fnma(V::mul(dm, da), V::cvt(msum), acc[t]);
+    }
+  }
+
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
-    constexpr int kL = V::kLanes;
-    const PassTokens<T> tk(a, t0, 4, interleaved::kQ8KSums);
-    F acc[RV][T];
-    zero_all<V>(acc);
-    for (int64_t b = 0; b < a.n_blocks; ++b) {
-      const uint8_t* blk = a.w + b * L::kBytes;
-      const uint8_t* xb[T];
-      for (int t = 0; t < T; ++t) xb[t] = tk.x[t] + b * kActBytes;
-      I isum[RV][T];
-      zero_all<V>(isum);
-      scaled_sums<T>(blk, xb, v0, isum);
-      for (int rv = 0; rv < RV; ++rv) {
-        const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
-        const F dm = V::f16_to_f32(blk + L::kMinScales + (v0 + rv) * kL * 2);
-        I mn[4];
-        for (int k = 0; k < 4; ++k)
-          mn[k] = V::u8_to_i16(blk + L::kMins + k * 32 + (v0 + rv) * kL * 2);
-        for (int t = 0; t < T; ++t) {
-          const int32_t* s = tk.xs[t] + b * interleaved::kQ8KSums;
-          I msum = V::zero();
-          for (int k = 0; k < 4; ++k) msum = P::madd_acc(msum, mn[k], V::set1(s[k]));
-          const F da = V::bcastf(tk.xd[t][b]);
-          acc[rv][t] = V::fma(V::mul(dw, da), V::cvt(isum[rv][t]), acc[rv][t]);
-          acc[rv][t] = V::fnma(V::mul(dm, da), V::cvt(msum), acc[rv][t]);
-        }
-      }
-    }
-    store_pass<V>(a, v0, t0, acc);
+    superblock_pass<V, Q4_KTile, RV, T>(a, v0, t0);
   }
 };
 
@@ -295,35 +307,27 @@ struct Q6_KTile {
     }
   }
 
+  // The block's FMA for one register of rows, the codes' offset taken off isum first:
+  // 32 * sum_j sc_j * bsum_j, from the block's 16-element sums.
+  template <int T>
+  static void add_block(const uint8_t* blk, const uint8_t* const* xb, const PassTokens<T>& tk,
+                        int64_t b, int v0, int rv, const I (&isum)[T], F (&acc)[T]) {
+    constexpr int kL = V::kLanes;
+    const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
+    for (int t = 0; t < T; ++t) {
+      I bias = V::zero();
+      for (int p = 0; p < 8; ++p)
+        bias = P::madd_acc(bias, V::i8_to_i16(blk + L::kSubScales + p * 32 + (v0 + rv) * kL * 2),
+                           V::bcast(xb[t] + 256 + 4 * p));
+      const I total = V::sub32(isum[t], V::sll32_5(bias));
+      const F da = V::bcastf(tk.xd[t][b]);
+      acc[t] = V::fma(V::mul(dw, da), V::cvt(total), acc[t]);
+    }
+  }
+
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
-    constexpr int kL = V::kLanes;
-    const PassTokens<T> tk(a, t0, 4, interleaved::kQ8KSums);
-    F acc[RV][T];
-    zero_all<V>(acc);
-    for (int64_t b = 0; b < a.n_blocks; ++b) {
-      const uint8_t* blk = a.w + b * L::kBytes;
-      const uint8_t* xb[T];
-      for (int t = 0; t < T; ++t) xb[t] = tk.x[t] + b * kActBytes;
-      I isum[RV][T];
-      zero_all<V>(isum);
-      scaled_sums<T>(blk, xb, v0, isum);
-      for (int rv = 0; rv < RV; ++rv) {
-        const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
-        for (int t = 0; t < T; ++t) {
-          // 32 * sum_j sc_j * bsum_j: the codes' offset, from the block's 16-element sums.
-          I bias = V::zero();
-          for (int p = 0; p < 8; ++p)
-            bias =
-                P::madd_acc(bias, V::i8_to_i16(blk + L::kSubScales + p * 32 + (v0 + rv) * kL * 2),
-                            V::bcast(xb[t] + 256 + 4 * p));
-          const I total = V::sub32(isum[rv][t], V::sll32_5(bias));
-          const F da = V::bcastf(tk.xd[t][b]);
-          acc[rv][t] = V::fma(V::mul(dw, da), V::cvt(total), acc[rv][t]);
-        }
-      }
-    }
-    store_pass<V>(a, v0, t0, acc);
+    superblock_pass<V, Q6_KTile, RV, T>(a, v0, t0);
   }
 };
 
