@@ -74,57 +74,34 @@ struct KvHeadRows {
   }
 };
 
-// The weighted sums of V rows of G heads, with the rounding of the reference's CPU flash
-// attention: for an F16 V cache each accumulator itself is f16 (every rescale and every
-// added row rounds to f16); otherwise it is f32 over dequantized rows.
+// The f32 weighted sums of V rows of G heads, over dequantized rows: the arithmetic of every
+// V cache but F16 under MatmulPrecision::kReference (which has attend_group_f16v), and of
+// MatmulPrecision::kF32.
 class VAccumulators {
  public:
-  // f16_accumulator: accumulate in f16 as the reference does (F16 V cache, kReference).
-  VAccumulators(TensorType type_v, bool f16_accumulator, int32_t dim, int32_t heads,
-                AttendScratch& s)
-      : type_v_(type_v), f16_(f16_accumulator && type_v == TensorType::kF16), dim_(dim), s_(s) {
-    const auto n = static_cast<size_t>(dim_) * static_cast<size_t>(heads);
-    if (f16_) {
-      s_.acc16.assign(n, 0);
-    } else {
-      s_.acc.assign(n, 0.0f);
-      s_.row.resize(static_cast<size_t>(dim_));
-    }
+  VAccumulators(TensorType type_v, int32_t dim, int32_t heads, AttendScratch& s)
+      : type_v_(type_v), dim_(dim), s_(s) {
+    s_.acc.assign(static_cast<size_t>(dim_) * static_cast<size_t>(heads), 0.0f);
+    s_.row.resize(static_cast<size_t>(dim_));
   }
-  void scale(int32_t g, float m) {
-    if (f16_) {
-      kernels::f16_scale(acc16(g), m, dim_);
-    } else {
-      kernels::f32_scale(acc(g), m, dim_);
-    }
-  }
+  void scale(int32_t g, float m) { kernels::f32_scale(acc(g), m, dim_); }
   // acc[g] += weight[g] * v for one cached V row and each of the first `heads` heads, by
   // single-rounding fused multiply-adds (the row is dequantized once for all of them).
   void add(const uint8_t* v, const float* weight, int32_t heads) {
-    if (f16_) {
-      for (int32_t g = 0; g < heads; ++g)
-        kernels::f16_fma_row(acc16(g), reinterpret_cast<const f16_bits*>(v), weight[g], dim_);
-      return;
-    }
     kernels::dequantize_row(type_v_, v, s_.row.data(), dim_);
     for (int32_t g = 0; g < heads; ++g)
       kernels::f32_fma_row(acc(g), s_.row.data(), weight[g], dim_);
   }
   void finish(int32_t g, float inv_sum, float* out) {
-    for (int32_t i = 0; i < dim_; ++i)
-      out[i] = (f16_ ? f16_to_f32(acc16(g)[i]) : acc(g)[i]) * inv_sum;
+    for (int32_t i = 0; i < dim_; ++i) out[i] = acc(g)[i] * inv_sum;
   }
 
  private:
-  f16_bits* acc16(int32_t g) {
-    return s_.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_);
-  }
   float* acc(int32_t g) {
     return s_.acc.data() + static_cast<size_t>(g) * static_cast<size_t>(dim_);
   }
 
   TensorType type_v_;
-  bool f16_;
   int32_t dim_;
   AttendScratch& s_;
 };
@@ -141,14 +118,7 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int3
                   int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
   const auto& hp = st.model.hparams();
   const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
-  const int32_t bs = st.kv.block_size();
-  const size_t k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
-  const size_t v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
-  const size_t k_head =
-      row_bytes(traits_of(st.type_k), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(D));
-  const size_t v_head =
-      row_bytes(traits_of(st.type_v), static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(Dv));
-  const auto table = st.kv.block_table(bt.seq);
+  const KvHeadRows rows(st, il, bt.seq, kv_head);
   const bool exact = st.precision == kernels::MatmulPrecision::kF32;
   const size_t q_bytes = exact ? 0 : kernels::converted_row_bytes(st.type_k, D);
   if (exact) {
@@ -168,7 +138,7 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int3
       dot += static_cast<double>(q[g * D + i]) * scratch.k_row[static_cast<size_t>(i)];
     return static_cast<float>(dot);
   };
-  VAccumulators acc(st.type_v, !exact, Dv, G, scratch);
+  VAccumulators acc(st.type_v, Dv, G, scratch);
   scratch.max_score.assign(static_cast<size_t>(G), -INFINITY);
   scratch.sum.assign(static_cast<size_t>(G), 0.0f);
   scratch.weight.resize(static_cast<size_t>(G));
@@ -176,9 +146,7 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int3
   float* sum = scratch.sum.data();
   float* weight = scratch.weight.data();
   for (int32_t j = 0; j <= bt.pos; ++j) {
-    const auto block = table[static_cast<size_t>(j / bs)];
-    const size_t cell = static_cast<size_t>(j % bs);
-    const uint8_t* k = st.kv.block_k(block, il) + cell * k_stride + k_head;
+    const uint8_t* k = rows.k(j);
     for (int32_t g = 0; g < G; ++g) {
       const float s = score(k, g, g == 0) * scale;
       float ms = 1.0f;  // rescale of what was accumulated so far
@@ -193,7 +161,7 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int3
       weight[g] = vs;
       sum[g] = sum[g] * ms + vs;
     }
-    acc.add(st.kv.block_v(block, il) + cell * v_stride + v_head, weight, G);
+    acc.add(rows.v(j), weight, G);
   }
   for (int32_t g = 0; g < G; ++g)
     acc.finish(g, sum[g] == 0.0f ? 0.0f : 1.0f / sum[g], out + g * Dv);

@@ -22,19 +22,19 @@ Result<WeightMatrix> TensorLoader::matrix(const std::string& name, int64_t n_col
                                           bool optional) {
   HEARTH_ASSIGN_OR_RETURN(WeightMatrix w, row_matrix(name, n_cols, n_rows, optional));
   if (!options_.repack || !kernels::can_interleave(w)) return w;
-  return repack(w, *archive_.find_tensor(name));
+  return repack(w);
 }
 
 // Copies w into the interleaved layout and drops the file's pages of it, so the tensor is
 // resident once (peak: the model plus one matrix).
-WeightMatrix TensorLoader::repack(const WeightMatrix& w, const gguf::TensorInfo& t) {
+WeightMatrix TensorLoader::repack(const WeightMatrix& w) {
   const size_t bytes = kernels::interleaved_bytes(w);
   constexpr size_t kAlign = 64;
   OwnedBytes storage(
       static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign)));
   if (storage == nullptr) return w;  // no memory for a copy: the row layout still works
   const WeightMatrix packed = kernels::interleave(w, storage.get());
-  archive_.release_pages(t.data, t.n_bytes);
+  archive_.release_pages(w.data, w.row_stride * static_cast<size_t>(w.n_rows));
   repacked_.push_back(std::move(storage));
   return packed;
 }

@@ -84,7 +84,7 @@ class TensorLoader {
 
  private:
   Result<const gguf::TensorInfo*> find(const std::string& name, bool optional);
-  WeightMatrix repack(const WeightMatrix& w, const gguf::TensorInfo& t);
+  WeightMatrix repack(const WeightMatrix& w);
 
   const gguf::Archive& archive_;
   LoadOptions options_;

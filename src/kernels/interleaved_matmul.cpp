@@ -44,13 +44,14 @@ void q8_0_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums) {
   }
 }
 
-// Token t's Q8_K row -> its scales and the 32-element sums as 16-bit pairs.
+// Token t's Q8_K row -> its scales and, for Q4_K (`sums` not null), the 32-element sums as
+// 16-bit pairs. Q6_K reads the block's own 16-element sums.
 void q8_k_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums) {
   for (int64_t b = 0; b < n_blocks; ++b) {
     BlockQ8K blk;
     std::memcpy(&blk, row + b * static_cast<int64_t>(sizeof(blk)), sizeof(blk));
     d[b] = blk.d;
-    for (int i = 0; i < interleaved::kQ8KSums; ++i) {
+    for (int i = 0; sums != nullptr && i < interleaved::kQ8KSums; ++i) {
       const int s0 = blk.bsums[4 * i] + blk.bsums[4 * i + 1];
       const int s1 = blk.bsums[4 * i + 2] + blk.bsums[4 * i + 3];
       sums[b * interleaved::kQ8KSums + i] = static_cast<int32_t>(
@@ -78,7 +79,7 @@ void convert_tokens(const Job& j, int64_t begin, int64_t end) {
     float* d = cv.d.data() + t * cv.n_blocks;
     int32_t* sums = cv.sums.data() + t * cv.n_blocks * cv.sums_per_block;
     if (j.k_quant) {
-      q8_k_side(row, cv.n_blocks, d, sums);
+      q8_k_side(row, cv.n_blocks, d, j.w.type == TensorType::kQ4_K ? sums : nullptr);
     } else {
       q8_0_side(row, cv.n_blocks, d, sums);
     }

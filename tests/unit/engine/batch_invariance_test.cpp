@@ -116,18 +116,23 @@ std::string write_model(const synth::SynthParams& p, const std::string& name) {
   return path;
 }
 
-class SmallModel : public ::testing::TestWithParam<TensorType> {};
-
-TEST_P(SmallModel, LogitsAloneEqualLogitsAmongFifteenOthers) {
+// A small random model of weight type `type` (GQA: 8 heads over 2 KV heads).
+synth::SynthParams small_model(TensorType type) {
   synth::SynthParams p;
   p.n_embd = 256;
   p.n_layer = 2;
   p.n_head = 8;
   p.n_head_kv = 2;
   p.n_ff = 512;
-  p.type = GetParam();
+  p.type = type;
   p.vocab_path = test::shared_path("models/stories260K.gguf");  // 512 tokens: fast to write
-  const std::string path = write_model(p, "small.gguf");
+  return p;
+}
+
+class SmallModel : public ::testing::TestWithParam<TensorType> {};
+
+TEST_P(SmallModel, LogitsAloneEqualLogitsAmongFifteenOthers) {
+  const std::string path = write_model(small_model(GetParam()), "small.gguf");
   expect_invariant(path);
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
@@ -167,15 +172,7 @@ std::vector<std::vector<float>> long_prompt_logits(const models::ModelPtr& model
 // Past 64 positions attention runs in tiles shared by the queries of consecutive tokens: a
 // token's logits must still not depend on how its prompt is chunked or what shares its calls.
 TEST(LongContext, LogitsDoNotDependOnChunkingOrNeighbours) {
-  synth::SynthParams p;
-  p.n_embd = 256;
-  p.n_layer = 2;
-  p.n_head = 8;
-  p.n_head_kv = 2;
-  p.n_ff = 512;
-  p.type = TensorType::kQ4_0;
-  p.vocab_path = test::shared_path("models/stories260K.gguf");
-  const std::string path = write_model(p, "long.gguf");
+  const std::string path = write_model(small_model(TensorType::kQ4_0), "long.gguf");
   auto m = models::load_model(path);
   ASSERT_TRUE(m.is_ok()) << m.status().to_string();
   const auto whole = long_prompt_logits(*m, 150, false);
