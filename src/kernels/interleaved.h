@@ -5,11 +5,12 @@
 //
 // The arithmetic of every output, at every level and for any number of tokens:
 //   for each block b, in order:
-//     isum = the exact integer sum of the block's code products (Q4_K: each sub-block's sum
-//            times its 6-bit scale, added in integers)
+//     isum = the exact integer sum of the block's code products (the K-quants and IQ4_XS:
+//            each sub-block's sum times its scale, added in integers; code offsets such as
+//            Q5_0's 16 or Q6_K's 32 times the activations' code sums folded in)
 //     acc  = fma(d_w * d_x, float(isum), acc)
-//     Q4_K also: acc = fma(-(dmin_w * d_x), float(msum), acc), msum = sum of min * code sums
-//     (Q6_K folds its code offset, 32 * sum of scale * code sums, into isum)
+//     Q4_K/Q5_K also: acc = fma(-(dmin_w * d_x), float(msum), acc), msum = sum of min * code
+//     sums; Q4_1/Q5_1 also: acc = fma(m_w * d_x, float(code sum), acc)
 // GEMV (one token) and GEMM run the same sequence per output, so a token's result does not
 // depend on the batch it is in (matmul.h), and the AVX2, AVX-512 and scalar kernels give the
 // same bits. It is not the reference engine's f32 order (that keeps 8 partial lanes per
@@ -28,7 +29,8 @@ namespace hearth::kernels {
 
 inline constexpr int kInterleaveRows = 16;
 
-// True when `type` has an interleaved layout: Q4_0, Q8_0, Q4_K and Q6_K.
+// True when `type` has an interleaved layout: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, Q4_K,
+// Q5_K, Q6_K and IQ4_XS.
 bool has_interleaved_layout(TensorType type);
 // True when w (in the file's row layout) can be repacked: a type with a layout, rows a
 // multiple of 16, and a CPU level with kernels for it (AVX2 or above).

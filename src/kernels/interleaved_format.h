@@ -31,6 +31,25 @@
 //                                   from the low (g 0, 1) or high (g 2, 3) nibble of qla (g
 //                                   even) or qlb (g odd), high 2 bits = qh bits 2g, 2g+1;
 //                                   value = code - 32.
+// Q4_1 (kBytes 320 = 16 x 20): f16 d[16], f16 m[16], u8 qs[4][16][4] as Q4_0.
+// Q5_0 (kBytes 352 = 16 x 22): f16 d[16];
+//   u8  qh[16][4]                   byte c of row r: the fifth bits of chunk c, bits 0..3 for
+//                                   elements 4c..4c+3, bits 4..7 for 16+4c..16+4c+3
+//   u8  qs[4][16][4]                as Q4_0; value = code - 16
+// Q5_1 (kBytes 384 = 16 x 24): f16 d[16], f16 m[16], qh and qs as Q5_0; value = d * code + m.
+// IQ4_NL (kBytes 288): Q4_0's bytes; a code indexes kIq4nlValues.
+// Q5_K (kBytes 2880 = 16 x 180): Q4_K's fields, with the fifth bits before the codes (so a
+// block is read front to back, which the hardware prefetcher follows):
+//   u8  qh[8][16][4]  at 320        chunk c = bytes 4c..4c+3 of each row's qh: element
+//                                   64k+4c+e takes bit 2k of byte e, element 64k+32+4c+e bit
+//                                   2k+1, as its fifth bit
+//   u8  qs[4][8][16][4] at 832      as Q4_K's
+// IQ4_XS (kBytes 2208 = 16 x 138, per 256-element super-block):
+//   f16 d[16]
+//   i8  sc[4][16][2]                ls - 32 of sub-blocks 2k and 2k+1, per row
+//   u8  qs[8][4][16][4]             sub-block j, chunk c = bytes 16j+4c..+3 of each row's qs:
+//                                   low nibbles are elements 32j+4c.., high 32j+16+4c..; a
+//                                   code indexes kIq4nlValues
 #pragma once
 
 #include <cstddef>
@@ -76,24 +95,69 @@ struct Q6_KLayout {
   static constexpr int kBytes = 3360;
 };
 
+struct Q4_1Layout {
+  static constexpr int kElements = 32;
+  static constexpr int kScales = 0;      // f16 d[16]
+  static constexpr int kMinScales = 32;  // f16 m[16]
+  static constexpr int kCodes = 64;      // u8 qs[4][16][4]
+  static constexpr int kBytes = 320;
+};
+
+struct Q5_0Layout {
+  static constexpr int kElements = 32;
+  static constexpr int kScales = 0;     // f16 d[16]
+  static constexpr int kHighBits = 32;  // u8 qh[16][4]
+  static constexpr int kCodes = 96;     // u8 qs[4][16][4]
+  static constexpr int kBytes = 352;
+};
+
+struct Q5_1Layout {
+  static constexpr int kElements = 32;
+  static constexpr int kScales = 0;      // f16 d[16]
+  static constexpr int kMinScales = 32;  // f16 m[16]
+  static constexpr int kHighBits = 64;   // u8 qh[16][4]
+  static constexpr int kCodes = 128;     // u8 qs[4][16][4]
+  static constexpr int kBytes = 384;
+};
+
+struct IQ4_NLLayout : Q4_0Layout {};
+
+struct Q5_KLayout : Q4_KLayout {
+  static constexpr int kHighBits = 320;  // u8 qh[8][16][4]
+  static constexpr int kCodes = 832;     // u8 qs[4][8][16][4]
+  static constexpr int kBytes = 2880;
+};
+
+struct IQ4_XSLayout {
+  static constexpr int kElements = 256;
+  static constexpr int kScales = 0;      // f16 d[16]
+  static constexpr int kSubScales = 32;  // i8 sc[4][16][2]
+  static constexpr int kCodes = 160;     // u8 qs[8][4][16][4]
+  static constexpr int kBytes = 2208;
+};
+
 // Bytes of one group block of `type` (0: no interleaved layout), and its elements.
 int group_block_bytes(TensorType type);
 int group_block_elements(TensorType type);
 
 // One tile call: the 16 rows of one group against n_tokens activation rows, all blocks.
-// Activations are in the weight type's dot format (Q8_0 for Q4_0 and Q8_0, Q8_K for Q4_K)
-// with two side arrays filled once per token by the driver (Q6_K reads the Q8_K block's own
-// 16-element sums, bsums, instead of xs):
+// Activations are in the weight type's dot format, the reference engine's bytes: Q8_1 for
+// Q4_1 and Q5_1, Q8_0 for the other 32-element blocks, Q8_K for the super-blocks, with side
+// arrays filled once per token by the driver (Q6_K reads the Q8_K block's own 16-element
+// sums, bsums, instead of xs):
 //   xd[t * n_blocks + b]            the block's scale d as f32
-//   xs[t * n_blocks * S + b * S + i] code sums: Q8_0 (S = 1) the block's sum of codes;
+//   xs[t * n_blocks * S + b * S + i] code sums: Q8_0/Q8_1 (S = 1) the block's sum of codes;
 //                                   Q8_K (S = 4) the 32-element sub-block sums s_j as
 //                                   16-bit pairs (s_2i low, s_2i+1 high)
+//   xm[t * n_blocks + b]            Q8_1 only: the block's s (f16 of d * code sum) as f32,
+//                                   which the min term multiplies as the reference does
 struct TileArgs {
   const uint8_t* w = nullptr;   // the group's first block
   const uint8_t* x = nullptr;   // token 0's converted row
   size_t x_stride = 0;          // bytes between tokens' rows
   const float* xd = nullptr;    // token 0's block scales
   const int32_t* xs = nullptr;  // token 0's code sums
+  const float* xm = nullptr;    // token 0's Q8_1 block sums s
   int64_t n_blocks = 0;
   float* y = nullptr;  // y[t * y_stride + r] for row r < 16 of the group
   size_t y_stride = 0;
@@ -109,6 +173,12 @@ void ref_tile_q4_0(const TileArgs& a);
 void ref_tile_q8_0(const TileArgs& a);
 void ref_tile_q4_k(const TileArgs& a);
 void ref_tile_q6_k(const TileArgs& a);
+void ref_tile_q4_1(const TileArgs& a);
+void ref_tile_q5_0(const TileArgs& a);
+void ref_tile_q5_1(const TileArgs& a);
+void ref_tile_iq4_nl(const TileArgs& a);
+void ref_tile_q5_k(const TileArgs& a);
+void ref_tile_iq4_xs(const TileArgs& a);
 
 }  // namespace hearth::kernels::interleaved
 
@@ -118,6 +188,12 @@ struct InterleavedEntry {
   interleaved::TileFn q8_0 = nullptr;
   interleaved::TileFn q4_k = nullptr;
   interleaved::TileFn q6_k = nullptr;
+  interleaved::TileFn q4_1 = nullptr;
+  interleaved::TileFn q5_0 = nullptr;
+  interleaved::TileFn q5_1 = nullptr;
+  interleaved::TileFn iq4_nl = nullptr;
+  interleaved::TileFn q5_k = nullptr;
+  interleaved::TileFn iq4_xs = nullptr;
 };
 // Defined in simd/avx2_interleaved.cpp and simd/avx512_interleaved.cpp.
 InterleavedEntry avx2_interleaved();

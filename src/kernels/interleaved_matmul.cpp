@@ -27,6 +27,7 @@ struct Converted {
   std::vector<uint8_t> rows;
   std::vector<float> d;
   std::vector<int32_t> sums;
+  std::vector<float> s;  // Q8_1's block sums
   size_t stride = 0;     // bytes per token in rows
   int64_t n_blocks = 0;  // blocks per token
   int sums_per_block = 1;
@@ -44,8 +45,21 @@ void q8_0_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums) {
   }
 }
 
-// Token t's Q8_K row -> its scales and, for Q4_K (`sums` not null), the 32-element sums as
-// 16-bit pairs. Q6_K reads the block's own 16-element sums.
+// Token t's Q8_1 row -> its block scales, code sums and f16 sums s.
+void q8_1_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums, float* s) {
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    BlockQ8_1 blk;
+    std::memcpy(&blk, row + b * static_cast<int64_t>(sizeof(blk)), sizeof(blk));
+    d[b] = f16_to_f32(blk.d);
+    s[b] = f16_to_f32(blk.s);
+    int32_t total = 0;
+    for (int8_t q : blk.qs) total += q;
+    sums[b] = total;
+  }
+}
+
+// Token t's Q8_K row -> its scales and, unless `sums` is null (Q6_K reads the block's own
+// 16-element sums), the 32-element sums as 16-bit pairs.
 void q8_k_side(const uint8_t* row, int64_t n_blocks, float* d, int32_t* sums) {
   for (int64_t b = 0; b < n_blocks; ++b) {
     BlockQ8K blk;
@@ -67,7 +81,7 @@ struct Job {
   float* y;
   TileFn tile;
   QuantizeRowFn from_float;
-  bool k_quant;
+  TensorType act;
   Converted& cv;
 };
 
@@ -78,8 +92,10 @@ void convert_tokens(const Job& j, int64_t begin, int64_t end) {
     j.from_float(j.x + t * j.w.n_cols, row, j.w.n_cols);
     float* d = cv.d.data() + t * cv.n_blocks;
     int32_t* sums = cv.sums.data() + t * cv.n_blocks * cv.sums_per_block;
-    if (j.k_quant) {
-      q8_k_side(row, cv.n_blocks, d, j.w.type == TensorType::kQ4_K ? sums : nullptr);
+    if (j.act == TensorType::kQ8_K) {
+      q8_k_side(row, cv.n_blocks, d, j.w.type == TensorType::kQ6_K ? nullptr : sums);
+    } else if (j.act == TensorType::kQ8_1) {
+      q8_1_side(row, cv.n_blocks, d, sums, cv.s.data() + t * cv.n_blocks);
     } else {
       q8_0_side(row, cv.n_blocks, d, sums);
     }
@@ -97,6 +113,7 @@ void run_groups(const Job& j, int64_t g_begin, int64_t g_end) {
     a.x_stride = cv.stride;
     a.xd = cv.d.data() + t0 * cv.n_blocks;
     a.xs = cv.sums.data() + t0 * cv.n_blocks * cv.sums_per_block;
+    a.xm = cv.s.data() + t0 * cv.n_blocks;
     a.n_blocks = cv.n_blocks;
     a.y_stride = static_cast<size_t>(j.w.n_rows);
     a.n_tokens = static_cast<int>(std::min(kTokenBlock, j.n_tokens - t0));
@@ -106,6 +123,14 @@ void run_groups(const Job& j, int64_t g_begin, int64_t g_end) {
       j.tile(a);
     }
   }
+}
+
+// The activations' format: the super-blocks take Q8_K, the types with a min Q8_1 (whose
+// rounded sums s the reference multiplies by the min), the others Q8_0.
+TensorType activation_type(TensorType type) {
+  if (interleaved::group_block_elements(type) == kQKK) return TensorType::kQ8_K;
+  if (type == TensorType::kQ4_1 || type == TensorType::kQ5_1) return TensorType::kQ8_1;
+  return TensorType::kQ8_0;
 }
 
 TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
@@ -118,15 +143,28 @@ TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
       return e.q4_k;
     case TensorType::kQ6_K:
       return e.q6_k;
+    case TensorType::kQ4_1:
+      return e.q4_1;
+    case TensorType::kQ5_0:
+      return e.q5_0;
+    case TensorType::kQ5_1:
+      return e.q5_1;
+    case TensorType::kIQ4_NL:
+      return e.iq4_nl;
+    case TensorType::kQ5_K:
+      return e.q5_k;
+    case TensorType::kIQ4_XS:
+      return e.iq4_xs;
     default:
       return nullptr;
   }
 }
 
 const simd::InterleavedEntry& level_entry(CpuLevel level) {
-  static const simd::InterleavedEntry scalar{interleaved::ref_tile_q4_0, interleaved::ref_tile_q8_0,
-                                             interleaved::ref_tile_q4_k,
-                                             interleaved::ref_tile_q6_k};
+  using namespace interleaved;
+  static const simd::InterleavedEntry scalar{
+      ref_tile_q4_0, ref_tile_q8_0, ref_tile_q4_k,   ref_tile_q6_k, ref_tile_q4_1,
+      ref_tile_q5_0, ref_tile_q5_1, ref_tile_iq4_nl, ref_tile_q5_k, ref_tile_iq4_xs};
   static const simd::InterleavedEntry avx2 = simd::avx2_interleaved();
   static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
   switch (level) {
@@ -143,8 +181,8 @@ const simd::InterleavedEntry& level_entry(CpuLevel level) {
 
 void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
                         float* y, ThreadPool& pool) {
-  const bool k_quant = w.type == TensorType::kQ4_K || w.type == TensorType::kQ6_K;
-  const TensorType act = k_quant ? TensorType::kQ8_K : TensorType::kQ8_0;
+  const TensorType act = activation_type(w.type);
+  const bool k_quant = act == TensorType::kQ8_K;
   const TileFn tile = tile_for(level_entry(level), w.type);
   // Kept per calling thread: decode calls matmul hundreds of times per token.
   thread_local Converted cv;
@@ -153,11 +191,13 @@ void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, i
   cv.stride = row_bytes(traits_of(act), static_cast<uint64_t>(w.n_cols));
   const auto n = static_cast<size_t>(n_tokens);
   if (cv.rows.size() < cv.stride * n) cv.rows.resize(cv.stride * n);
-  if (cv.d.size() < static_cast<size_t>(cv.n_blocks) * n)
+  if (cv.d.size() < static_cast<size_t>(cv.n_blocks) * n) {
     cv.d.resize(static_cast<size_t>(cv.n_blocks) * n);
+    cv.s.resize(cv.d.size());
+  }
   const size_t n_sums = static_cast<size_t>(cv.n_blocks * cv.sums_per_block) * n;
   if (cv.sums.size() < n_sums) cv.sums.resize(n_sums);
-  const Job job{w, x, n_tokens, y, tile, level_kernels(level, act).from_float, k_quant, cv};
+  const Job job{w, x, n_tokens, y, tile, level_kernels(level, act).from_float, act, cv};
   const Job* p = &job;
   if (n_tokens == 1) {
     convert_tokens(job, 0, 1);

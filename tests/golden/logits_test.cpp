@@ -107,11 +107,15 @@ TEST_P(GoldenLogits, TopTenAgreeAtEveryStep) {
 }
 
 // The tiny models of the types with an interleaved layout are loaded repacked (so the test
-// above covers those kernels), and give the greedy tokens of the file layout.
+// above covers those kernels), and give the greedy tokens of the file layout wherever its
+// top-2 gap exceeds the model's tolerance (a near tie may go either way; both continue from
+// the file layout's token then).
 TEST(RepackedModels, InterleavedAndFileLayoutsGiveTheSameGreedyTokens) {
   if (kernels::active_cpu_level() == kernels::CpuLevel::kScalar)
     GTEST_SKIP() << "SKIPPED: no SIMD level active, so nothing is repacked";
-  for (const char* name : {"tiny-llama-q4_0", "tiny-qwen2-q8_0", "tiny-qwen3-q4_k"}) {
+  for (const char* name : {"tiny-llama-q4_0", "tiny-qwen2-q8_0", "tiny-qwen3-q4_k",
+                           "tiny-llama-q4_1", "tiny-llama-q5_0", "tiny-llama-q5_1",
+                           "tiny-llama-iq4_nl", "tiny-llama-q5_k", "tiny-llama-q6_k"}) {
     const std::string path = shared_path(std::string("models/tiny/") + name + ".gguf");
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "SKIPPED: " << path << " is missing";
     LoadedModel packed = load_with_context(path, 64, 1, 2, TensorType::kF16,
@@ -132,8 +136,11 @@ TEST(RepackedModels, InterleavedAndFileLayoutsGiveTheSameGreedyTokens) {
       ASSERT_EQ(a.size(), b.size());
       const auto ta = std::max_element(a.begin(), a.end()) - a.begin();
       const auto tb = std::max_element(b.begin(), b.end()) - b.begin();
-      ASSERT_EQ(ta, tb) << name << " step " << step;
-      next = {static_cast<int32_t>(ta)};
+      if (ta != tb) {
+        EXPECT_LT(b[static_cast<size_t>(tb)] - b[static_cast<size_t>(ta)], tolerance_for(name))
+            << name << " step " << step << ": greedy tokens " << ta << " vs " << tb;
+      }
+      next = {static_cast<int32_t>(tb)};
     }
   }
 }

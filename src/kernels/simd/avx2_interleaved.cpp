@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "kernels/block_formats.h"
 #include "kernels/interleaved_format.h"
 
 #pragma GCC push_options
@@ -36,6 +38,23 @@ struct V256 {
   static I srl16_2(I a) { return _mm256_srli_epi16(a, 2); }
   static I sll16_2(I a) { return _mm256_slli_epi16(a, 2); }
   static I sll16_4(I a) { return _mm256_slli_epi16(a, 4); }
+  static I sll16_3(I a) { return _mm256_slli_epi16(a, 3); }
+  static I srl16(I a, int n) { return _mm256_srl_epi16(a, _mm_cvtsi32_si128(n)); }
+  static I sll32_7(I a) { return _mm256_slli_epi32(a, 7); }
+  static I shuffle8(I table, I idx) { return _mm256_shuffle_epi8(table, idx); }
+  // Byte c of every int32 lane, repeated over the lane's 4 bytes (a shuffle8 index).
+  static I lane_byte(int c) {
+    const int32_t b = 0x01010101 * c;
+    return _mm256_setr_epi32(b, b + 0x04040404, b + 0x08080808, b + 0x0C0C0C0C, b, b + 0x04040404,
+                             b + 0x08080808, b + 0x0C0C0C0C);
+  }
+  // 0x10 in each byte whose bits under m's byte are set (m has one bit per byte), else 0.
+  static I bit4_where(I v, I m) {
+    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(v, m), m), set1_8(0x10));
+  }
+  static I bcast16(const uint8_t* p) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
   static I sll32_5(I a) { return _mm256_slli_epi32(a, 5); }
   static I srl32_16(I a) { return _mm256_srli_epi32(a, 16); }
   static I sll32_16(I a) { return _mm256_slli_epi32(a, 16); }
@@ -74,6 +93,10 @@ template <class V>
 struct Maddubs {
   using I = typename V::I;
   static I acc_u4(I acc, I u, I s) { return V::add16(acc, V::maddubs(u, s)); }
+  // Two registers of 4- or 5-bit codes into int32 lanes: each pair stays below 2 * 31 * 128.
+  static I acc_u5x2(I acc, I u1, I s1, I u2, I s2) {
+    return V::add32(acc, V::madd(V::add16(V::maddubs(u1, s1), V::maddubs(u2, s2)), V::set1_16(1)));
+  }
   // Partial accumulators of one block: 16-bit pairs (4-bit codes) or int32 lanes (S8).
   template <bool kInt32>
   static I add_parts(I a, I b) {
@@ -108,6 +131,10 @@ struct Maddubs {
   }
   static I acc_s8(I acc, const S8& w, I x) {
     return V::add32(acc, V::madd(V::maddubs(w.abs_w, V::sign8(x, w.w)), V::set1_16(1)));
+  }
+  // The same products times a sub-block scale given as the 16-bit pair (sc, sc).
+  static I acc_s8_scaled(I acc, const S8& w, I x, I scale) {
+    return V::add32(acc, V::madd(V::maddubs(w.abs_w, V::sign8(x, w.w)), scale));
   }
 };
 
@@ -147,10 +174,50 @@ void tile_q4_k(const interleaved::TileArgs& a) {
   }
 }
 
+template <class L, int kBias, bool kFifthBit, bool kMin>
+void tile_unsigned(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, UnsignedTile<V256, P, L, kBias, kFifthBit, kMin, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, UnsignedTile<V256, P, L, kBias, kFifthBit, kMin, 1>, 1, 4>(a);
+  }
+}
+void tile_iq4_nl(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, IQ4_NLTile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, IQ4_NLTile<V256, P, 1>, 1, 4>(a);
+  }
+}
+void tile_q5_k(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, Q5_KTile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, Q5_KTile<V256, P, 1>, 1, 2>(a);
+  }
+}
+void tile_iq4_xs(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, IQ4_XSTile<V256, P, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, IQ4_XSTile<V256, P, 1>, 1, 2>(a);
+  }
+}
+
 }  // namespace
 
 InterleavedEntry avx2_interleaved() {
-  return {tile_q4_0, tile_q8_0, tile_q4_k, tile_q6_k};
+  using namespace interleaved;
+  return {tile_q4_0,
+          tile_q8_0,
+          tile_q4_k,
+          tile_q6_k,
+          tile_unsigned<Q4_1Layout, 0, false, true>,
+          tile_unsigned<Q5_0Layout, 16, true, false>,
+          tile_unsigned<Q5_1Layout, 0, true, true>,
+          tile_iq4_nl,
+          tile_q5_k,
+          tile_iq4_xs};
 }
 
 }  // namespace hearth::kernels::simd

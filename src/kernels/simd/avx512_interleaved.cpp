@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "kernels/block_formats.h"
 #include "kernels/interleaved_format.h"
 
 // GCC 12's AVX-512 intrinsics start their results from deliberately undefined registers
@@ -37,6 +39,23 @@ struct V512 {
   static I srl16_2(I a) { return _mm512_srli_epi16(a, 2); }
   static I sll16_2(I a) { return _mm512_slli_epi16(a, 2); }
   static I sll16_4(I a) { return _mm512_slli_epi16(a, 4); }
+  static I sll16_3(I a) { return _mm512_slli_epi16(a, 3); }
+  static I srl16(I a, int n) { return _mm512_srl_epi16(a, _mm_cvtsi32_si128(n)); }
+  static I sll32_7(I a) { return _mm512_slli_epi32(a, 7); }
+  static I shuffle8(I table, I idx) { return _mm512_shuffle_epi8(table, idx); }
+  // Byte c of every int32 lane, repeated over the lane's 4 bytes (a shuffle8 index).
+  static I lane_byte(int c) {
+    const int32_t b = 0x01010101 * c;
+    return _mm512_broadcast_i32x4(
+        _mm_setr_epi32(b, b + 0x04040404, b + 0x08080808, b + 0x0C0C0C0C));
+  }
+  // 0x10 in each byte whose bits under m's byte are set (m has one bit per byte), else 0.
+  static I bit4_where(I v, I m) {
+    return _mm512_maskz_mov_epi8(_mm512_test_epi8_mask(v, m), set1_8(0x10));
+  }
+  static I bcast16(const uint8_t* p) {
+    return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
   static I sll32_5(I a) { return _mm512_slli_epi32(a, 5); }
   static I sll32_16(I a) { return _mm512_slli_epi32(a, 16); }
   static I sra32_16(I a) { return _mm512_srai_epi32(a, 16); }
@@ -74,6 +93,9 @@ template <class V>
 struct Vnni {
   using I = typename V::I;
   static I acc_u4(I acc, I u, I s) { return V::dpbusd(acc, u, s); }
+  static I acc_u5x2(I acc, I u1, I s1, I u2, I s2) {
+    return V::dpbusd(V::dpbusd(acc, u1, s1), u2, s2);
+  }
   template <bool kInt32>
   static I add_parts(I a, I b) {
     return V::add32(a, b);
@@ -94,6 +116,8 @@ struct Vnni {
   static constexpr int kS8Bias = 128;
   static S8 prep_s8(I biased) { return biased; }
   static I acc_s8(I acc, S8 w, I x) { return V::dpbusd(acc, w, x); }
+  // The scale multiplies the sub-block's int32 sum afterwards (sub_u6).
+  static I acc_s8_scaled(I acc, S8 w, I x, I /*scale*/) { return V::dpbusd(acc, w, x); }
 };
 
 #include "kernels/simd/interleaved_kernels.h"
@@ -123,10 +147,42 @@ void tile_q4_k(const interleaved::TileArgs& a) {
   run_tile<V512, Q4_KTile<V512, P, 1>, 1, 6>(a);
 }
 
+template <class L, int kBias, bool kFifthBit, bool kMin>
+void tile_unsigned(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V512, UnsignedTile<V512, P, L, kBias, kFifthBit, kMin, 1, 4>, 1, 1>(a);
+  } else {
+    run_tile<V512, UnsignedTile<V512, P, L, kBias, kFifthBit, kMin, 1>, 1, 8>(a);
+  }
+}
+void tile_iq4_nl(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V512, IQ4_NLTile<V512, P, 1, 4>, 1, 1>(a);
+  } else {
+    run_tile<V512, IQ4_NLTile<V512, P, 1>, 1, 8>(a);
+  }
+}
+void tile_q5_k(const interleaved::TileArgs& a) {
+  run_tile<V512, Q5_KTile<V512, P, 1>, 1, 6>(a);
+}
+void tile_iq4_xs(const interleaved::TileArgs& a) {
+  run_tile<V512, IQ4_XSTile<V512, P, 1>, 1, 6>(a);
+}
+
 }  // namespace
 
 InterleavedEntry avx512_interleaved() {
-  return {tile_q4_0, tile_q8_0, tile_q4_k, tile_q6_k};
+  using namespace interleaved;
+  return {tile_q4_0,
+          tile_q8_0,
+          tile_q4_k,
+          tile_q6_k,
+          tile_unsigned<Q4_1Layout, 0, false, true>,
+          tile_unsigned<Q5_0Layout, 16, true, false>,
+          tile_unsigned<Q5_1Layout, 0, true, true>,
+          tile_iq4_nl,
+          tile_q5_k,
+          tile_iq4_xs};
 }
 
 }  // namespace hearth::kernels::simd

@@ -9,7 +9,7 @@
 // FMA per block) are those of the scalar tiles (interleaved_ref.cpp), bit for bit.
 //
 // Include only inside a target region, after V and P are defined, in an anonymous namespace.
-// Requires: kernels/interleaved_format.h.
+// Requires: kernels/interleaved_format.h, kernels/block_formats.h and <type_traits>.
 #pragma once
 
 // The activation rows of a pass's T tokens: codes (from `code_offset` into each row), the
@@ -19,11 +19,13 @@ struct PassTokens {
   const uint8_t* x[T];
   const float* xd[T];
   const int32_t* xs[T];
+  const float* xm[T];
   PassTokens(const interleaved::TileArgs& a, int t0, int code_offset, int sums_per_block) {
     for (int t = 0; t < T; ++t) {
       x[t] = a.x + static_cast<size_t>(t0 + t) * a.x_stride + code_offset;
       xd[t] = a.xd + (t0 + t) * a.n_blocks;
       xs[t] = a.xs + (t0 + t) * a.n_blocks * sums_per_block;
+      xm[t] = a.xm + (t0 + t) * a.n_blocks;
     }
   }
 };
@@ -190,46 +192,78 @@ void superblock_pass(const interleaved::TileArgs& a, int v0, int t0) {
   store_pass<V>(a, v0, t0, acc);
 }
 
-template <class V, class P, int RV>
-struct Q4_KTile {
+// Q4_K, and with kFifthBit Q5_K, whose codes take a fifth bit from the qh chunks (bit 2k for
+// the low nibbles of pair k, 2k + 1 for the high ones). 5-bit codes would overflow
+// vpmaddubsw's 16-bit pairs over a sub-block, so Q5_K scales each register into int32 lanes
+// at once, as Q6_K does; Q4_K's pairs stay 16-bit until the sub-block ends.
+template <class V, class P, int RV, bool kFifthBit = false>
+struct K4Tile {
   using I = typename V::I;
   using F = typename V::F;
-  using L = interleaved::Q4_KLayout;
+  using L = std::conditional_t<kFifthBit, interleaved::Q5_KLayout, interleaved::Q4_KLayout>;
   static constexpr int kActBytes = 292;  // a Q8_K activation block: f32 d, 256 codes, bsums
+
+  // Chunk c of pair k's codes for one register of rows (`row` its byte offset in a chunk).
+  static void codes(const uint8_t* blk, int k, int c, int row, I& lo, I& hi) {
+    const I mask = V::set1_8(0x0F);
+    const I q = V::load(blk + L::kCodes + (k * 8 + c) * interleaved::kChunkBytes + row);
+    lo = V::and_(q, mask);
+    hi = V::and_(V::srl16_4(q), mask);
+    if constexpr (kFifthBit) {
+      const I bit4 = V::set1_8(0x10);
+      const I h = V::srl16(V::load(blk + L::kHighBits + c * interleaved::kChunkBytes + row), 2 * k);
+      lo = V::or_(lo, V::and_(V::sll16_4(h), bit4));
+      hi = V::or_(hi, V::and_(V::sll16_3(h), bit4));
+    }
+  }
+
+  // One register of codes times the activations into a sub-block accumulator.
+  static I accumulate(I acc, I code, I x, I scale) {
+    if constexpr (kFifthBit) {
+      return P::acc_u6(acc, code, x, scale);
+    } else {
+      return P::acc_u4(acc, code, x);
+    }
+  }
+
+  // A finished sub-block accumulator as scale * (codes . x) in int32 lanes.
+  static I scaled(I acc, I scale) {
+    if constexpr (kFifthBit) {
+      return P::sub_u6(acc, scale);
+    } else {
+      return P::scaled_sum_u4(acc, scale);
+    }
+  }
 
   // sum_j sc_j * (codes_j . x_j) of one super-block for RV x T outputs, into isum.
   template <int T>
   static void scaled_sums(const uint8_t* blk, const uint8_t* const* xb, int v0, I (&isum)[RV][T]) {
     constexpr int kL = V::kLanes;
-    const I mask = V::set1_8(0x0F);
     for (int k = 0; k < 4; ++k) {
+      I s_lo[RV], s_hi[RV];
+      for (int rv = 0; rv < RV; ++rv) {
+        s_lo[rv] = P::scale(V::u8_to_i32(blk + L::kSubScales + (2 * k) * 16 + (v0 + rv) * kL));
+        s_hi[rv] = P::scale(V::u8_to_i32(blk + L::kSubScales + (2 * k + 1) * 16 + (v0 + rv) * kL));
+      }
       I alo[RV][T], ahi[RV][T];
-      for (int rv = 0; rv < RV; ++rv)
-        for (int t = 0; t < T; ++t) alo[rv][t] = ahi[rv][t] = V::zero();
+      zero_all<V>(alo);
+      zero_all<V>(ahi);
       for (int c = 0; c < 8; ++c) {
         I lo[RV], hi[RV];
-        for (int rv = 0; rv < RV; ++rv) {
-          const I q = V::load(blk + L::kCodes + (k * 8 + c) * interleaved::kChunkBytes +
-                              (v0 + rv) * kL * 4);
-          lo[rv] = V::and_(q, mask);
-          hi[rv] = V::and_(V::srl16_4(q), mask);
-        }
+        for (int rv = 0; rv < RV; ++rv) codes(blk, k, c, (v0 + rv) * kL * 4, lo[rv], hi[rv]);
         for (int t = 0; t < T; ++t) {
           const I al = V::bcast(xb[t] + 64 * k + 4 * c);
           const I ah = V::bcast(xb[t] + 64 * k + 32 + 4 * c);
           for (int rv = 0; rv < RV; ++rv) {
-            alo[rv][t] = P::acc_u4(alo[rv][t], lo[rv], al);
-            ahi[rv][t] = P::acc_u4(ahi[rv][t], hi[rv], ah);
+            alo[rv][t] = accumulate(alo[rv][t], lo[rv], al, s_lo[rv]);
+            ahi[rv][t] = accumulate(ahi[rv][t], hi[rv], ah, s_hi[rv]);
           }
         }
       }
       for (int rv = 0; rv < RV; ++rv) {
-        const I s_lo = P::scale(V::u8_to_i32(blk + L::kSubScales + (2 * k) * 16 + (v0 + rv) * kL));
-        const I s_hi =
-            P::scale(V::u8_to_i32(blk + L::kSubScales + (2 * k + 1) * 16 + (v0 + rv) * kL));
         for (int t = 0; t < T; ++t) {
-          isum[rv][t] = V::add32(isum[rv][t], P::scaled_sum_u4(alo[rv][t], s_lo));
-          isum[rv][t] = V::add32(isum[rv][t], P::scaled_sum_u4(ahi[rv][t], s_hi));
+          isum[rv][t] = V::add32(isum[rv][t], scaled(alo[rv][t], s_lo[rv]));
+          isum[rv][t] = V::add32(isum[rv][t], scaled(ahi[rv][t], s_hi[rv]));
         }
       }
     }
@@ -256,9 +290,14 @@ struct Q4_KTile {
 
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
-    superblock_pass<V, Q4_KTile, RV, T>(a, v0, t0);
+    superblock_pass<V, K4Tile, RV, T>(a, v0, t0);
   }
 };
+
+template <class V, class P, int RV>
+using Q4_KTile = K4Tile<V, P, RV, false>;
+template <class V, class P, int RV>
+using Q5_KTile = K4Tile<V, P, RV, true>;
 
 template <class V, class P, int RV>
 struct Q6_KTile {
@@ -328,6 +367,205 @@ struct Q6_KTile {
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
     superblock_pass<V, Q6_KTile, RV, T>(a, v0, t0);
+  }
+};
+
+// The min term of Q4_1 and Q5_1 blocks: acc = fma(m_w, s, acc), s the Q8_1 activation
+// block's sum (the scalar tiles' second FMA).
+template <class V, int RV, int T>
+void add_min(typename V::F (&acc)[RV][T], const uint8_t* mins, int v0, const PassTokens<T>& tk,
+             int64_t b) {
+  for (int rv = 0; rv < RV; ++rv) {
+    const typename V::F mw = V::f16_to_f32(mins + (v0 + rv) * V::kLanes * 2);
+    for (int t = 0; t < T; ++t) {
+      acc[rv][t] = V::fma(mw, V::bcastf(tk.xm[t][b]), acc[rv][t]);
+    }
+  }
+}
+
+// Q4_1, Q5_0 and Q5_1: unsigned 4- or 5-bit codes of 32-element blocks against Q8_1 (with a
+// min) or Q8_0 activations, summed in int32 lanes; the code offset (kBias * code sum) comes off per
+// block, and Q4_1/Q5_1 add their min FMA. The fifth bits of chunk c sit in byte c of each
+// row's 4 qh bytes: a byte shuffle spreads it over the lane, a bit test per byte picks bit
+// e (low codes) or 4 + e (high codes) for element e.
+template <class V, class P, class L, int kBias, bool kFifthBit, bool kMin, int RV, int NA = 1>
+struct UnsignedTile {
+  using I = typename V::I;
+  using F = typename V::F;
+  static constexpr int kActBytes = kMin ? 36 : 34;  // a Q8_1 or Q8_0 activation block
+
+  static void codes(const uint8_t* blk, int c, int row, const I& high, I& lo, I& hi) {
+    const I q = V::load(blk + L::kCodes + c * interleaved::kChunkBytes + row * 4);
+    lo = V::and_(q, V::set1_8(0x0F));
+    hi = V::and_(V::srl16_4(q), V::set1_8(0x0F));
+    if constexpr (kFifthBit) {
+      const I bits = V::shuffle8(high, V::lane_byte(c));
+      lo = V::or_(lo, V::bit4_where(bits, V::set1(0x08040201)));
+      hi = V::or_(hi, V::bit4_where(bits, V::set1(static_cast<int32_t>(0x80402010u))));
+    }
+  }
+
+  template <int T>
+  static void pass(const interleaved::TileArgs& a, int v0, int t0) {
+    constexpr int kL = V::kLanes;
+    const PassTokens<T> tk(a, t0, kActBytes - 32, 1);
+    F acc[RV][T];
+    zero_all<V>(acc);
+    for (int64_t b = 0; b < a.n_blocks; ++b) {
+      const uint8_t* blk = a.w + b * L::kBytes;
+      I high[RV];
+      for (int rv = 0; rv < RV; ++rv) {
+        if constexpr (kFifthBit) {
+          high[rv] = V::load(blk + L::kHighBits + (v0 + rv) * kL * 4);
+        } else {
+          high[rv] = V::zero();
+        }
+      }
+      I ia[NA][RV][T];
+      for (auto& part : ia) zero_all<V>(part);
+      for (int c = 0; c < 4; ++c) {
+        I lo[RV], hi[RV];
+        for (int rv = 0; rv < RV; ++rv) codes(blk, c, (v0 + rv) * kL, high[rv], lo[rv], hi[rv]);
+        for (int t = 0; t < T; ++t) {
+          const uint8_t* xb = tk.x[t] + b * kActBytes;
+          const I al = V::bcast(xb + 4 * c);
+          const I ah = V::bcast(xb + 16 + 4 * c);
+          for (int rv = 0; rv < RV; ++rv) {
+            I& part = ia[c % NA][rv][t];
+            part = P::acc_u5x2(part, lo[rv], al, hi[rv], ah);
+          }
+        }
+      }
+      fold_parts<P, true>(ia);
+      add_block<V, P, false>(acc, ia[0], blk + L::kScales, v0, tk, b, kBias);
+      if constexpr (kMin) add_min<V>(acc, blk + L::kMinScales, v0, tk, b);
+    }
+    store_pass<V>(a, v0, t0, acc);
+  }
+};
+
+// The IQ4 code book as a byte shuffle table, biased by 128 like Q8_0's stored codes, so
+// that P::prep_s8 turns a looked-up register into signed weights as it does Q8_0's.
+template <class V>
+typename V::I iq4_table() {
+  alignas(16) uint8_t biased[16];
+  for (int i = 0; i < 16; ++i) biased[i] = static_cast<uint8_t>(kIq4nlValues[i] + 128);
+  return V::bcast16(biased);
+}
+
+// IQ4_NL: Q4_0's nibbles looked up in the code book, then Q8_0's signed arithmetic.
+template <class V, class P, int RV, int NA = 1>
+struct IQ4_NLTile {
+  using I = typename V::I;
+  using F = typename V::F;
+  using L = interleaved::IQ4_NLLayout;
+  static constexpr int kActBytes = 34;
+
+  template <int T>
+  static void pass(const interleaved::TileArgs& a, int v0, int t0) {
+    constexpr int kL = V::kLanes;
+    const PassTokens<T> tk(a, t0, 2, 1);
+    const I table = iq4_table<V>();
+    const I mask = V::set1_8(0x0F);
+    F acc[RV][T];
+    zero_all<V>(acc);
+    for (int64_t b = 0; b < a.n_blocks; ++b) {
+      const uint8_t* blk = a.w + b * L::kBytes;
+      I ia[NA][RV][T];
+      for (auto& part : ia) zero_all<V>(part);
+      for (int c = 0; c < 4; ++c) {
+        typename P::S8 lo[RV], hi[RV];
+        for (int rv = 0; rv < RV; ++rv) {
+          const I q = V::load(blk + L::kCodes + c * interleaved::kChunkBytes + (v0 + rv) * kL * 4);
+          lo[rv] = P::prep_s8(V::shuffle8(table, V::and_(q, mask)));
+          hi[rv] = P::prep_s8(V::shuffle8(table, V::and_(V::srl16_4(q), mask)));
+        }
+        for (int t = 0; t < T; ++t) {
+          const uint8_t* xb = tk.x[t] + b * kActBytes;
+          const I al = V::bcast(xb + 4 * c);
+          const I ah = V::bcast(xb + 16 + 4 * c);
+          for (int rv = 0; rv < RV; ++rv) {
+            I& part = ia[c % NA][rv][t];
+            part = P::acc_s8(P::acc_s8(part, lo[rv], al), hi[rv], ah);
+          }
+        }
+      }
+      fold_parts<P, true>(ia);
+      add_block<V, P, false>(acc, ia[0], blk + L::kScales, v0, tk, b, P::kS8Bias);
+    }
+    store_pass<V>(a, v0, t0, acc);
+  }
+};
+
+// IQ4_XS: per 32-element sub-block, code-book values times the activations, scaled by the
+// signed sub-block scale into int32 lanes. The VNNI policy multiplies the biased values, so
+// its 128 * sum_j sc_j * s_j comes off per block (s_j the activations' sub-block sums).
+template <class V, class P, int RV>
+struct IQ4_XSTile {
+  using I = typename V::I;
+  using F = typename V::F;
+  using L = interleaved::IQ4_XSLayout;
+  static constexpr int kActBytes = 292;  // a Q8_K activation block
+
+  template <int T>
+  static void scaled_sums(const uint8_t* blk, const uint8_t* const* xb, int v0, I (&isum)[RV][T]) {
+    constexpr int kL = V::kLanes;
+    const I table = iq4_table<V>();
+    const I mask = V::set1_8(0x0F);
+    for (int j = 0; j < 8; ++j) {
+      I scale[RV];
+      for (int rv = 0; rv < RV; ++rv) {
+        const I pair = V::i8_to_i16(blk + L::kSubScales + (j / 2) * 32 + (v0 + rv) * kL * 2);
+        scale[rv] =
+            j % 2 == 0 ? P::template u6_scale<false>(pair) : P::template u6_scale<true>(pair);
+      }
+      I sub[RV][T];
+      zero_all<V>(sub);
+      for (int c = 0; c < 4; ++c) {
+        typename P::S8 lo[RV], hi[RV];
+        for (int rv = 0; rv < RV; ++rv) {
+          const I q = V::load(blk + L::kCodes + (4 * j + c) * interleaved::kChunkBytes +
+                              (v0 + rv) * kL * 4);
+          lo[rv] = P::prep_s8(V::shuffle8(table, V::and_(q, mask)));
+          hi[rv] = P::prep_s8(V::shuffle8(table, V::and_(V::srl16_4(q), mask)));
+        }
+        for (int t = 0; t < T; ++t) {
+          const I al = V::bcast(xb[t] + 32 * j + 4 * c);
+          const I ah = V::bcast(xb[t] + 32 * j + 16 + 4 * c);
+          for (int rv = 0; rv < RV; ++rv) {
+            sub[rv][t] = P::acc_s8_scaled(sub[rv][t], lo[rv], al, scale[rv]);
+            sub[rv][t] = P::acc_s8_scaled(sub[rv][t], hi[rv], ah, scale[rv]);
+          }
+        }
+      }
+      for (int rv = 0; rv < RV; ++rv)
+        for (int t = 0; t < T; ++t)
+          isum[rv][t] = V::add32(isum[rv][t], P::sub_u6(sub[rv][t], scale[rv]));
+    }
+  }
+
+  template <int T>
+  static void add_block(const uint8_t* blk, const uint8_t* const* /*xb*/, const PassTokens<T>& tk,
+                        int64_t b, int v0, int rv, const I (&isum)[T], F (&acc)[T]) {
+    constexpr int kL = V::kLanes;
+    const F dw = V::f16_to_f32(blk + L::kScales + (v0 + rv) * kL * 2);
+    for (int t = 0; t < T; ++t) {
+      I total = isum[t];
+      if constexpr (P::kS8Bias != 0) {
+        const int32_t* s = tk.xs[t] + b * interleaved::kQ8KSums;
+        I bias = V::zero();
+        for (int k = 0; k < 4; ++k)
+          bias = P::madd_acc(bias, V::i8_to_i16(blk + L::kSubScales + k * 32 + (v0 + rv) * kL * 2),
+                             V::set1(s[k]));
+        total = V::sub32(total, V::sll32_7(bias));
+      }
+      acc[t] = V::fma(V::mul(dw, V::bcastf(tk.xd[t][b])), V::cvt(total), acc[t]);
+    }
+  }
+
+  template <int T>
+  static void pass(const interleaved::TileArgs& a, int v0, int t0) {
+    superblock_pass<V, IQ4_XSTile, RV, T>(a, v0, t0);
   }
 };
 

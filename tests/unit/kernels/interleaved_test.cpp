@@ -19,8 +19,29 @@
 namespace hearth::kernels {
 namespace {
 
-const TensorType kTypes[] = {TensorType::kQ4_0, TensorType::kQ8_0, TensorType::kQ4_K,
-                             TensorType::kQ6_K};
+const TensorType kTypes[] = {TensorType::kQ4_0,  TensorType::kQ4_1, TensorType::kQ5_0,
+                             TensorType::kQ5_1,  TensorType::kQ8_0, TensorType::kIQ4_NL,
+                             TensorType::kQ4_K,  TensorType::kQ5_K, TensorType::kQ6_K,
+                             TensorType::kIQ4_XS};
+
+bool is_super_block(TensorType type) {
+  return traits_of(type).block_size == 256;
+}
+
+// Bytes per row and block in the file and once repacked: the K-quants and IQ4_XS keep their
+// packed 6-bit scales unpacked.
+size_t repacked_size(TensorType type, size_t file_bytes) {
+  switch (type) {
+    case TensorType::kQ4_K:
+      return file_bytes / 144 * 148;
+    case TensorType::kQ5_K:
+      return file_bytes / 176 * 180;
+    case TensorType::kIQ4_XS:
+      return file_bytes / 136 * 138;
+    default:
+      return file_bytes;
+  }
+}
 
 struct Matrix {
   std::vector<uint8_t> rows;  // the file's layout
@@ -51,7 +72,9 @@ Matrix make_matrix(TensorType type, int64_t n_rows, int64_t n_cols, uint32_t see
           continue;
         }
         std::memcpy(row + off, &d, 2);  // d leads the blocks of the other types
-        if (type == TensorType::kQ4_K) std::memcpy(row + off + 2, &d, 2);  // dmin
+        const bool second = type == TensorType::kQ4_K || type == TensorType::kQ5_K ||
+                            type == TensorType::kQ4_1 || type == TensorType::kQ5_1;
+        if (second) std::memcpy(row + off + 2, &d, 2);  // dmin or m
       }
       continue;
     }
@@ -90,9 +113,7 @@ TEST(Interleaved, RowsSurviveTheRepack) {
     std::vector<uint8_t> packed(interleaved_bytes(m.w));
     const WeightMatrix iw = interleave(m.w, packed.data());
     EXPECT_EQ(iw.layout, WeightLayout::kInterleaved16);
-    // Q4_K keeps its scales and mins unpacked: 148 bytes per row and super-block, not 144.
-    const size_t want = type == TensorType::kQ4_K ? m.rows.size() / 144 * 148 : m.rows.size();
-    EXPECT_EQ(packed.size(), want) << tensor_type_name(type);
+    EXPECT_EQ(packed.size(), repacked_size(type, m.rows.size())) << tensor_type_name(type);
     std::vector<uint8_t> row(m.w.row_stride);
     for (int64_t r = 0; r < m.w.n_rows; ++r) {
       extract_row(iw, r, row.data());
@@ -108,8 +129,7 @@ TEST(Interleaved, RowsSurviveTheRepack) {
 TEST(Interleaved, EveryLevelGivesTheScalarBitsForAnyBatch) {
   ThreadPool pool(2);
   for (TensorType type : kTypes) {
-    const bool k_quant = type == TensorType::kQ4_K || type == TensorType::kQ6_K;
-    const int64_t n_cols = k_quant ? 1024 : 512;
+    const int64_t n_cols = is_super_block(type) ? 1024 : 512;
     const Matrix m = make_matrix(type, 64, n_cols, 11);
     std::vector<uint8_t> packed(interleaved_bytes(m.w));
     const WeightMatrix iw = interleave(m.w, packed.data());
@@ -183,9 +203,11 @@ TEST(Interleaved, OnlyFittingMatricesAreRepacked) {
   w.n_rows = 40;  // not a multiple of 16
   EXPECT_FALSE(can_interleave(w));
   w = m.w;
-  w.type = TensorType::kQ5_1;  // no layout
+  w.type = TensorType::kQ3_K;  // no layout
   EXPECT_FALSE(can_interleave(w));
   EXPECT_FALSE(has_interleaved_layout(TensorType::kF16));
+  for (TensorType type : kTypes)
+    EXPECT_TRUE(has_interleaved_layout(type)) << tensor_type_name(type);
 }
 
 }  // namespace
