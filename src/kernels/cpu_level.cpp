@@ -49,6 +49,20 @@ CpuLevel requested(CpuLevel detected) {
 
 }  // namespace
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = [] {
+    // CPUID leaf 7, sub-leaf 1, EAX bit 5 (read directly, as for F16C).
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return detected_cpu_level() >= CpuLevel::kAvx512 &&
+           __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 5)) != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
 CpuLevel detected_cpu_level() {
   static const CpuLevel level = detect();
   return level;

@@ -24,4 +24,8 @@ std::vector<CpuLevel> runnable_cpu_levels();
 
 std::string_view cpu_level_name(CpuLevel level);
 
+// AVX-512 BF16 (vdpbf16ps), an extension within the kAvx512 level: its BF16 matmul tile uses
+// it where present (interleaved.h).
+bool cpu_has_avx512_bf16();
+
 }  // namespace hearth::kernels

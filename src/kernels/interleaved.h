@@ -11,6 +11,9 @@
 //     acc  = fma(d_w * d_x, float(isum), acc)
 //     Q4_K/Q5_K also: acc = fma(-(dmin_w * d_x), float(msum), acc), msum = sum of min * code
 //     sums; Q4_1/Q5_1 also: acc = fma(m_w * d_x, float(code sum), acc)
+// F16 and BF16 have no blocks of codes: per column pair, in order,
+//     acc = fma(w_odd, x_odd, acc), then acc = fma(w_even, x_even, acc)
+// with x rounded to the weight type (vdpbf16ps's order and rounding).
 // GEMV (one token) and GEMM run the same sequence per output, so a token's result does not
 // depend on the batch it is in (matmul.h), and the AVX2, AVX-512 and scalar kernels give the
 // same bits. It is not the reference engine's f32 order (that keeps 8 partial lanes per
@@ -30,7 +33,7 @@ namespace hearth::kernels {
 inline constexpr int kInterleaveRows = 16;
 
 // True when `type` has an interleaved layout: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, Q4_K,
-// Q5_K, Q6_K and IQ4_XS.
+// Q5_K, Q6_K, IQ4_XS, F16 and BF16.
 bool has_interleaved_layout(TensorType type);
 // True when w (in the file's row layout) can be repacked: a type with a layout, rows a
 // multiple of 16, and a CPU level with kernels for it (AVX2 or above).
@@ -45,7 +48,11 @@ void extract_row(const WeightMatrix& w, int64_t r, void* dst);
 
 // matmul() on an interleaved matrix with the kernels of one level (the scalar level runs
 // the portable reference of the same arithmetic). matmul() calls it with the active level.
+// On the AVX-512 level, BF16 weights use vdpbf16ps where the CPU has AVX-512 BF16
+// (Bf16Dot::kAuto) or two FMAs per column pair (kFma); both give the same bits on normal
+// numbers, and tests run both.
+enum class Bf16Dot { kAuto, kFma };
 void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
-                        float* y, ThreadPool& pool);
+                        float* y, ThreadPool& pool, Bf16Dot bf16 = Bf16Dot::kAuto);
 
 }  // namespace hearth::kernels

@@ -50,6 +50,11 @@
 //   u8  qs[8][4][16][4]             sub-block j, chunk c = bytes 16j+4c..+3 of each row's qs:
 //                                   low nibbles are elements 32j+4c.., high 32j+16+4c..; a
 //                                   code indexes kIq4nlValues
+// F16 (kBytes 1024 = 16 x 32 x 2, per 32 columns): for each column pair p (0..15), 64 bytes:
+//   f16 odd[16], even[16]           columns 2p+1 and 2p of the 16 rows
+// BF16 (kBytes 1024): for each column pair p, 64 bytes:
+//   u32 pair[16]                    row r's columns 2p (low half) and 2p+1 (high half), the
+//                                   operand layout of vdpbf16ps
 #pragma once
 
 #include <cstddef>
@@ -136,6 +141,14 @@ struct IQ4_XSLayout {
   static constexpr int kBytes = 2208;
 };
 
+struct F16Layout {
+  static constexpr int kElements = 32;
+  static constexpr int kPairBytes = 64;
+  static constexpr int kBytes = 1024;
+};
+
+struct BF16Layout : F16Layout {};
+
 // Bytes of one group block of `type` (0: no interleaved layout), and its elements.
 int group_block_bytes(TensorType type);
 int group_block_elements(TensorType type);
@@ -151,6 +164,9 @@ int group_block_elements(TensorType type);
 //                                   16-bit pairs (s_2i low, s_2i+1 high)
 //   xm[t * n_blocks + b]            Q8_1 only: the block's s (f16 of d * code sum) as f32,
 //                                   which the min term multiplies as the reference does
+// F16 and BF16 weights take the activations rounded to their own type (the reference's
+// F16/BF16 rows, in x) and widened back to f32:
+//   xf[t * n_blocks * 32 + i]       element i of token t
 struct TileArgs {
   const uint8_t* w = nullptr;   // the group's first block
   const uint8_t* x = nullptr;   // token 0's converted row
@@ -158,6 +174,7 @@ struct TileArgs {
   const float* xd = nullptr;    // token 0's block scales
   const int32_t* xs = nullptr;  // token 0's code sums
   const float* xm = nullptr;    // token 0's Q8_1 block sums s
+  const float* xf = nullptr;    // token 0's widened F16/BF16 row
   int64_t n_blocks = 0;
   float* y = nullptr;  // y[t * y_stride + r] for row r < 16 of the group
   size_t y_stride = 0;
@@ -179,6 +196,8 @@ void ref_tile_q5_1(const TileArgs& a);
 void ref_tile_iq4_nl(const TileArgs& a);
 void ref_tile_q5_k(const TileArgs& a);
 void ref_tile_iq4_xs(const TileArgs& a);
+void ref_tile_f16(const TileArgs& a);
+void ref_tile_bf16(const TileArgs& a);
 
 }  // namespace hearth::kernels::interleaved
 
@@ -194,8 +213,12 @@ struct InterleavedEntry {
   interleaved::TileFn iq4_nl = nullptr;
   interleaved::TileFn q5_k = nullptr;
   interleaved::TileFn iq4_xs = nullptr;
+  interleaved::TileFn f16 = nullptr;
+  interleaved::TileFn bf16 = nullptr;
 };
 // Defined in simd/avx2_interleaved.cpp and simd/avx512_interleaved.cpp.
 InterleavedEntry avx2_interleaved();
 InterleavedEntry avx512_interleaved();
+// The BF16 tile with vdpbf16ps (simd/avx512bf16_interleaved.cpp), for CPUs with AVX-512 BF16.
+interleaved::TileFn avx512bf16_tile_bf16();
 }  // namespace hearth::kernels::simd

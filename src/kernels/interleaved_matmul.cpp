@@ -27,9 +27,10 @@ struct Converted {
   std::vector<uint8_t> rows;
   std::vector<float> d;
   std::vector<int32_t> sums;
-  std::vector<float> s;  // Q8_1's block sums
-  size_t stride = 0;     // bytes per token in rows
-  int64_t n_blocks = 0;  // blocks per token
+  std::vector<float> s;     // Q8_1's block sums
+  std::vector<float> wide;  // F16/BF16 rows widened to f32
+  size_t stride = 0;        // bytes per token in rows
+  int64_t n_blocks = 0;     // blocks per token
   int sums_per_block = 1;
 };
 
@@ -92,7 +93,14 @@ void convert_tokens(const Job& j, int64_t begin, int64_t end) {
     j.from_float(j.x + t * j.w.n_cols, row, j.w.n_cols);
     float* d = cv.d.data() + t * cv.n_blocks;
     int32_t* sums = cv.sums.data() + t * cv.n_blocks * cv.sums_per_block;
-    if (j.act == TensorType::kQ8_K) {
+    if (j.act == TensorType::kF16 || j.act == TensorType::kBF16) {
+      float* wide = cv.wide.data() + t * j.w.n_cols;
+      for (int64_t i = 0; i < j.w.n_cols; ++i) {
+        uint16_t h = 0;
+        std::memcpy(&h, row + 2 * i, 2);
+        wide[i] = j.act == TensorType::kF16 ? f16_to_f32(h) : bf16_to_f32(h);
+      }
+    } else if (j.act == TensorType::kQ8_K) {
       q8_k_side(row, cv.n_blocks, d, j.w.type == TensorType::kQ6_K ? nullptr : sums);
     } else if (j.act == TensorType::kQ8_1) {
       q8_1_side(row, cv.n_blocks, d, sums, cv.s.data() + t * cv.n_blocks);
@@ -114,6 +122,7 @@ void run_groups(const Job& j, int64_t g_begin, int64_t g_end) {
     a.xd = cv.d.data() + t0 * cv.n_blocks;
     a.xs = cv.sums.data() + t0 * cv.n_blocks * cv.sums_per_block;
     a.xm = cv.s.data() + t0 * cv.n_blocks;
+    a.xf = cv.wide.data() + t0 * j.w.n_cols;
     a.n_blocks = cv.n_blocks;
     a.y_stride = static_cast<size_t>(j.w.n_rows);
     a.n_tokens = static_cast<int>(std::min(kTokenBlock, j.n_tokens - t0));
@@ -125,9 +134,11 @@ void run_groups(const Job& j, int64_t g_begin, int64_t g_end) {
   }
 }
 
-// The activations' format: the super-blocks take Q8_K, the types with a min Q8_1 (whose
-// rounded sums s the reference multiplies by the min), the others Q8_0.
+// The activations' format: F16 and BF16 their own type, the super-blocks Q8_K, the types
+// with a min Q8_1 (whose rounded sums s the reference multiplies by the min), the others
+// Q8_0.
 TensorType activation_type(TensorType type) {
+  if (type == TensorType::kF16 || type == TensorType::kBF16) return type;
   if (interleaved::group_block_elements(type) == kQKK) return TensorType::kQ8_K;
   if (type == TensorType::kQ4_1 || type == TensorType::kQ5_1) return TensorType::kQ8_1;
   return TensorType::kQ8_0;
@@ -155,6 +166,10 @@ TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
       return e.q5_k;
     case TensorType::kIQ4_XS:
       return e.iq4_xs;
+    case TensorType::kF16:
+      return e.f16;
+    case TensorType::kBF16:
+      return e.bf16;
     default:
       return nullptr;
   }
@@ -163,8 +178,8 @@ TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
 const simd::InterleavedEntry& level_entry(CpuLevel level) {
   using namespace interleaved;
   static const simd::InterleavedEntry scalar{
-      ref_tile_q4_0, ref_tile_q8_0, ref_tile_q4_k,   ref_tile_q6_k, ref_tile_q4_1,
-      ref_tile_q5_0, ref_tile_q5_1, ref_tile_iq4_nl, ref_tile_q5_k, ref_tile_iq4_xs};
+      ref_tile_q4_0, ref_tile_q8_0,   ref_tile_q4_k, ref_tile_q6_k,   ref_tile_q4_1, ref_tile_q5_0,
+      ref_tile_q5_1, ref_tile_iq4_nl, ref_tile_q5_k, ref_tile_iq4_xs, ref_tile_f16,  ref_tile_bf16};
   static const simd::InterleavedEntry avx2 = simd::avx2_interleaved();
   static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
   switch (level) {
@@ -180,10 +195,13 @@ const simd::InterleavedEntry& level_entry(CpuLevel level) {
 }  // namespace
 
 void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
-                        float* y, ThreadPool& pool) {
+                        float* y, ThreadPool& pool, Bf16Dot bf16) {
   const TensorType act = activation_type(w.type);
   const bool k_quant = act == TensorType::kQ8_K;
-  const TileFn tile = tile_for(level_entry(level), w.type);
+  TileFn tile = tile_for(level_entry(level), w.type);
+  if (w.type == TensorType::kBF16 && level == CpuLevel::kAvx512 && bf16 == Bf16Dot::kAuto &&
+      cpu_has_avx512_bf16())
+    tile = simd::avx512bf16_tile_bf16();
   // Kept per calling thread: decode calls matmul hundreds of times per token.
   thread_local Converted cv;
   cv.n_blocks = w.n_cols / interleaved::group_block_elements(w.type);
@@ -197,6 +215,9 @@ void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, i
   }
   const size_t n_sums = static_cast<size_t>(cv.n_blocks * cv.sums_per_block) * n;
   if (cv.sums.size() < n_sums) cv.sums.resize(n_sums);
+  const bool is_float = act == TensorType::kF16 || act == TensorType::kBF16;
+  if (is_float && cv.wide.size() < static_cast<size_t>(w.n_cols) * n)
+    cv.wide.resize(static_cast<size_t>(w.n_cols) * n);
   const Job job{w, x, n_tokens, y, tile, level_kernels(level, act).from_float, act, cv};
   const Job* p = &job;
   if (n_tokens == 1) {

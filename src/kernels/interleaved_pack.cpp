@@ -268,6 +268,50 @@ void unpack_iq4_xs(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) 
   }
 }
 
+// F16: each column pair as the 16 rows' odd column, then their even column.
+void pack_f16(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t* dst) {
+  using L = F16Layout;
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    uint8_t* out = dst + b * L::kBytes;
+    for (int r = 0; r < kRows; ++r) {
+      const uint8_t* in = src + r * row_stride + b * L::kElements * 2;
+      for (int p = 0; p < L::kElements / 2; ++p) {
+        std::memcpy(out + p * L::kPairBytes + 2 * r, in + 4 * p + 2, 2);
+        std::memcpy(out + p * L::kPairBytes + 32 + 2 * r, in + 4 * p, 2);
+      }
+    }
+  }
+}
+
+void unpack_f16(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) {
+  using L = F16Layout;
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    const uint8_t* in = group + b * L::kBytes;
+    uint8_t* out = row + b * L::kElements * 2;
+    for (int p = 0; p < L::kElements / 2; ++p) {
+      std::memcpy(out + 4 * p + 2, in + p * L::kPairBytes + 2 * r, 2);
+      std::memcpy(out + 4 * p, in + p * L::kPairBytes + 32 + 2 * r, 2);
+    }
+  }
+}
+
+// BF16: each column pair as the 16 rows' 4 bytes, the row's own bytes.
+void pack_bf16(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t* dst) {
+  using L = BF16Layout;
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    for (int r = 0; r < kRows; ++r) {
+      put_chunks(src + r * row_stride + b * L::kElements * 2, L::kElements / 2, r,
+                 dst + b * L::kBytes);
+    }
+  }
+}
+
+void unpack_bf16(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) {
+  using L = BF16Layout;
+  for (int64_t b = 0; b < n_blocks; ++b)
+    get_chunks(group + b * L::kBytes, L::kElements / 2, r, row + b * L::kElements * 2);
+}
+
 using PackFn = void (*)(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t* dst);
 using UnpackFn = void (*)(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row);
 
@@ -305,6 +349,10 @@ Format format_of(TensorType type) {
       return {Q5_KLayout::kBytes, Q5_KLayout::kElements, pack_q5_k, unpack_q5_k};
     case TensorType::kIQ4_XS:
       return {IQ4_XSLayout::kBytes, IQ4_XSLayout::kElements, pack_iq4_xs, unpack_iq4_xs};
+    case TensorType::kF16:
+      return {F16Layout::kBytes, F16Layout::kElements, pack_f16, unpack_f16};
+    case TensorType::kBF16:
+      return {BF16Layout::kBytes, BF16Layout::kElements, pack_bf16, unpack_bf16};
     default:
       return {};
   }

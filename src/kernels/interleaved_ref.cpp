@@ -245,5 +245,45 @@ void ref_tile_iq4_xs(const TileArgs& a) {
       });
 }
 
+// F16 and BF16: per column pair, in order, acc = fma(w_odd, x_odd, acc) then
+// acc = fma(w_even, x_even, acc) (vdpbf16ps's order), x rounded to the weight type.
+template <class WidenPair>
+void float_tile(const TileArgs& a, WidenPair widen) {
+  constexpr int kPairs = F16Layout::kElements / 2;
+  for (int t = 0; t < a.n_tokens; ++t) {
+    const float* xf = a.xf + static_cast<size_t>(t) * a.n_blocks * F16Layout::kElements;
+    for (int r = 0; r < kRows; ++r) {
+      float acc = 0.0f;
+      for (int64_t b = 0; b < a.n_blocks; ++b) {
+        for (int p = 0; p < kPairs; ++p) {
+          float odd = 0.0f, even = 0.0f;
+          widen(a.w + b * F16Layout::kBytes + p * F16Layout::kPairBytes, r, odd, even);
+          const float* x = xf + b * F16Layout::kElements + 2 * p;
+          acc = std::fma(odd, x[1], acc);
+          acc = std::fma(even, x[0], acc);
+        }
+      }
+      a.y[static_cast<size_t>(t) * a.y_stride + static_cast<size_t>(r)] = acc;
+    }
+  }
+}
+
+void ref_tile_f16(const TileArgs& a) {
+  float_tile(a, [](const uint8_t* pair, int r, float& odd, float& even) {
+    odd = f16_at(pair + 2 * r);
+    even = f16_at(pair + 32 + 2 * r);
+  });
+}
+
+void ref_tile_bf16(const TileArgs& a) {
+  float_tile(a, [](const uint8_t* pair, int r, float& odd, float& even) {
+    bf16_bits lo = 0, hi = 0;
+    std::memcpy(&lo, pair + 4 * r, 2);
+    std::memcpy(&hi, pair + 4 * r + 2, 2);
+    odd = bf16_to_f32(hi);
+    even = bf16_to_f32(lo);
+  });
+}
+
 }  // namespace interleaved
 }  // namespace hearth::kernels

@@ -78,6 +78,7 @@ struct V256 {
   static F f16_to_f32(const uint8_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
+  static F as_float(I v) { return _mm256_castsi256_ps(v); }
   static F fzero() { return _mm256_setzero_ps(); }
   static F bcastf(float v) { return _mm256_set1_ps(v); }
   static F cvt(I v) { return _mm256_cvtepi32_ps(v); }
@@ -204,6 +205,15 @@ void tile_iq4_xs(const interleaved::TileArgs& a) {
   }
 }
 
+template <class W>
+void tile_float(const interleaved::TileArgs& a) {
+  if (a.n_tokens == 1) {
+    run_tile<V256, FloatTile<V256, W, 2>, 2, 1>(a);
+  } else {
+    run_tile<V256, FloatTile<V256, W, 1>, 1, 6>(a);
+  }
+}
+
 }  // namespace
 
 InterleavedEntry avx2_interleaved() {
@@ -217,7 +227,9 @@ InterleavedEntry avx2_interleaved() {
           tile_unsigned<Q5_1Layout, 0, true, true>,
           tile_iq4_nl,
           tile_q5_k,
-          tile_iq4_xs};
+          tile_iq4_xs,
+          tile_float<F16Pairs<V256>>,
+          tile_float<BF16Pairs<V256>>};
 }
 
 }  // namespace hearth::kernels::simd

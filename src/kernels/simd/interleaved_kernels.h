@@ -569,6 +569,79 @@ struct IQ4_XSTile {
   }
 };
 
+// F16 and BF16 weights: per column pair, in order, acc = fma(w_odd, x_odd, acc) then
+// acc = fma(w_even, x_even, acc), x the activations rounded to the weight type. W widens a
+// pair's weights for RV registers of rows (W::load) and applies the two FMAs (W::madd), or
+// one vdpbf16ps, which rounds exactly so on normal numbers.
+template <class V, class W, int RV>
+struct FloatTile {
+  using F = typename V::F;
+  using L = interleaved::F16Layout;
+
+  template <int T>
+  static void pass(const interleaved::TileArgs& a, int v0, int t0) {
+    constexpr int kL = V::kLanes;
+    const size_t row_elements = static_cast<size_t>(a.n_blocks) * L::kElements;
+    const float* xf[T];
+    const uint8_t* xn[T];
+    for (int t = 0; t < T; ++t) {
+      xf[t] = a.xf + static_cast<size_t>(t0 + t) * row_elements;
+      xn[t] = a.x + static_cast<size_t>(t0 + t) * a.x_stride;
+    }
+    F acc[RV][T];
+    zero_all<V>(acc);
+    for (int64_t b = 0; b < a.n_blocks; ++b) {
+      const uint8_t* blk = a.w + b * L::kBytes;
+      for (int p = 0; p < L::kElements / 2; ++p) {
+        typename W::Pair w[RV];
+        for (int rv = 0; rv < RV; ++rv) w[rv] = W::load(blk + p * L::kPairBytes, (v0 + rv) * kL);
+        const int64_t e = b * L::kElements + 2 * p;
+        for (int t = 0; t < T; ++t)
+          for (int rv = 0; rv < RV; ++rv)
+            acc[rv][t] = W::madd(acc[rv][t], w[rv], xf[t] + e, xn[t] + 2 * e);
+      }
+    }
+    store_pass<V>(a, v0, t0, acc);
+  }
+};
+
+// A column pair's weights widened to f32, odd and even column.
+template <class V>
+struct WidePair {
+  typename V::F odd;
+  typename V::F even;
+};
+
+template <class V>
+typename V::F fma_pair(typename V::F acc, const WidePair<V>& w, const float* x) {
+  return V::fma(w.even, V::bcastf(x[0]), V::fma(w.odd, V::bcastf(x[1]), acc));
+}
+
+template <class V>
+struct F16Pairs {
+  using Pair = WidePair<V>;
+  static Pair load(const uint8_t* pair, int row) {
+    return {V::f16_to_f32(pair + 2 * row), V::f16_to_f32(pair + 32 + 2 * row)};
+  }
+  static typename V::F madd(typename V::F acc, const Pair& w, const float* x, const uint8_t*) {
+    return fma_pair<V>(acc, w, x);
+  }
+};
+
+// BF16 widens by bit position: the high half of a lane is the odd column's f32 already.
+template <class V>
+struct BF16Pairs {
+  using Pair = WidePair<V>;
+  static Pair load(const uint8_t* pair, int row) {
+    const typename V::I raw = V::load(pair + 4 * row);
+    return {V::as_float(V::and_(raw, V::set1(static_cast<int32_t>(0xFFFF0000u)))),
+            V::as_float(V::sll32_16(raw))};
+  }
+  static typename V::F madd(typename V::F acc, const Pair& w, const float* x, const uint8_t*) {
+    return fma_pair<V>(acc, w, x);
+  }
+};
+
 // Passes of K::pass<T> for T = n (1 <= n <= N).
 template <class K, int N>
 void pass_of(int n, const interleaved::TileArgs& a, int v0, int t0) {

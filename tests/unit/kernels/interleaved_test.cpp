@@ -48,16 +48,22 @@ struct Matrix {
   WeightMatrix w;
 };
 
-// n_rows x n_cols weights quantized from gaussian rows with a spread of magnitudes; rows
-// 16..31 (when present) are raw bytes instead: every code value, including the extremes
-// (Q8_0 -128, nibbles 0 and 15, 6-bit scales and mins 63), under finite f16 scales.
+bool is_float(TensorType type) {
+  return type == TensorType::kF16 || type == TensorType::kBF16;
+}
+
+// n_rows x n_cols weights quantized from gaussian rows with a spread of magnitudes; for the
+// quantized types, rows 16..31 (when present) are raw bytes instead: every code value,
+// including the extremes (Q8_0 -128, nibbles 0 and 15, 6-bit scales and mins 63), under
+// finite f16 scales. (F16 and BF16 rows stay gaussian: raw bytes would be NaNs and
+// denormals, whose products the BF16 instruction flushes.)
 Matrix make_matrix(TensorType type, int64_t n_rows, int64_t n_cols, uint32_t seed) {
   Matrix m;
   const size_t stride = row_bytes(traits_of(type), static_cast<uint64_t>(n_cols));
   m.rows.resize(stride * static_cast<size_t>(n_rows));
   for (int64_t r = 0; r < n_rows; ++r) {
     uint8_t* row = m.rows.data() + static_cast<size_t>(r) * stride;
-    if (r >= 16 && r < 32) {
+    if (r >= 16 && r < 32 && !is_float(type)) {
       auto bytes = test::random_bytes(stride, seed + static_cast<uint32_t>(r));
       if (r == 16) std::fill(bytes.begin(), bytes.end(), uint8_t{0xFF});
       if (r == 17) std::fill(bytes.begin(), bytes.end(), uint8_t{0x80});
@@ -101,9 +107,9 @@ std::vector<float> activations(int64_t n_tokens, int64_t n_cols, uint32_t seed) 
 }
 
 std::vector<float> run(CpuLevel level, const WeightMatrix& w, const std::vector<float>& x,
-                       int64_t n_tokens, ThreadPool& pool) {
+                       int64_t n_tokens, ThreadPool& pool, Bf16Dot bf16 = Bf16Dot::kAuto) {
   std::vector<float> y(static_cast<size_t>(n_tokens * w.n_rows), -1.0f);
-  matmul_interleaved(level, w, x.data(), n_tokens, y.data(), pool);
+  matmul_interleaved(level, w, x.data(), n_tokens, y.data(), pool, bf16);
   return y;
 }
 
@@ -161,6 +167,30 @@ TEST(Interleaved, EveryLevelGivesTheScalarBitsForAnyBatch) {
   }
 }
 
+// The AVX-512 level has two BF16 tiles: vdpbf16ps (where the CPU has AVX-512 BF16, the
+// default) and two FMAs per column pair. Both give the scalar bits on normal numbers.
+TEST(Interleaved, BothAvx512Bf16TilesGiveTheScalarBits) {
+  if (detected_cpu_level() < CpuLevel::kAvx512)
+    GTEST_SKIP() << "SKIPPED: this CPU lacks the AVX-512 level";
+  if (!cpu_has_avx512_bf16())
+    GTEST_LOG_(INFO) << "SKIPPED the vdpbf16ps tile: this CPU lacks AVX-512 BF16";
+  ThreadPool pool(2);
+  const Matrix m = make_matrix(TensorType::kBF16, 48, 1024, 13);
+  std::vector<uint8_t> packed(interleaved_bytes(m.w));
+  const WeightMatrix iw = interleave(m.w, packed.data());
+  for (int64_t n : {1, 9, 70}) {
+    const auto x = activations(n, 1024, 21);
+    const auto want = run(CpuLevel::kScalar, iw, x, n, pool);
+    for (Bf16Dot dot : {Bf16Dot::kAuto, Bf16Dot::kFma}) {
+      const auto got = run(CpuLevel::kAvx512, iw, x, n, pool, dot);
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_TRUE(test::same_float(got[i], want[i]))
+            << (dot == Bf16Dot::kAuto ? "default" : "fma") << " tile, n=" << n << " output " << i
+            << ": " << got[i] << " vs " << want[i];
+    }
+  }
+}
+
 // The same products as the row layout's reference arithmetic, to f32 rounding of sums in
 // another order (both are exact in their integer parts).
 TEST(Interleaved, AgreesWithTheRowLayoutToRounding) {
@@ -205,7 +235,7 @@ TEST(Interleaved, OnlyFittingMatricesAreRepacked) {
   w = m.w;
   w.type = TensorType::kQ3_K;  // no layout
   EXPECT_FALSE(can_interleave(w));
-  EXPECT_FALSE(has_interleaved_layout(TensorType::kF16));
+  EXPECT_FALSE(has_interleaved_layout(TensorType::kF32));
   for (TensorType type : kTypes)
     EXPECT_TRUE(has_interleaved_layout(type)) << tensor_type_name(type);
 }
