@@ -49,18 +49,27 @@ CpuLevel requested(CpuLevel detected) {
 
 }  // namespace
 
-bool cpu_has_avx512_bf16() {
+namespace {
+// A bit of CPUID leaf 7, sub-leaf 1, EAX (read directly, as for F16C).
+bool cpuid_7_1_eax_bit(int bit) {
 #if defined(__x86_64__) || defined(__i386__)
-  static const bool has = [] {
-    // CPUID leaf 7, sub-leaf 1, EAX bit 5 (read directly, as for F16C).
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return detected_cpu_level() >= CpuLevel::kAvx512 &&
-           __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 5)) != 0;
-  }();
-  return has;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << bit)) != 0;
 #else
+  (void)bit;
   return false;
 #endif
+}
+}  // namespace
+
+bool cpu_has_avx512_bf16() {
+  static const bool has = detected_cpu_level() >= CpuLevel::kAvx512 && cpuid_7_1_eax_bit(5);
+  return has;
+}
+
+bool cpu_has_avx_vnni() {
+  static const bool has = detected_cpu_level() >= CpuLevel::kAvx2 && cpuid_7_1_eax_bit(4);
+  return has;
 }
 
 CpuLevel detected_cpu_level() {

@@ -27,5 +27,8 @@ std::string_view cpu_level_name(CpuLevel level);
 // AVX-512 BF16 (vdpbf16ps), an extension within the kAvx512 level: its BF16 matmul tile uses
 // it where present (interleaved.h).
 bool cpu_has_avx512_bf16();
+// AVX-VNNI (the VEX forms of vpdpbusd/vpdpwssd), an extension within the kAvx2 level: its
+// interleaved tiles use it where present (interleaved.h).
+bool cpu_has_avx_vnni();
 
 }  // namespace hearth::kernels

@@ -61,6 +61,9 @@
 #include <cstdint>
 
 #include "base/tensor_type.h"
+#include "base/thread_pool.h"
+#include "kernels/cpu_level.h"
+#include "kernels/matmul.h"
 
 namespace hearth::kernels::interleaved {
 
@@ -221,4 +224,16 @@ InterleavedEntry avx2_interleaved();
 InterleavedEntry avx512_interleaved();
 // The BF16 tile with vdpbf16ps (simd/avx512bf16_interleaved.cpp), for CPUs with AVX-512 BF16.
 interleaved::TileFn avx512bf16_tile_bf16();
+// The 256-bit VNNI tiles (simd/interleaved_vnni256.h): with the VEX forms of AVX-VNNI
+// (simd/avxvnni_interleaved.cpp), which the AVX2 level uses where the CPU has them, and with
+// the EVEX forms of AVX-512 VL VNNI (simd/avx512_interleaved.cpp), for tests.
+InterleavedEntry avxvnni_interleaved();
+InterleavedEntry avx512vl_vnni256_interleaved();
 }  // namespace hearth::kernels::simd
+
+namespace hearth::kernels::interleaved {
+// matmul_interleaved() with the tiles of `entry` (tests of tile sets the dispatch does not
+// pick on this CPU).
+void matmul_with(const simd::InterleavedEntry& entry, CpuLevel level, const WeightMatrix& w,
+                 const float* x, int64_t n_tokens, float* y, ThreadPool& pool);
+}  // namespace hearth::kernels::interleaved

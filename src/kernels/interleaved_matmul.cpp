@@ -180,7 +180,8 @@ const simd::InterleavedEntry& level_entry(CpuLevel level) {
   static const simd::InterleavedEntry scalar{
       ref_tile_q4_0, ref_tile_q8_0,   ref_tile_q4_k, ref_tile_q6_k,   ref_tile_q4_1, ref_tile_q5_0,
       ref_tile_q5_1, ref_tile_iq4_nl, ref_tile_q5_k, ref_tile_iq4_xs, ref_tile_f16,  ref_tile_bf16};
-  static const simd::InterleavedEntry avx2 = simd::avx2_interleaved();
+  static const simd::InterleavedEntry avx2 =
+      cpu_has_avx_vnni() ? simd::avxvnni_interleaved() : simd::avx2_interleaved();
   static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
   switch (level) {
     case CpuLevel::kAvx2:
@@ -192,16 +193,11 @@ const simd::InterleavedEntry& level_entry(CpuLevel level) {
   }
 }
 
-}  // namespace
-
-void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
-                        float* y, ThreadPool& pool, Bf16Dot bf16) {
+// Converts the tokens (with `level`'s quantizers) and runs `tile` over the groups.
+void run_matmul(TileFn tile, CpuLevel level, const WeightMatrix& w, const float* x,
+                int64_t n_tokens, float* y, ThreadPool& pool) {
   const TensorType act = activation_type(w.type);
   const bool k_quant = act == TensorType::kQ8_K;
-  TileFn tile = tile_for(level_entry(level), w.type);
-  if (w.type == TensorType::kBF16 && level == CpuLevel::kAvx512 && bf16 == Bf16Dot::kAuto &&
-      cpu_has_avx512_bf16())
-    tile = simd::avx512bf16_tile_bf16();
   // Kept per calling thread: decode calls matmul hundreds of times per token.
   thread_local Converted cv;
   cv.n_blocks = w.n_cols / interleaved::group_block_elements(w.type);
@@ -230,6 +226,23 @@ void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, i
   pool.parallel_for(w.n_rows / kInterleaveRows, [p](int64_t begin, int64_t end, int /*thread*/) {
     run_groups(*p, begin, end);
   });
+}
+
+}  // namespace
+
+void interleaved::matmul_with(const simd::InterleavedEntry& entry, CpuLevel level,
+                              const WeightMatrix& w, const float* x, int64_t n_tokens, float* y,
+                              ThreadPool& pool) {
+  run_matmul(tile_for(entry, w.type), level, w, x, n_tokens, y, pool);
+}
+
+void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
+                        float* y, ThreadPool& pool, Bf16Dot bf16) {
+  TileFn tile = tile_for(level_entry(level), w.type);
+  if (w.type == TensorType::kBF16 && level == CpuLevel::kAvx512 && bf16 == Bf16Dot::kAuto &&
+      cpu_has_avx512_bf16())
+    tile = simd::avx512bf16_tile_bf16();
+  run_matmul(tile, level, w, x, n_tokens, y, pool);
 }
 
 }  // namespace hearth::kernels

@@ -13,6 +13,14 @@ namespace {
 
 // 16 rows of the file's layout -> one group, block by block (`src` is row 0 of the group),
 // and row r of a group back.
+// Q8_0's codes + 128 (x xor 0x80), four at a time.
+void flip_sign_bits(const void* src, void* dst) {
+  uint32_t v = 0;
+  std::memcpy(&v, src, 4);
+  v ^= 0x80808080u;
+  std::memcpy(dst, &v, 4);
+}
+
 void pack_q8_0(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t* dst) {
   using L = Q8_0Layout;
   for (int64_t b = 0; b < n_blocks; ++b) {
@@ -20,10 +28,8 @@ void pack_q8_0(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t*
     for (int r = 0; r < kRows; ++r) {
       const auto blk = load_block<BlockQ8_0>(src + r * row_stride, b);
       std::memcpy(out + L::kScales + 2 * r, &blk.d, 2);
-      for (int e = 0; e < kQK; ++e) {
-        out[L::kCodes + (e / 4) * kChunkBytes + 4 * r + e % 4] =
-            static_cast<uint8_t>(static_cast<uint8_t>(blk.qs[e]) ^ 0x80u);
-      }
+      for (int c = 0; c < kQK / 4; ++c)
+        flip_sign_bits(blk.qs + 4 * c, out + L::kCodes + c * kChunkBytes + 4 * r);
     }
   }
 }
@@ -34,10 +40,8 @@ void unpack_q8_0(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) {
     const uint8_t* in = group + b * L::kBytes;
     BlockQ8_0 blk;
     std::memcpy(&blk.d, in + L::kScales + 2 * r, 2);
-    for (int e = 0; e < kQK; ++e) {
-      blk.qs[e] =
-          static_cast<int8_t>(in[L::kCodes + (e / 4) * kChunkBytes + 4 * r + e % 4] ^ 0x80u);
-    }
+    for (int c = 0; c < kQK / 4; ++c)
+      flip_sign_bits(in + L::kCodes + c * kChunkBytes + 4 * r, blk.qs + 4 * c);
     store_block(row, b, blk);
   }
 }

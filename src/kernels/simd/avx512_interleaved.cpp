@@ -23,7 +23,13 @@ namespace {
 
 #include "kernels/simd/interleaved_v512.h"
 
+#include "kernels/simd/interleaved_vnni.h"
+
 #include "kernels/simd/interleaved_kernels.h"
+
+#include "kernels/simd/interleaved_v256.h"
+
+#include "kernels/simd/interleaved_vnni256.h"
 
 using P = Vnni<V512>;
 
@@ -77,7 +83,17 @@ void tile_float(const interleaved::TileArgs& a) {
   run_tile<V512, FloatTile<V512, W, 1>, 1, 8>(a);
 }
 
+// The AVX-VNNI tiles' logic with the EVEX forms (simd/interleaved_vnni256.h).
+struct V256Evex : V256 {
+  static I dpbusd(I acc, I u, I s) { return _mm256_dpbusd_epi32(acc, u, s); }
+  static I dpwssd(I acc, I a, I b) { return _mm256_dpwssd_epi32(acc, a, b); }
+};
+
 }  // namespace
+
+InterleavedEntry avx512vl_vnni256_interleaved() {
+  return Vnni256Tiles<V256Evex>::entry();
+}
 
 InterleavedEntry avx512_interleaved() {
   using namespace interleaved;

@@ -23,6 +23,8 @@ namespace {
 
 #include "kernels/simd/interleaved_v512.h"
 
+#include "kernels/simd/interleaved_vnni.h"
+
 #include "kernels/simd/interleaved_kernels.h"
 
 // The weights stay as stored (row r's columns 2p and 2p + 1 in lane r); the activations are

@@ -167,6 +167,49 @@ TEST(Interleaved, EveryLevelGivesTheScalarBitsForAnyBatch) {
   }
 }
 
+// The 256-bit VNNI tiles, which the AVX2 level uses on CPUs with AVX-VNNI: their VEX build
+// where the CPU has AVX-VNNI, and the same source built with the EVEX forms where it has
+// AVX-512, against the scalar tiles' bits for every type.
+TEST(Interleaved, Vnni256TilesGiveTheScalarBits) {
+  struct TileSet {
+    const char* name;
+    bool runs;
+    const char* lacks;
+    simd::InterleavedEntry (*entry)();
+  };
+  const TileSet sets[] = {
+      {"AVX-VNNI (VEX)", cpu_has_avx_vnni(), "AVX-VNNI", simd::avxvnni_interleaved},
+      {"AVX-512 VL VNNI (EVEX)", detected_cpu_level() >= CpuLevel::kAvx512, "AVX-512",
+       simd::avx512vl_vnni256_interleaved},
+  };
+  ThreadPool pool(2);
+  int ran = 0;
+  for (const TileSet& set : sets) {
+    if (!set.runs) {
+      GTEST_LOG_(INFO) << "SKIPPED the " << set.name << " tiles: this CPU lacks " << set.lacks;
+      continue;
+    }
+    ++ran;
+    const simd::InterleavedEntry entry = set.entry();
+    for (TensorType type : kTypes) {
+      const int64_t n_cols = is_super_block(type) ? 512 : 256;
+      const Matrix m = make_matrix(type, 32, n_cols, 17);
+      std::vector<uint8_t> packed(interleaved_bytes(m.w));
+      const WeightMatrix iw = interleave(m.w, packed.data());
+      for (int64_t n : {1, 5, 70}) {
+        const auto x = activations(n, n_cols, 23);
+        const auto want = run(CpuLevel::kScalar, iw, x, n, pool);
+        std::vector<float> got(want.size(), -1.0f);
+        interleaved::matmul_with(entry, CpuLevel::kAvx2, iw, x.data(), n, got.data(), pool);
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_TRUE(test::same_float(got[i], want[i]))
+              << set.name << " " << tensor_type_name(type) << " n=" << n << " output " << i;
+      }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "SKIPPED: this CPU has neither AVX-VNNI nor AVX-512";
+}
+
 // The AVX-512 level has two BF16 tiles: vdpbf16ps (where the CPU has AVX-512 BF16, the
 // default) and two FMAs per column pair. Both give the scalar bits on normal numbers.
 TEST(Interleaved, BothAvx512Bf16TilesGiveTheScalarBits) {
