@@ -36,7 +36,7 @@ inline constexpr int kInterleaveRows = 16;
 // Q5_K, Q6_K, IQ4_XS, F16 and BF16.
 bool has_interleaved_layout(TensorType type);
 // True when w (in the file's row layout) can be repacked: a type with a layout, rows a
-// multiple of 16, and a CPU level with kernels for it (AVX2 or above).
+// multiple of 16, and a CPU level with kernels for it (AVX2 or above; Q5_K: AVX-512).
 bool can_interleave(const WeightMatrix& w);
 // Bytes of w once repacked.
 size_t interleaved_bytes(const WeightMatrix& w);

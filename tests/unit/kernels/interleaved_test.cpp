@@ -278,6 +278,8 @@ TEST(Interleaved, OnlyFittingMatricesAreRepacked) {
   w = m.w;
   w.type = TensorType::kQ3_K;  // no layout
   EXPECT_FALSE(can_interleave(w));
+  w.type = TensorType::kQ5_K;  // its 256-bit tiles lose to the row layout
+  EXPECT_EQ(can_interleave(w), active_cpu_level() >= CpuLevel::kAvx512);
   EXPECT_FALSE(has_interleaved_layout(TensorType::kF32));
   for (TensorType type : kTypes)
     EXPECT_TRUE(has_interleaved_layout(type)) << tensor_type_name(type);
