@@ -21,6 +21,17 @@ bool has_f16c() {
 }
 #endif
 
+// A bit of CPUID leaf 7, sub-leaf 1, EAX (read directly, as for F16C).
+bool cpuid_7_1_eax_bit(int bit) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << bit)) != 0;
+#else
+  (void)bit;
+  return false;
+#endif
+}
+
 CpuLevel detect() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
@@ -47,19 +58,6 @@ CpuLevel requested(CpuLevel detected) {
   return detected;
 }
 
-}  // namespace
-
-namespace {
-// A bit of CPUID leaf 7, sub-leaf 1, EAX (read directly, as for F16C).
-bool cpuid_7_1_eax_bit(int bit) {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << bit)) != 0;
-#else
-  (void)bit;
-  return false;
-#endif
-}
 }  // namespace
 
 bool cpu_has_avx512_bf16() {

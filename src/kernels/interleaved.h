@@ -10,7 +10,7 @@
 //            Q5_0's 16 or Q6_K's 32 times the activations' code sums folded in)
 //     acc  = fma(d_w * d_x, float(isum), acc)
 //     Q4_K/Q5_K also: acc = fma(-(dmin_w * d_x), float(msum), acc), msum = sum of min * code
-//     sums; Q4_1/Q5_1 also: acc = fma(m_w * d_x, float(code sum), acc)
+//     sums; Q4_1/Q5_1 also: acc = fma(m_w, s_x, acc), s_x the Q8_1 block's rounded sum
 // F16 and BF16 have no blocks of codes: per column pair, in order,
 //     acc = fma(w_odd, x_odd, acc), then acc = fma(w_even, x_even, acc)
 // with x rounded to the weight type (vdpbf16ps's order and rounding).

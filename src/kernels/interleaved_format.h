@@ -38,8 +38,9 @@
 //   u8  qs[4][16][4]                as Q4_0; value = code - 16
 // Q5_1 (kBytes 384 = 16 x 24): f16 d[16], f16 m[16], qh and qs as Q5_0; value = d * code + m.
 // IQ4_NL (kBytes 288): Q4_0's bytes; a code indexes kIq4nlValues.
-// Q5_K (kBytes 2880 = 16 x 180): Q4_K's fields, with the fifth bits before the codes (so a
-// block is read front to back, which the hardware prefetcher follows):
+// Q5_K (kBytes 2880 = 16 x 180): Q4_K's fields, with the fifth bits before the codes (placed
+// after them, a block's first pair of sub-blocks read its last lines before its first codes,
+// and decode out of cache ran at half the bandwidth on AVX-512):
 //   u8  qh[8][16][4]  at 320        chunk c = bytes 4c..4c+3 of each row's qh: element
 //                                   64k+4c+e takes bit 2k of byte e, element 64k+32+4c+e bit
 //                                   2k+1, as its fifth bit
@@ -69,6 +70,12 @@ namespace hearth::kernels::interleaved {
 
 inline constexpr int kRows = 16;
 inline constexpr int kChunkBytes = kRows * 4;
+
+// The offset of value j (0..) of row r in a field of paired bytes, [j / 2][16 rows][2]: the
+// mins of Q4_K/Q5_K and the sub-block scales of Q6_K and IQ4_XS (a 16-bit pair per lane).
+constexpr int paired_byte(int j, int r) {
+  return (j / 2) * 2 * kRows + 2 * r + j % 2;
+}
 
 struct Q4_0Layout {
   static constexpr int kElements = 32;
@@ -224,7 +231,7 @@ InterleavedEntry avx2_interleaved();
 InterleavedEntry avx512_interleaved();
 // The BF16 tile with vdpbf16ps (simd/avx512bf16_interleaved.cpp), for CPUs with AVX-512 BF16.
 interleaved::TileFn avx512bf16_tile_bf16();
-// The 256-bit VNNI tiles (simd/interleaved_vnni256.h): with the VEX forms of AVX-VNNI
+// The 256-bit VNNI tiles (simd/interleaved_tiles256.h): with the VEX forms of AVX-VNNI
 // (simd/avxvnni_interleaved.cpp), which the AVX2 level uses where the CPU has them, and with
 // the EVEX forms of AVX-512 VL VNNI (simd/avx512_interleaved.cpp), for tests.
 InterleavedEntry avxvnni_interleaved();

@@ -175,21 +175,28 @@ TileFn tile_for(const simd::InterleavedEntry& e, TensorType type) {
   }
 }
 
+// The tiles of a level, each set built on first use of its own level only: the builders of
+// the SIMD sets are compiled for their instruction sets and may use them (a 96-byte entry is
+// stored with zmm moves), so a CPU must never run the builder of a level it lacks.
 const simd::InterleavedEntry& level_entry(CpuLevel level) {
   using namespace interleaved;
-  static const simd::InterleavedEntry scalar{
-      ref_tile_q4_0, ref_tile_q8_0,   ref_tile_q4_k, ref_tile_q6_k,   ref_tile_q4_1, ref_tile_q5_0,
-      ref_tile_q5_1, ref_tile_iq4_nl, ref_tile_q5_k, ref_tile_iq4_xs, ref_tile_f16,  ref_tile_bf16};
-  static const simd::InterleavedEntry avx2 =
-      cpu_has_avx_vnni() ? simd::avxvnni_interleaved() : simd::avx2_interleaved();
-  static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
   switch (level) {
-    case CpuLevel::kAvx2:
+    case CpuLevel::kAvx2: {
+      static const simd::InterleavedEntry avx2 =
+          cpu_has_avx_vnni() ? simd::avxvnni_interleaved() : simd::avx2_interleaved();
       return avx2;
-    case CpuLevel::kAvx512:
+    }
+    case CpuLevel::kAvx512: {
+      static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
       return avx512;
-    default:
+    }
+    default: {
+      static const simd::InterleavedEntry scalar{ref_tile_q4_0,   ref_tile_q8_0,   ref_tile_q4_k,
+                                                 ref_tile_q6_k,   ref_tile_q4_1,   ref_tile_q5_0,
+                                                 ref_tile_q5_1,   ref_tile_iq4_nl, ref_tile_q5_k,
+                                                 ref_tile_iq4_xs, ref_tile_f16,    ref_tile_bf16};
       return scalar;
+    }
   }
 }
 

@@ -54,8 +54,7 @@ void pack_q6_k(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_t*
       const auto blk = load_block<BlockQ6K>(src + r * row_stride, b);
       std::memcpy(out + L::kScales + 2 * r, &blk.d, 2);
       for (int j = 0; j < 16; ++j)
-        out[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2] =
-            static_cast<uint8_t>(blk.scales[j]);
+        out[L::kSubScales + paired_byte(j, r)] = static_cast<uint8_t>(blk.scales[j]);
       for (int h = 0; h < 2; ++h) {
         for (int c = 0; c < 8; ++c) {
           uint8_t* chunk = out + L::kCodes + h * L::kHalfBytes + c * 3 * kChunkBytes + 4 * r;
@@ -75,7 +74,7 @@ void unpack_q6_k(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) {
     BlockQ6K blk;
     std::memcpy(&blk.d, in + L::kScales + 2 * r, 2);
     for (int j = 0; j < 16; ++j)
-      blk.scales[j] = static_cast<int8_t>(in[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2]);
+      blk.scales[j] = static_cast<int8_t>(in[L::kSubScales + paired_byte(j, r)]);
     for (int h = 0; h < 2; ++h) {
       for (int c = 0; c < 8; ++c) {
         const uint8_t* chunk = in + L::kCodes + h * L::kHalfBytes + c * 3 * kChunkBytes + 4 * r;
@@ -172,7 +171,7 @@ void put_k4_fields(const B& blk, int r, uint8_t* out) {
     int sc = 0, mn = 0;
     unpack_k4_scale_min(blk.scales, j, sc, mn);
     out[L::kSubScales + j * kRows + r] = static_cast<uint8_t>(sc);
-    out[L::kMins + (j / 2) * 2 * kRows + 2 * r + j % 2] = static_cast<uint8_t>(mn);
+    out[L::kMins + paired_byte(j, r)] = static_cast<uint8_t>(mn);
   }
   put_chunks(blk.qs, 32, r, out + L::kCodes);
 }
@@ -193,7 +192,7 @@ void get_k4_fields(const uint8_t* in, int r, B& blk) {
   int sc[8], mn[8];
   for (int j = 0; j < 8; ++j) {
     sc[j] = in[L::kSubScales + j * kRows + r];
-    mn[j] = in[L::kMins + (j / 2) * 2 * kRows + 2 * r + j % 2];
+    mn[j] = in[L::kMins + paired_byte(j, r)];
   }
   pack_k4_scales(sc, mn, blk.scales);
   get_chunks(in + L::kCodes, 32, r, blk.qs);
@@ -247,7 +246,7 @@ void pack_iq4_xs(const uint8_t* src, size_t row_stride, int64_t n_blocks, uint8_
       std::memcpy(out + L::kScales + 2 * r, &blk.d, 2);
       for (int j = 0; j < 8; ++j) {
         const int ls = unpack_iq4xs_scale(blk.scales_l, blk.scales_h, j);
-        out[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2] = static_cast<uint8_t>(ls - 32);
+        out[L::kSubScales + paired_byte(j, r)] = static_cast<uint8_t>(ls - 32);
       }
       put_chunks(blk.qs, 32, r, out + L::kCodes);
     }
@@ -261,8 +260,7 @@ void unpack_iq4_xs(const uint8_t* group, int r, int64_t n_blocks, uint8_t* row) 
     BlockIq4Xs blk{};
     std::memcpy(&blk.d, in + L::kScales + 2 * r, 2);
     for (int j = 0; j < 8; ++j) {
-      const int ls =
-          static_cast<int8_t>(in[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2]) + 32;
+      const int ls = static_cast<int8_t>(in[L::kSubScales + paired_byte(j, r)]) + 32;
       blk.scales_l[j / 2] =
           static_cast<uint8_t>(blk.scales_l[j / 2] | ((ls & 0xF) << (4 * (j % 2))));
       blk.scales_h = static_cast<uint16_t>(blk.scales_h | ((ls >> 4) << (2 * j)));

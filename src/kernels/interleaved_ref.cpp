@@ -2,6 +2,7 @@
 // arithmetic of interleaved.h plainly. Every SIMD tile must give these tiles' bits.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "base/half.h"
 #include "kernels/block_formats.h"
@@ -100,7 +101,7 @@ void q4_k_sums(const uint8_t* blk, const uint8_t* high_bits, int r, const int8_t
     isum += blk[L::kSubScales + j * kRows + r] * sub;
     const uint32_t pair = static_cast<uint32_t>(xs[k]);
     const int32_t s = static_cast<int16_t>(j % 2 == 0 ? pair & 0xFFFFu : pair >> 16);
-    msum += blk[L::kMins + k * 2 * kRows + 2 * r + j % 2] * s;
+    msum += blk[L::kMins + paired_byte(j, r)] * s;
   }
 }
 
@@ -111,7 +112,7 @@ void k4_tile(const TileArgs& a) {
                     const int8_t* xq =
                         reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8K) + 4);
                     const uint8_t* high_bits = nullptr;
-                    if constexpr (L::kBytes == Q5_KLayout::kBytes) high_bits = blk + L::kHighBits;
+                    if constexpr (std::is_same_v<L, Q5_KLayout>) high_bits = blk + L::kHighBits;
                     int32_t isum = 0, msum = 0;
                     q4_k_sums<L>(blk, high_bits, r, xq, tk.xs + b * kQ8KSums, isum, msum);
                     const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
@@ -149,7 +150,7 @@ int32_t q6_k_sum(const uint8_t* blk, int r, const uint8_t* x_block) {
         sub += (lo4 | (hi2 << 4)) * xq[128 * h + 32 * g + 4 * c + e];
       }
     }
-    const int sc = static_cast<int8_t>(blk[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2]);
+    const int sc = static_cast<int8_t>(blk[L::kSubScales + paired_byte(j, r)]);
     isum += sc * sub;
     bias += sc * bsums[j];
   }
@@ -227,22 +228,21 @@ void ref_tile_iq4_nl(const TileArgs& a) {
 // IQ4_XS: isum = sum_j (ls_j - 32) * (values_j . x_j) over the 8 sub-blocks.
 void ref_tile_iq4_xs(const TileArgs& a) {
   using L = IQ4_XSLayout;
-  for_each_output(
-      a, L::kBytes, kQ8KSums,
-      [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
-        const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8K) + 4);
-        int32_t isum = 0;
-        for (int j = 0; j < 8; ++j) {
-          const uint8_t* codes = blk + L::kCodes + j * 4 * kChunkBytes;
-          int32_t sub = 0;
-          for (int i = 0; i < kQK; ++i)
-            sub += kIq4nlValues[nibble_at(codes, r, i)] * xq[32 * j + i];
-          isum +=
-              static_cast<int8_t>(blk[L::kSubScales + (j / 2) * 2 * kRows + 2 * r + j % 2]) * sub;
-        }
-        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
-        acc = std::fma(d, static_cast<float>(isum), acc);
-      });
+  for_each_output(a, L::kBytes, kQ8KSums,
+                  [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
+                    const int8_t* xq =
+                        reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8K) + 4);
+                    int32_t isum = 0;
+                    for (int j = 0; j < 8; ++j) {
+                      const uint8_t* codes = blk + L::kCodes + j * 4 * kChunkBytes;
+                      int32_t sub = 0;
+                      for (int i = 0; i < kQK; ++i)
+                        sub += kIq4nlValues[nibble_at(codes, r, i)] * xq[32 * j + i];
+                      isum += static_cast<int8_t>(blk[L::kSubScales + paired_byte(j, r)]) * sub;
+                    }
+                    const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
+                    acc = std::fma(d, static_cast<float>(isum), acc);
+                  });
 }
 
 // F16 and BF16: per column pair, in order, acc = fma(w_odd, x_odd, acc) then

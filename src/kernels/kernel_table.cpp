@@ -108,18 +108,23 @@ Table build_level_table(CpuLevel level) {
   return table;
 }
 
+// Each level's table is built on first use of that level only: the register_* functions of
+// a SIMD level are compiled for its instruction set and may use it, so a CPU must never run
+// those of a level it lacks.
 const Table& level_table(CpuLevel level) {
-  static const Table scalar = build_level_table(CpuLevel::kScalar);
-  static const Table avx2 = build_level_table(CpuLevel::kAvx2);
-  static const Table avx512 = build_level_table(CpuLevel::kAvx512);
   switch (level) {
-    case CpuLevel::kScalar:
+    case CpuLevel::kScalar: {
+      static const Table scalar = build_level_table(CpuLevel::kScalar);
       return scalar;
+    }
     case CpuLevel::kAvx2:
-      return avx2;
-    case CpuLevel::kAvx512:
+      break;
+    case CpuLevel::kAvx512: {
+      static const Table avx512 = build_level_table(CpuLevel::kAvx512);
       return avx512;
+    }
   }
+  static const Table avx2 = build_level_table(CpuLevel::kAvx2);
   return avx2;
 }
 

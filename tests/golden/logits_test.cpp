@@ -114,9 +114,10 @@ TEST_P(GoldenLogits, TopTenAgreeAtEveryStep) {
 TEST(RepackedModels, InterleavedAndFileLayoutsGiveTheSameGreedyTokens) {
   if (kernels::active_cpu_level() == kernels::CpuLevel::kScalar)
     GTEST_SKIP() << "SKIPPED: no SIMD level active, so nothing is repacked";
-  for (const char* name : {"tiny-llama-q4_0", "tiny-qwen2-q8_0", "tiny-qwen3-q4_k",
-                           "tiny-llama-q4_1", "tiny-llama-q5_0", "tiny-llama-q5_1",
-                           "tiny-llama-iq4_nl", "tiny-llama-q5_k", "tiny-llama-q6_k"}) {
+  for (const char* name :
+       {"tiny-llama-q4_0", "tiny-qwen2-q8_0", "tiny-qwen3-q4_k", "tiny-llama-q4_1",
+        "tiny-llama-q5_0", "tiny-llama-q5_1", "tiny-llama-iq4_nl", "tiny-llama-q5_k",
+        "tiny-llama-q6_k", "tiny-llama-f16", "tiny-llama-bf16", "tiny-qwen3-f16"}) {
     const std::string path = shared_path(std::string("models/tiny/") + name + ".gguf");
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "SKIPPED: " << path << " is missing";
     LoadedModel packed = load_with_context(path, 64, 1, 2, TensorType::kF16,

@@ -29,7 +29,7 @@ namespace {
 
 #include "kernels/simd/interleaved_v256.h"
 
-#include "kernels/simd/interleaved_vnni256.h"
+#include "kernels/simd/interleaved_tiles256.h"
 
 using P = Vnni<V512>;
 
@@ -83,7 +83,7 @@ void tile_float(const interleaved::TileArgs& a) {
   run_tile<V512, FloatTile<V512, W, 1>, 1, 8>(a);
 }
 
-// The AVX-VNNI tiles' logic with the EVEX forms (simd/interleaved_vnni256.h).
+// The AVX-VNNI tiles' logic with the EVEX forms (simd/interleaved_tiles256.h).
 struct V256Evex : V256 {
   static I dpbusd(I acc, I u, I s) { return _mm256_dpbusd_epi32(acc, u, s); }
   static I dpwssd(I acc, I a, I b) { return _mm256_dpwssd_epi32(acc, a, b); }
@@ -92,7 +92,7 @@ struct V256Evex : V256 {
 }  // namespace
 
 InterleavedEntry avx512vl_vnni256_interleaved() {
-  return Vnni256Tiles<V256Evex>::entry();
+  return Tiles256<V256Evex, Vnni<V256Evex>>::entry();
 }
 
 InterleavedEntry avx512_interleaved() {

@@ -29,7 +29,7 @@ namespace {
 
 // The weights stay as stored (row r's columns 2p and 2p + 1 in lane r); the activations are
 // the token's BF16 row, a pair broadcast to every lane.
-struct Bf16Dot {
+struct Bf16DotPairs {
   using Pair = __m512i;
   static Pair load(const uint8_t* pair, int row) { return V512::load(pair + 4 * row); }
   static __m512 madd(__m512 acc, Pair w, const float* /*x*/, const uint8_t* x_bf16) {
@@ -39,7 +39,7 @@ struct Bf16Dot {
 };
 
 void tile_bf16(const interleaved::TileArgs& a) {
-  run_tile<V512, FloatTile<V512, Bf16Dot, 1>, 1, 8>(a);
+  run_tile<V512, FloatTile<V512, Bf16DotPairs, 1>, 1, 8>(a);
 }
 
 }  // namespace

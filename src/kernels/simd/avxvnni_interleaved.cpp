@@ -1,5 +1,5 @@
 // The AVX-VNNI tiles of the interleaved layouts: 256-bit registers and the VEX forms of
-// vpdpbusd / vpdpwssd, for CPUs with AVX-VNNI but no AVX-512 (simd/interleaved_vnni256.h).
+// vpdpbusd / vpdpwssd, for CPUs with AVX-VNNI but no AVX-512 (simd/interleaved_tiles256.h).
 #include <immintrin.h>
 
 #include <cstdint>
@@ -21,7 +21,7 @@ namespace {
 
 #include "kernels/simd/interleaved_kernels.h"
 
-#include "kernels/simd/interleaved_vnni256.h"
+#include "kernels/simd/interleaved_tiles256.h"
 
 struct V256AvxVnni : V256 {
   static I dpbusd(I acc, I u, I s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
@@ -31,7 +31,7 @@ struct V256AvxVnni : V256 {
 }  // namespace
 
 InterleavedEntry avxvnni_interleaved() {
-  return Vnni256Tiles<V256AvxVnni>::entry();
+  return Tiles256<V256AvxVnni, Vnni<V256AvxVnni>>::entry();
 }
 
 }  // namespace hearth::kernels::simd

@@ -557,6 +557,7 @@ struct IQ4_XSTile {
         for (int k = 0; k < 4; ++k)
           bias = P::madd_acc(bias, V::i8_to_i16(blk + L::kSubScales + k * 32 + (v0 + rv) * kL * 2),
                              V::set1(s[k]));
+        static_assert(P::kS8Bias == 128, "the shift below multiplies by the bias");
         total = V::sub32(total, V::sll32_7(bias));
       }
       acc[t] = V::fma(V::mul(dw, V::bcastf(tk.xd[t][b])), V::cvt(total), acc[t]);

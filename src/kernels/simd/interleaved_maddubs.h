@@ -35,6 +35,8 @@ struct Maddubs {
   }
   static I sub_u6(I acc, I /*scale*/) { return acc; }
   // Signed codes (stored + 128): |w| times x with w's sign, each pair at most 2 * 128 * 127.
+  // An activation code of -128, which the Q8 quantizers give only for NaN inputs, would
+  // wrap in vpsignb; such outputs are meaningless on every level, but not the same bits.
   struct S8 {
     I abs_w;
     I w;

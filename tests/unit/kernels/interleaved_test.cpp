@@ -19,10 +19,10 @@
 namespace hearth::kernels {
 namespace {
 
-const TensorType kTypes[] = {TensorType::kQ4_0,  TensorType::kQ4_1, TensorType::kQ5_0,
-                             TensorType::kQ5_1,  TensorType::kQ8_0, TensorType::kIQ4_NL,
-                             TensorType::kQ4_K,  TensorType::kQ5_K, TensorType::kQ6_K,
-                             TensorType::kIQ4_XS};
+const TensorType kTypes[] = {TensorType::kQ4_0,   TensorType::kQ4_1, TensorType::kQ5_0,
+                             TensorType::kQ5_1,   TensorType::kQ8_0, TensorType::kIQ4_NL,
+                             TensorType::kQ4_K,   TensorType::kQ5_K, TensorType::kQ6_K,
+                             TensorType::kIQ4_XS, TensorType::kF16,  TensorType::kBF16};
 
 bool is_super_block(TensorType type) {
   return traits_of(type).block_size == 256;

@@ -1,14 +1,13 @@
-// The 256-bit VNNI tiles of the interleaved layouts: the VNNI policy (vpdpbusd, vpdpwssd) at
-// the AVX2 width, for CPUs with AVX-VNNI but no AVX-512 (simd/avxvnni_interleaved.cpp). V is
-// V256 plus dpbusd and dpwssd; the AVX-512 file builds the same tiles with the EVEX forms,
-// so that CPUs without AVX-VNNI test the logic too. Register blocking assumes the 16
-// registers of VEX code. Include after interleaved_v256.h, interleaved_vnni.h and
+// The tile set of the 256-bit levels, over an integer policy P: vpmaddubsw + vpmaddwd on
+// AVX2 (simd/avx2_interleaved.cpp), vpdpbusd on CPUs with AVX-VNNI but no AVX-512
+// (simd/avxvnni_interleaved.cpp; the AVX-512 file builds the same tiles with the EVEX forms,
+// so that CPUs without AVX-VNNI test them too). Register blocking assumes the 16 registers
+// of VEX code. Include after interleaved_v256.h, the policy's header and
 // interleaved_kernels.h.
 #pragma once
 
-template <class V>
-struct Vnni256Tiles {
-  using P = Vnni<V>;
+template <class V, class P>
+struct Tiles256 {
   using TileArgs = interleaved::TileArgs;
 
   // One token reads both halves of a group in one pass; several take one half at a time.
