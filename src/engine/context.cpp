@@ -136,14 +136,24 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
   const auto& w = model_->weights();
   const int64_t E = hp.n_embd;
   logits_row_.assign(static_cast<size_t>(batch.size()), -1);
+  if (params_.embeddings) {
+    embd_.resize(static_cast<size_t>(batch.size() * E));
+    for (int32_t i = 0; i < batch.size(); ++i)
+      ops::rms_norm(scratch_.x.data() + i * E, w.output_norm.data(), embd_.data() + i * E, E,
+                    hp.rms_eps);
+  }
   std::vector<float> rows;  // normalized final hidden states of the rows that want logits
   int32_t n_out = 0;
   for (int32_t i = 0; i < batch.size(); ++i) {
     if (!batch[i].logits) continue;
     logits_row_[static_cast<size_t>(i)] = n_out++;
     rows.resize(static_cast<size_t>(n_out * E));
-    ops::rms_norm(scratch_.x.data() + i * E, w.output_norm.data(), rows.data() + (n_out - 1) * E, E,
-                  hp.rms_eps);
+    float* row = rows.data() + (n_out - 1) * E;
+    if (params_.embeddings) {
+      std::copy_n(embd_.data() + i * E, E, row);
+    } else {
+      ops::rms_norm(scratch_.x.data() + i * E, w.output_norm.data(), row, E, hp.rms_eps);
+    }
   }
   logits_.resize(static_cast<size_t>(n_out) * static_cast<size_t>(hp.n_vocab));
   if (n_out == 0) return;
@@ -172,6 +182,12 @@ Status Context::decode(const Batch& batch) {
   for (int32_t il = 0; il < model_->hparams().n_layer; ++il) model_->forward_layer(il, st);
   compute_logits(batch, pool);
   return Status::ok();
+}
+
+std::span<const float> Context::embedding(int32_t i) const {
+  const auto E = static_cast<size_t>(model_->hparams().n_embd);
+  if (!params_.embeddings || i < 0 || (static_cast<size_t>(i) + 1) * E > embd_.size()) return {};
+  return {embd_.data() + static_cast<size_t>(i) * E, E};
 }
 
 std::span<const float> Context::logits(int32_t i) const {

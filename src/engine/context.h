@@ -29,6 +29,8 @@ struct ContextParams {
   // dot format, f16 accumulation in attention over an F16 V cache); kF32 keeps activations
   // and accumulators in f32/f64, for checking the model code against float64 math.
   kernels::MatmulPrecision precision = kernels::MatmulPrecision::kReference;
+  // Keep every batch token's final hidden state (after the output norm), for embeddings.
+  bool embeddings = false;
 };
 
 // True when a KV cache can store rows of `type` for a model whose heads are `head_dim` wide.
@@ -47,6 +49,9 @@ class Context {
 
   // Logits of batch token `i` of the last decode (which must have asked for them): [n_vocab].
   std::span<const float> logits(int32_t i) const;
+  // With ContextParams::embeddings, batch token `i`'s final hidden state after the output norm,
+  // as the reference's embeddings are taken: [n_embd]. Empty otherwise.
+  std::span<const float> embedding(int32_t i) const;
 
   const Model& model() const { return *model_; }
   const ContextParams& params() const { return params_; }
@@ -70,6 +75,7 @@ class Context {
   Scratch scratch_;
   std::vector<float> logits_;        // [n_out][n_vocab]
   std::vector<int32_t> logits_row_;  // batch index -> row in logits_, or -1
+  std::vector<float> embd_;          // [batch size][n_embd] with params_.embeddings
 };
 
 }  // namespace hearth::engine

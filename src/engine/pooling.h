@@ -1,0 +1,34 @@
+// Sentence embeddings from a sequence's final hidden states (the rows after the output norm,
+// [n_tokens][n_embd]), pooled as the reference's --pooling types do, and the reference's
+// per-request normalization of a pooled vector (embd_normalize).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hearth::engine {
+
+// The reference's numbering, which is also the GGUF key `<arch>.pooling_type`.
+enum class PoolingType : int32_t {
+  kUnspecified = -1,
+  kNone = 0,  // one vector per token
+  kMean = 1,  // the average of the sequence's rows
+  kCls = 2,   // the first row
+  kLast = 3,  // the last row
+  kRank = 4,  // a classifier head's scores (rerankers)
+};
+
+std::optional<PoolingType> pooling_from_name(std::string_view name);
+std::string_view pooling_name(PoolingType type);
+
+// One pooled vector [n_embd] from `rows` ([n_tokens][n_embd], n_tokens >= 1) for kMean, kCls
+// and kLast. The mean adds the rows in token order and scales by 1 / n_tokens afterwards.
+void pool_rows(PoolingType type, const float* rows, int64_t n_tokens, int64_t n_embd, float* out);
+
+// out = in / norm(in) (in and out may alias), as embd_normalize selects: -1 no change, 0
+// the largest magnitude mapped to 32760 (the int16 range), 1 taxicab, 2 Euclidean, p > 2 the
+// p-norm. Sums run in double, as the reference's do; a zero vector stays zero.
+void normalize_embedding(const float* in, float* out, int64_t n, int embd_normalize);
+
+}  // namespace hearth::engine
