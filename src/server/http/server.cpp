@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -91,10 +92,11 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
                              ? options_.max_connections
                              : std::max(16, descriptor_limit() - kReservedDescriptors)),
         io_threads_(io_thread_count(options_.io_threads)),
-        workers_(static_cast<size_t>(io_threads_)) {}
+        workers_(std::in_place, static_cast<size_t>(io_threads_)) {}
   ~Impl() override {
-    workers_.stop();
-    workers_.join();
+    if (!workers_) return;
+    workers_->stop();
+    workers_->join();
   }
 
   // ConnectionHost.
@@ -107,7 +109,7 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   void set_idle(uint64_t id, bool idle) override;
   void connection_closed(uint64_t id) override;
   bool stopping() const override { return stop_requested_.load(); }
-  asio::any_io_executor workers() override { return workers_.get_executor(); }
+  asio::any_io_executor workers() override { return workers_->get_executor(); }
 
   Status listen();
   void run();
@@ -127,8 +129,8 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   const int max_connections_;
   const int io_threads_;
   asio::io_context io_;
-  // Handlers and renders run here, off the I/O threads.
-  asio::thread_pool workers_;
+  // Handlers and renders run here, off the I/O threads. Destroyed at the end of stop().
+  std::optional<asio::thread_pool> workers_;
   // The acceptor and its retry timer run on one strand (several threads run io_).
   asio::strand<asio::io_context::executor_type> accept_strand_{io_.get_executor()};
   tcp::acceptor acceptor_{accept_strand_};
@@ -328,8 +330,8 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
   // Past the grace period: whatever is still open is closed, its work abandoned. Handlers
   // still running finish (and find their connection closed); queued ones are dropped.
   for (auto& connection : live_connections()) connection->close_soon(true);
-  workers_.stop();
-  workers_.join();
+  workers_->stop();
+  workers_->join();
   lock.lock();
   // Without the work guard, run() returns once every handler has run, so none is left
   // holding a connection (or this object) when the I/O threads end.
@@ -340,6 +342,12 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
     io_.stop();
     changed_.wait(lock, [this] { return !running_; });
   }
+  lock.unlock();
+  // A job the stopped workers never ran (an answer queued for rendering as the server
+  // stopped) holds its connection, and the connection this object: kept in the pool, they
+  // would outlive every owner. Destroying the pool destroys such jobs; nothing runs or posts
+  // to it any more.
+  workers_.reset();
 }
 
 ServerStats HttpServer::Impl::stats() const {
