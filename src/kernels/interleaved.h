@@ -48,11 +48,9 @@ void extract_row(const WeightMatrix& w, int64_t r, void* dst);
 
 // matmul() on an interleaved matrix with the kernels of one level (the scalar level runs
 // the portable reference of the same arithmetic). matmul() calls it with the active level.
-// On the AVX-512 level, BF16 weights use vdpbf16ps where the CPU has AVX-512 BF16
-// (Bf16Dot::kAuto) or two FMAs per column pair (kFma); both give the same bits on normal
-// numbers, and tests run both.
-enum class Bf16Dot { kAuto, kFma };
+// On the AVX-512 level, BF16 weights use vdpbf16ps where the CPU has AVX-512 BF16, else two
+// FMAs per column pair; both give the same bits on normal numbers.
 void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
-                        float* y, ThreadPool& pool, Bf16Dot bf16 = Bf16Dot::kAuto);
+                        float* y, ThreadPool& pool);
 
 }  // namespace hearth::kernels

@@ -86,6 +86,11 @@ struct Job {
   Converted& cv;
 };
 
+// F16/BF16 weights take activations of their own type, widened back to f32 for the tiles.
+bool is_float(TensorType act) {
+  return act == TensorType::kF16 || act == TensorType::kBF16;
+}
+
 void convert_tokens(const Job& j, int64_t begin, int64_t end) {
   Converted& cv = j.cv;
   for (int64_t t = begin; t < end; ++t) {
@@ -93,13 +98,8 @@ void convert_tokens(const Job& j, int64_t begin, int64_t end) {
     j.from_float(j.x + t * j.w.n_cols, row, j.w.n_cols);
     float* d = cv.d.data() + t * cv.n_blocks;
     int32_t* sums = cv.sums.data() + t * cv.n_blocks * cv.sums_per_block;
-    if (j.act == TensorType::kF16 || j.act == TensorType::kBF16) {
-      float* wide = cv.wide.data() + t * j.w.n_cols;
-      for (int64_t i = 0; i < j.w.n_cols; ++i) {
-        uint16_t h = 0;
-        std::memcpy(&h, row + 2 * i, 2);
-        wide[i] = j.act == TensorType::kF16 ? f16_to_f32(h) : bf16_to_f32(h);
-      }
+    if (is_float(j.act)) {
+      dequantize_row(j.act, row, cv.wide.data() + t * j.w.n_cols, j.w.n_cols);
     } else if (j.act == TensorType::kQ8_K) {
       q8_k_side(row, cv.n_blocks, d, j.w.type == TensorType::kQ6_K ? nullptr : sums);
     } else if (j.act == TensorType::kQ8_1) {
@@ -122,7 +122,7 @@ void run_groups(const Job& j, int64_t g_begin, int64_t g_end) {
     a.xd = cv.d.data() + t0 * cv.n_blocks;
     a.xs = cv.sums.data() + t0 * cv.n_blocks * cv.sums_per_block;
     a.xm = cv.s.data() + t0 * cv.n_blocks;
-    a.xf = cv.wide.data() + t0 * j.w.n_cols;
+    a.xf = is_float(j.act) ? cv.wide.data() + t0 * j.w.n_cols : nullptr;
     a.n_blocks = cv.n_blocks;
     a.y_stride = static_cast<size_t>(j.w.n_rows);
     a.n_tokens = static_cast<int>(std::min(kTokenBlock, j.n_tokens - t0));
@@ -187,7 +187,11 @@ const simd::InterleavedEntry& level_entry(CpuLevel level) {
       return avx2;
     }
     case CpuLevel::kAvx512: {
-      static const simd::InterleavedEntry avx512 = simd::avx512_interleaved();
+      static const simd::InterleavedEntry avx512 = [] {
+        simd::InterleavedEntry e = simd::avx512_interleaved();
+        if (cpu_has_avx512_bf16()) e.bf16 = simd::avx512bf16_tile_bf16();
+        return e;
+      }();
       return avx512;
     }
     default: {
@@ -218,8 +222,7 @@ void run_matmul(TileFn tile, CpuLevel level, const WeightMatrix& w, const float*
   }
   const size_t n_sums = static_cast<size_t>(cv.n_blocks * cv.sums_per_block) * n;
   if (cv.sums.size() < n_sums) cv.sums.resize(n_sums);
-  const bool is_float = act == TensorType::kF16 || act == TensorType::kBF16;
-  if (is_float && cv.wide.size() < static_cast<size_t>(w.n_cols) * n)
+  if (is_float(act) && cv.wide.size() < static_cast<size_t>(w.n_cols) * n)
     cv.wide.resize(static_cast<size_t>(w.n_cols) * n);
   const Job job{w, x, n_tokens, y, tile, level_kernels(level, act).from_float, act, cv};
   const Job* p = &job;
@@ -244,12 +247,8 @@ void interleaved::matmul_with(const simd::InterleavedEntry& entry, CpuLevel leve
 }
 
 void matmul_interleaved(CpuLevel level, const WeightMatrix& w, const float* x, int64_t n_tokens,
-                        float* y, ThreadPool& pool, Bf16Dot bf16) {
-  TileFn tile = tile_for(level_entry(level), w.type);
-  if (w.type == TensorType::kBF16 && level == CpuLevel::kAvx512 && bf16 == Bf16Dot::kAuto &&
-      cpu_has_avx512_bf16())
-    tile = simd::avx512bf16_tile_bf16();
-  run_matmul(tile, level, w, x, n_tokens, y, pool);
+                        float* y, ThreadPool& pool) {
+  run_matmul(tile_for(level_entry(level), w.type), level, w, x, n_tokens, y, pool);
 }
 
 }  // namespace hearth::kernels

@@ -48,39 +48,6 @@ void for_each_output(const TileArgs& a, int block_bytes, int sums_per_block, Add
 
 }  // namespace
 
-void ref_tile_q4_0(const TileArgs& a) {
-  using L = Q4_0Layout;
-  for_each_output(
-      a, L::kBytes, 1, [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
-        const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8_0) + 2);
-        int32_t isum = 0;
-        for (int c = 0; c < 4; ++c) {
-          for (int e = 0; e < 4; ++e) {
-            const int q = blk[L::kCodes + c * kChunkBytes + 4 * r + e];
-            isum += (q & 0xF) * xq[4 * c + e] + (q >> 4) * xq[16 + 4 * c + e];
-          }
-        }
-        isum -= 8 * tk.xs[b];
-        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
-        acc = std::fma(d, static_cast<float>(isum), acc);
-      });
-}
-
-void ref_tile_q8_0(const TileArgs& a) {
-  using L = Q8_0Layout;
-  for_each_output(
-      a, L::kBytes, 1, [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
-        const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8_0) + 2);
-        int32_t isum = 0;
-        for (int e = 0; e < kQK; ++e) {
-          const int u = blk[L::kCodes + (e / 4) * kChunkBytes + 4 * r + e % 4];
-          isum += (u - 128) * xq[e];
-        }
-        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
-        acc = std::fma(d, static_cast<float>(isum), acc);
-      });
-}
-
 // One row's integer sums over one Q4_K or Q5_K super-block: sum_j sc_j * (codes_j . x_j)
 // and sum_j min_j * s_j. Q5_K passes its fifth bits (`high_bits`, else null).
 template <class L>
@@ -179,20 +146,42 @@ int fifth_bit_at(const uint8_t* high_bits, int r, int i) {
   return (byte >> (i % 4 + (i < 16 ? 0 : 4))) & 1;
 }
 
-// Q4_1, Q5_0 and Q5_1: isum = codes . x - bias * code sum, acc = fma(d_w * d_x, isum, acc),
+// Code i of row r in a 32-element group block, per layout: a nibble (Q4_0, Q4_1), with its
+// fifth bit (Q5_0, Q5_1), a stored byte less 128 (Q8_0), a nibble's code-book value (IQ4_NL).
+template <class L>
+struct NibbleCode {
+  static int at(const uint8_t* blk, int r, int i) { return nibble_at(blk + L::kCodes, r, i); }
+};
+
+template <class L>
+struct FiveBitCode {
+  static int at(const uint8_t* blk, int r, int i) {
+    return nibble_at(blk + L::kCodes, r, i) | (fifth_bit_at(blk + L::kHighBits, r, i) << 4);
+  }
+};
+
+struct Q8_0Code {
+  static int at(const uint8_t* blk, int r, int i) {
+    return blk[Q8_0Layout::kCodes + (i / 4) * kChunkBytes + 4 * r + i % 4] - 128;
+  }
+};
+
+struct IQ4_NLCode {
+  static int at(const uint8_t* blk, int r, int i) {
+    return kIq4nlValues[nibble_at(blk + IQ4_NLLayout::kCodes, r, i)];
+  }
+};
+
+// The 32-element blocks: isum = codes . x - bias * code sum, acc = fma(d_w * d_x, isum, acc),
 // then with a min (Q8_1 activations): acc = fma(m_w, s, acc).
-template <class L, int kBias, bool kFifthBit, bool kMin>
-void unsigned_tile(const TileArgs& a) {
+template <class L, class Code, int kBias, bool kMin>
+void block32_tile(const TileArgs& a) {
   for_each_output(
       a, L::kBytes, 1, [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
         constexpr size_t kAct = kMin ? sizeof(BlockQ8_1) : sizeof(BlockQ8_0);
         const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * kAct + (kAct - kQK));
         int32_t isum = 0;
-        for (int i = 0; i < kQK; ++i) {
-          int code = nibble_at(blk + L::kCodes, r, i);
-          if constexpr (kFifthBit) code |= fifth_bit_at(blk + L::kHighBits, r, i) << 4;
-          isum += code * xq[i];
-        }
+        for (int i = 0; i < kQK; ++i) isum += Code::at(blk, r, i) * xq[i];
         isum -= kBias * tk.xs[b];
         const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
         acc = std::fma(d, static_cast<float>(isum), acc);
@@ -200,29 +189,28 @@ void unsigned_tile(const TileArgs& a) {
       });
 }
 
+void ref_tile_q4_0(const TileArgs& a) {
+  block32_tile<Q4_0Layout, NibbleCode<Q4_0Layout>, 8, false>(a);
+}
+
+void ref_tile_q8_0(const TileArgs& a) {
+  block32_tile<Q8_0Layout, Q8_0Code, 0, false>(a);
+}
+
 void ref_tile_q4_1(const TileArgs& a) {
-  unsigned_tile<Q4_1Layout, 0, false, true>(a);
+  block32_tile<Q4_1Layout, NibbleCode<Q4_1Layout>, 0, true>(a);
 }
 
 void ref_tile_q5_0(const TileArgs& a) {
-  unsigned_tile<Q5_0Layout, 16, true, false>(a);
+  block32_tile<Q5_0Layout, FiveBitCode<Q5_0Layout>, 16, false>(a);
 }
 
 void ref_tile_q5_1(const TileArgs& a) {
-  unsigned_tile<Q5_1Layout, 0, true, true>(a);
+  block32_tile<Q5_1Layout, FiveBitCode<Q5_1Layout>, 0, true>(a);
 }
 
 void ref_tile_iq4_nl(const TileArgs& a) {
-  using L = IQ4_NLLayout;
-  for_each_output(
-      a, L::kBytes, 1, [](const uint8_t* blk, int r, const Token& tk, int64_t b, float& acc) {
-        const int8_t* xq = reinterpret_cast<const int8_t*>(tk.x + b * sizeof(BlockQ8_0) + 2);
-        int32_t isum = 0;
-        for (int i = 0; i < kQK; ++i)
-          isum += kIq4nlValues[nibble_at(blk + L::kCodes, r, i)] * xq[i];
-        const float d = f16_at(blk + L::kScales + 2 * r) * tk.xd[b];
-        acc = std::fma(d, static_cast<float>(isum), acc);
-      });
+  block32_tile<IQ4_NLLayout, IQ4_NLCode, 0, false>(a);
 }
 
 // IQ4_XS: isum = sum_j (ls_j - 32) * (values_j . x_j) over the 8 sub-blocks.

@@ -33,53 +33,25 @@ namespace {
 
 using P = Vnni<V512>;
 
-// One token (decode) splits each block's vpdpbusd chain over 4 accumulators; several tokens
-// already give as many independent chains. Both give the same bits.
-void tile_q4_0(const interleaved::TileArgs& a) {
+// The 32-element blocks: one token (decode) splits each block's vpdpbusd chain over 4
+// accumulators; several tokens already give as many independent chains. Both give the same
+// bits.
+template <template <class, class, int, int> class K>
+void block32(const interleaved::TileArgs& a) {
   if (a.n_tokens == 1) {
-    run_tile<V512, Q4_0Tile<V512, P, 1, 4>, 1, 1>(a);
+    run_tile<V512, K<V512, P, 1, 4>, 1, 1>(a);
   } else {
-    run_tile<V512, Q4_0Tile<V512, P, 1>, 1, 8>(a);
+    run_tile<V512, K<V512, P, 1, 1>, 1, 8>(a);
   }
-}
-void tile_q8_0(const interleaved::TileArgs& a) {
-  if (a.n_tokens == 1) {
-    run_tile<V512, Q8_0Tile<V512, P, 1, 4>, 1, 1>(a);
-  } else {
-    run_tile<V512, Q8_0Tile<V512, P, 1>, 1, 8>(a);
-  }
-}
-void tile_q6_k(const interleaved::TileArgs& a) {
-  run_tile<V512, Q6_KTile<V512, P, 1>, 1, 6>(a);
-}
-void tile_q4_k(const interleaved::TileArgs& a) {
-  run_tile<V512, Q4_KTile<V512, P, 1>, 1, 6>(a);
 }
 
-template <class L, int kBias, bool kFifthBit, bool kMin>
-void tile_unsigned(const interleaved::TileArgs& a) {
-  if (a.n_tokens == 1) {
-    run_tile<V512, UnsignedTile<V512, P, L, kBias, kFifthBit, kMin, 1, 4>, 1, 1>(a);
-  } else {
-    run_tile<V512, UnsignedTile<V512, P, L, kBias, kFifthBit, kMin, 1>, 1, 8>(a);
-  }
-}
-void tile_iq4_nl(const interleaved::TileArgs& a) {
-  if (a.n_tokens == 1) {
-    run_tile<V512, IQ4_NLTile<V512, P, 1, 4>, 1, 1>(a);
-  } else {
-    run_tile<V512, IQ4_NLTile<V512, P, 1>, 1, 8>(a);
-  }
-}
-void tile_q5_k(const interleaved::TileArgs& a) {
-  run_tile<V512, Q5_KTile<V512, P, 1>, 1, 6>(a);
-}
-void tile_iq4_xs(const interleaved::TileArgs& a) {
-  run_tile<V512, IQ4_XSTile<V512, P, 1>, 1, 6>(a);
+template <template <class, class, int> class K>
+void superblock(const interleaved::TileArgs& a) {
+  run_tile<V512, K<V512, P, 1>, 1, 6>(a);
 }
 
 template <class W>
-void tile_float(const interleaved::TileArgs& a) {
+void float_pairs(const interleaved::TileArgs& a) {
   run_tile<V512, FloatTile<V512, W, 1>, 1, 8>(a);
 }
 
@@ -96,19 +68,10 @@ InterleavedEntry avx512vl_vnni256_interleaved() {
 }
 
 InterleavedEntry avx512_interleaved() {
-  using namespace interleaved;
-  return {tile_q4_0,
-          tile_q8_0,
-          tile_q4_k,
-          tile_q6_k,
-          tile_unsigned<Q4_1Layout, 0, false, true>,
-          tile_unsigned<Q5_0Layout, 16, true, false>,
-          tile_unsigned<Q5_1Layout, 0, true, true>,
-          tile_iq4_nl,
-          tile_q5_k,
-          tile_iq4_xs,
-          tile_float<F16Pairs<V512>>,
-          tile_float<BF16Pairs<V512>>};
+  return {block32<Q4_0Tile>,      block32<Q8_0Tile>,           superblock<Q4_KTile>,
+          superblock<Q6_KTile>,   block32<Q4_1Tile>,           block32<Q5_0Tile>,
+          block32<Q5_1Tile>,      block32<IQ4_NLTile>,         superblock<Q5_KTile>,
+          superblock<IQ4_XSTile>, float_pairs<F16Pairs<V512>>, float_pairs<BF16Pairs<V512>>};
 }
 
 }  // namespace hearth::kernels::simd

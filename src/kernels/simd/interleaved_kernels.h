@@ -137,41 +137,6 @@ struct Q4_0Tile {
   }
 };
 
-template <class V, class P, int RV, int NA = 1>
-struct Q8_0Tile {
-  using I = typename V::I;
-  using F = typename V::F;
-  using L = interleaved::Q8_0Layout;
-  static constexpr int kActBytes = 34;
-
-  template <int T>
-  static void pass(const interleaved::TileArgs& a, int v0, int t0) {
-    constexpr int kL = V::kLanes;
-    const PassTokens<T> tk(a, t0, 2, 1);
-    F acc[RV][T];
-    zero_all<V>(acc);
-    for (int64_t b = 0; b < a.n_blocks; ++b) {
-      const uint8_t* blk = a.w + b * L::kBytes;
-      I ia[NA][RV][T];
-      for (auto& part : ia) zero_all<V>(part);
-      for (int c = 0; c < 8; ++c) {
-        typename P::S8 w[RV];
-        for (int rv = 0; rv < RV; ++rv)
-          w[rv] = P::prep_s8(
-              V::load(blk + L::kCodes + c * interleaved::kChunkBytes + (v0 + rv) * kL * 4));
-        for (int t = 0; t < T; ++t) {
-          const I ax = V::bcast(tk.x[t] + b * kActBytes + 4 * c);
-          for (int rv = 0; rv < RV; ++rv)
-            ia[c % NA][rv][t] = P::acc_s8(ia[c % NA][rv][t], w[rv], ax);
-        }
-      }
-      fold_parts<P, true>(ia);
-      add_block<V, P, false>(acc, ia[0], blk + L::kScales, v0, tk, b, P::kS8Bias);
-    }
-    store_pass<V>(a, v0, t0, acc);
-  }
-};
-
 // A pass over super-blocks with Q8_K activations: K::scaled_sums forms each output's exact
 // integer sum of the block, K::add_block applies the block's FMAs, register by register.
 template <class V, class K, int RV, int T>
@@ -444,6 +409,13 @@ struct UnsignedTile {
   }
 };
 
+template <class V, class P, int RV, int NA = 1>
+using Q4_1Tile = UnsignedTile<V, P, interleaved::Q4_1Layout, 0, false, true, RV, NA>;
+template <class V, class P, int RV, int NA = 1>
+using Q5_0Tile = UnsignedTile<V, P, interleaved::Q5_0Layout, 16, true, false, RV, NA>;
+template <class V, class P, int RV, int NA = 1>
+using Q5_1Tile = UnsignedTile<V, P, interleaved::Q5_1Layout, 0, true, true, RV, NA>;
+
 // The IQ4 code book as a byte shuffle table, biased by 128 like Q8_0's stored codes, so
 // that P::prep_s8 turns a looked-up register into signed weights as it does Q8_0's.
 template <class V>
@@ -453,40 +425,66 @@ typename V::I iq4_table() {
   return V::bcast16(biased);
 }
 
-// IQ4_NL: Q4_0's nibbles looked up in the code book, then Q8_0's signed arithmetic.
-template <class V, class P, int RV, int NA = 1>
-struct IQ4_NLTile {
+// Where Q8_0 and IQ4_NL blocks get their signed weights: step s (of kSteps) gives kPerStep
+// registers of rows (prepared by P::prep_s8 from codes biased by 128), each multiplying the
+// activation bytes at x_offset(s, k). Q8_0 loads chunk s; IQ4_NL looks up both nibbles of
+// chunk s in the code book.
+template <class V, class P>
+struct Q8_0Weights {
+  static constexpr int kSteps = 8;
+  static constexpr int kPerStep = 1;
+  using L = interleaved::Q8_0Layout;
+  static int x_offset(int s, int /*k*/) { return 4 * s; }
+  void load(const uint8_t* blk, int s, int row, typename P::S8 (&w)[kPerStep]) const {
+    w[0] = P::prep_s8(V::load(blk + L::kCodes + s * interleaved::kChunkBytes + row));
+  }
+};
+
+template <class V, class P>
+struct IQ4_NLWeights {
+  static constexpr int kSteps = 4;
+  static constexpr int kPerStep = 2;
+  using L = interleaved::IQ4_NLLayout;
+  typename V::I table = iq4_table<V>();
+  static int x_offset(int s, int k) { return 16 * k + 4 * s; }
+  void load(const uint8_t* blk, int s, int row, typename P::S8 (&w)[kPerStep]) const {
+    const typename V::I mask = V::set1_8(0x0F);
+    const typename V::I q = V::load(blk + L::kCodes + s * interleaved::kChunkBytes + row);
+    w[0] = P::prep_s8(V::shuffle8(table, V::and_(q, mask)));
+    w[1] = P::prep_s8(V::shuffle8(table, V::and_(V::srl16_4(q), mask)));
+  }
+};
+
+// Q8_0 and IQ4_NL: signed weights (Weights) of 32-element blocks against Q8_0 activations,
+// summed in int32 lanes, then the block FMA (the VNNI policy's weights stay biased by 128,
+// so its 128 * code sum comes off first).
+template <class V, class P, template <class, class> class Weights, int RV, int NA = 1>
+struct SignedTile {
   using I = typename V::I;
   using F = typename V::F;
-  using L = interleaved::IQ4_NLLayout;
-  static constexpr int kActBytes = 34;
+  using W = Weights<V, P>;
+  using L = typename W::L;
+  static constexpr int kActBytes = 34;  // a Q8_0 activation block
 
   template <int T>
   static void pass(const interleaved::TileArgs& a, int v0, int t0) {
     constexpr int kL = V::kLanes;
     const PassTokens<T> tk(a, t0, 2, 1);
-    const I table = iq4_table<V>();
-    const I mask = V::set1_8(0x0F);
+    const W weights{};
     F acc[RV][T];
     zero_all<V>(acc);
     for (int64_t b = 0; b < a.n_blocks; ++b) {
       const uint8_t* blk = a.w + b * L::kBytes;
       I ia[NA][RV][T];
       for (auto& part : ia) zero_all<V>(part);
-      for (int c = 0; c < 4; ++c) {
-        typename P::S8 lo[RV], hi[RV];
-        for (int rv = 0; rv < RV; ++rv) {
-          const I q = V::load(blk + L::kCodes + c * interleaved::kChunkBytes + (v0 + rv) * kL * 4);
-          lo[rv] = P::prep_s8(V::shuffle8(table, V::and_(q, mask)));
-          hi[rv] = P::prep_s8(V::shuffle8(table, V::and_(V::srl16_4(q), mask)));
-        }
+      for (int s = 0; s < W::kSteps; ++s) {
+        typename P::S8 w[RV][W::kPerStep];
+        for (int rv = 0; rv < RV; ++rv) weights.load(blk, s, (v0 + rv) * kL * 4, w[rv]);
         for (int t = 0; t < T; ++t) {
-          const uint8_t* xb = tk.x[t] + b * kActBytes;
-          const I al = V::bcast(xb + 4 * c);
-          const I ah = V::bcast(xb + 16 + 4 * c);
-          for (int rv = 0; rv < RV; ++rv) {
-            I& part = ia[c % NA][rv][t];
-            part = P::acc_s8(P::acc_s8(part, lo[rv], al), hi[rv], ah);
+          for (int k = 0; k < W::kPerStep; ++k) {
+            const I ax = V::bcast(tk.x[t] + b * kActBytes + W::x_offset(s, k));
+            for (int rv = 0; rv < RV; ++rv)
+              ia[s % NA][rv][t] = P::acc_s8(ia[s % NA][rv][t], w[rv][k], ax);
           }
         }
       }
@@ -496,6 +494,11 @@ struct IQ4_NLTile {
     store_pass<V>(a, v0, t0, acc);
   }
 };
+
+template <class V, class P, int RV, int NA = 1>
+using Q8_0Tile = SignedTile<V, P, Q8_0Weights, RV, NA>;
+template <class V, class P, int RV, int NA = 1>
+using IQ4_NLTile = SignedTile<V, P, IQ4_NLWeights, RV, NA>;
 
 // IQ4_XS: per 32-element sub-block, code-book values times the activations, scaled by the
 // signed sub-block scale into int32 lanes. The VNNI policy multiplies the biased values, so

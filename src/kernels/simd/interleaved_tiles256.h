@@ -11,53 +11,32 @@ struct Tiles256 {
   using TileArgs = interleaved::TileArgs;
 
   // One token reads both halves of a group in one pass; several take one half at a time.
-  template <template <class, class, int> class K, int TMax>
+  template <class Decode, class Batched, int TMax>
   static void tile(const TileArgs& a) {
     if (a.n_tokens == 1) {
-      run_tile<V, K<V, P, 2>, 2, 1>(a);
+      run_tile<V, Decode, 2, 1>(a);
     } else {
-      run_tile<V, K<V, P, 1>, 1, TMax>(a);
+      run_tile<V, Batched, 1, TMax>(a);
     }
   }
-
-  template <class L, int kBias, bool kFifthBit, bool kMin>
-  static void tile_unsigned(const TileArgs& a) {
-    if (a.n_tokens == 1) {
-      run_tile<V, UnsignedTile<V, P, L, kBias, kFifthBit, kMin, 2>, 2, 1>(a);
-    } else {
-      run_tile<V, UnsignedTile<V, P, L, kBias, kFifthBit, kMin, 1>, 1, 4>(a);
-    }
+  // The 32-element blocks (tiles with RV and NA), the super-blocks (RV), the float types.
+  template <template <class, class, int, int> class K>
+  static void block32(const TileArgs& a) {
+    tile<K<V, P, 2, 1>, K<V, P, 1, 1>, 4>(a);
   }
-
+  template <template <class, class, int> class K>
+  static void superblock(const TileArgs& a) {
+    tile<K<V, P, 2>, K<V, P, 1>, 2>(a);
+  }
   template <class W>
-  static void tile_float(const TileArgs& a) {
-    if (a.n_tokens == 1) {
-      run_tile<V, FloatTile<V, W, 2>, 2, 1>(a);
-    } else {
-      run_tile<V, FloatTile<V, W, 1>, 1, 6>(a);
-    }
+  static void float_pairs(const TileArgs& a) {
+    tile<FloatTile<V, W, 2>, FloatTile<V, W, 1>, 6>(a);
   }
-
-  template <class V2, class P2, int RV>
-  using Q4_0 = Q4_0Tile<V2, P2, RV>;
-  template <class V2, class P2, int RV>
-  using Q8_0 = Q8_0Tile<V2, P2, RV>;
-  template <class V2, class P2, int RV>
-  using IQ4_NL = IQ4_NLTile<V2, P2, RV>;
 
   static InterleavedEntry entry() {
-    using namespace interleaved;
-    return {tile<Q4_0, 4>,
-            tile<Q8_0, 4>,
-            tile<Q4_KTile, 2>,
-            tile<Q6_KTile, 2>,
-            tile_unsigned<Q4_1Layout, 0, false, true>,
-            tile_unsigned<Q5_0Layout, 16, true, false>,
-            tile_unsigned<Q5_1Layout, 0, true, true>,
-            tile<IQ4_NL, 4>,
-            tile<Q5_KTile, 2>,
-            tile<IQ4_XSTile, 2>,
-            tile_float<F16Pairs<V>>,
-            tile_float<BF16Pairs<V>>};
+    return {block32<Q4_0Tile>,      block32<Q8_0Tile>,        superblock<Q4_KTile>,
+            superblock<Q6_KTile>,   block32<Q4_1Tile>,        block32<Q5_0Tile>,
+            block32<Q5_1Tile>,      block32<IQ4_NLTile>,      superblock<Q5_KTile>,
+            superblock<IQ4_XSTile>, float_pairs<F16Pairs<V>>, float_pairs<BF16Pairs<V>>};
   }
 };

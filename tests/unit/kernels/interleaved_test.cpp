@@ -107,9 +107,9 @@ std::vector<float> activations(int64_t n_tokens, int64_t n_cols, uint32_t seed) 
 }
 
 std::vector<float> run(CpuLevel level, const WeightMatrix& w, const std::vector<float>& x,
-                       int64_t n_tokens, ThreadPool& pool, Bf16Dot bf16 = Bf16Dot::kAuto) {
+                       int64_t n_tokens, ThreadPool& pool) {
   std::vector<float> y(static_cast<size_t>(n_tokens * w.n_rows), -1.0f);
-  matmul_interleaved(level, w, x.data(), n_tokens, y.data(), pool, bf16);
+  matmul_interleaved(level, w, x.data(), n_tokens, y.data(), pool);
   return y;
 }
 
@@ -210,8 +210,9 @@ TEST(Interleaved, Vnni256TilesGiveTheScalarBits) {
   if (ran == 0) GTEST_SKIP() << "SKIPPED: this CPU has neither AVX-VNNI nor AVX-512";
 }
 
-// The AVX-512 level has two BF16 tiles: vdpbf16ps (where the CPU has AVX-512 BF16, the
-// default) and two FMAs per column pair. Both give the scalar bits on normal numbers.
+// The AVX-512 level has two BF16 tiles: vdpbf16ps (the level's tile where the CPU has
+// AVX-512 BF16) and two FMAs per column pair (simd::avx512_interleaved()'s own). Both give the
+// scalar bits on normal numbers.
 TEST(Interleaved, BothAvx512Bf16TilesGiveTheScalarBits) {
   if (detected_cpu_level() < CpuLevel::kAvx512)
     GTEST_SKIP() << "SKIPPED: this CPU lacks the AVX-512 level";
@@ -224,12 +225,16 @@ TEST(Interleaved, BothAvx512Bf16TilesGiveTheScalarBits) {
   for (int64_t n : {1, 9, 70}) {
     const auto x = activations(n, 1024, 21);
     const auto want = run(CpuLevel::kScalar, iw, x, n, pool);
-    for (Bf16Dot dot : {Bf16Dot::kAuto, Bf16Dot::kFma}) {
-      const auto got = run(CpuLevel::kAvx512, iw, x, n, pool, dot);
-      for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_TRUE(test::same_float(got[i], want[i]))
-            << (dot == Bf16Dot::kAuto ? "default" : "fma") << " tile, n=" << n << " output " << i
-            << ": " << got[i] << " vs " << want[i];
+    const auto by_default = run(CpuLevel::kAvx512, iw, x, n, pool);
+    std::vector<float> by_fma(want.size(), -1.0f);
+    interleaved::matmul_with(simd::avx512_interleaved(), CpuLevel::kAvx512, iw, x.data(), n,
+                             by_fma.data(), pool);
+    for (const std::vector<float>* got :
+         {&by_default, static_cast<const std::vector<float>*>(&by_fma)}) {
+      for (size_t i = 0; i < got->size(); ++i)
+        ASSERT_TRUE(test::same_float((*got)[i], want[i]))
+            << (got == &by_default ? "default" : "fma") << " tile, n=" << n << " output " << i
+            << ": " << (*got)[i] << " vs " << want[i];
     }
   }
 }
