@@ -358,8 +358,9 @@ std::vector<std::pair<int64_t, int64_t>> query_blocks(const ForwardState& st) {
   int64_t begin = 0;
   for (int64_t t = 1; t <= st.n_tokens(); ++t) {
     const auto at = [&](int64_t i) { return st.tokens[static_cast<size_t>(i)]; };
+    // Equal positions: a non-causal view, where a sequence's tokens all see the same range.
     if (t == st.n_tokens() || t - begin == kQueryBlock || at(t).seq != at(t - 1).seq ||
-        at(t).pos != at(t - 1).pos + 1) {
+        (at(t).pos != at(t - 1).pos + 1 && at(t).pos != at(t - 1).pos)) {
       blocks.emplace_back(begin, t);
       begin = t;
     }

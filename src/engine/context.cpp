@@ -74,6 +74,13 @@ Status Context::validate(const Batch& batch) const {
                    fmt::format("token {} of sequence {} is at position {}, expected {}", i, t.seq,
                                t.pos, it->second));
     ++it->second;
+    if (t.logits && !model_->has_lm_head())
+      return error(ErrorCode::kInvalidArgument,
+                   "the model has no output head: it computes embeddings only");
+    if (present(model_->weights().position_embd) && t.pos >= model_->hparams().n_ctx_train)
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("position {} is past the model's {} position embeddings", t.pos,
+                               model_->hparams().n_ctx_train));
   }
   return Status::ok();
 }
@@ -111,16 +118,6 @@ void Context::prepare_scratch(int64_t T) {
   scratch_.rope_sin.resize(size(hp.n_rot / 2));
 }
 
-void Context::embed(const Batch& batch) {
-  const WeightMatrix& emb = model_->weights().token_embd;
-  const int64_t E = model_->hparams().n_embd;
-  for (int32_t i = 0; i < batch.size(); ++i) {
-    const auto* row = static_cast<const uint8_t*>(emb.data) +
-                      static_cast<size_t>(batch[i].token) * emb.row_stride;
-    kernels::dequantize_row(emb.type, row, scratch_.x.data() + i * E, E);
-  }
-}
-
 void Context::compute_rope(const Batch& batch) {
   const auto& hp = model_->hparams();
   const int32_t half = hp.n_rot / 2;
@@ -139,8 +136,7 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
   if (params_.embeddings) {
     embd_.resize(static_cast<size_t>(batch.size() * E));
     for (int32_t i = 0; i < batch.size(); ++i)
-      ops::rms_norm(scratch_.x.data() + i * E, w.output_norm.data(), embd_.data() + i * E, E,
-                    hp.rms_eps);
+      model_->final_hidden(scratch_.x.data() + i * E, embd_.data() + i * E);
   }
   std::vector<float> rows;  // normalized final hidden states of the rows that want logits
   int32_t n_out = 0;
@@ -152,7 +148,7 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
     if (params_.embeddings) {
       std::copy_n(embd_.data() + i * E, E, row);
     } else {
-      ops::rms_norm(scratch_.x.data() + i * E, w.output_norm.data(), row, E, hp.rms_eps);
+      model_->final_hidden(scratch_.x.data() + i * E, row);
     }
   }
   logits_.resize(static_cast<size_t>(n_out) * static_cast<size_t>(hp.n_vocab));
@@ -169,7 +165,6 @@ Status Context::decode(const Batch& batch) {
   HEARTH_RETURN_IF_ERROR(reserve_kv(batch));
   ThreadPool& pool = (batch.size() > 1 && pool_batch_) ? *pool_batch_ : *pool_;
   prepare_scratch(batch.size());
-  embed(batch);
   compute_rope(batch);
   ForwardState st{*model_,
                   *kv_,
@@ -179,9 +174,14 @@ Status Context::decode(const Batch& batch) {
                   pool,
                   std::span<const BatchToken>(batch.tokens()),
                   scratch_};
+  model_->embed_input(st);
   for (int32_t il = 0; il < model_->hparams().n_layer; ++il) model_->forward_layer(il, st);
   compute_logits(batch, pool);
   return Status::ok();
+}
+
+std::vector<float> Context::pool(PoolingType type, const float* rows, int64_t n_tokens) {
+  return pool_sequence(*model_, type, rows, n_tokens, *pool_, params_.precision);
 }
 
 std::span<const float> Context::embedding(int32_t i) const {

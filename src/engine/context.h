@@ -14,6 +14,7 @@
 #include "engine/forward.h"
 #include "engine/kv_cache.h"
 #include "engine/model.h"
+#include "engine/pooling.h"
 
 namespace hearth::engine {
 
@@ -52,6 +53,9 @@ class Context {
   // With ContextParams::embeddings, batch token `i`'s final hidden state after the output norm,
   // as the reference's embeddings are taken: [n_embd]. Empty otherwise.
   std::span<const float> embedding(int32_t i) const;
+  // One sequence's pooled output from its final hidden states (pool_sequence() on this
+  // context's model, threads and precision).
+  std::vector<float> pool(PoolingType type, const float* rows, int64_t n_tokens);
 
   const Model& model() const { return *model_; }
   const ContextParams& params() const { return params_; }
@@ -63,7 +67,6 @@ class Context {
   Status validate(const Batch& batch) const;
   Status reserve_kv(const Batch& batch);
   void prepare_scratch(int64_t n_tokens);
-  void embed(const Batch& batch);
   void compute_rope(const Batch& batch);
   void compute_logits(const Batch& batch, ThreadPool& pool);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,14 @@ void norm_rows(ForwardState& st, const float* in, const std::vector<float>& w, f
   const float eps = st.model.hparams().rms_eps;
   for (int64_t t = 0; t < st.n_tokens(); ++t)
     ops::rms_norm(in + t * width, w.data(), out + t * width, width, eps);
+}
+
+void layer_norm_rows(ForwardState& st, const float* in, const std::vector<float>& w,
+                     const std::vector<float>& b, float* out, int64_t width) {
+  const float eps = st.model.hparams().norm_eps;
+  for (int64_t t = 0; t < st.n_tokens(); ++t)
+    ops::layer_norm(in + t * width, w.data(), b.empty() ? nullptr : b.data(), out + t * width,
+                    width, eps);
 }
 
 void project(ForwardState& st, const WeightMatrix& w, const std::vector<float>& bias,
@@ -40,6 +49,16 @@ void swiglu_ffn(ForwardState& st, const LayerWeights& w) {
     ops::swiglu(gate + begin * n_ff, up + begin * n_ff, gate + begin * n_ff, (end - begin) * n_ff);
   });
   project(st, w.ffn_down, w.ffn_down_b, st.s.gate.data(), st.s.out.data());
+}
+
+void gelu_ffn(ForwardState& st, const LayerWeights& w) {
+  const int64_t n_ff = w.ffn_up.n_rows;
+  project(st, w.ffn_up, w.ffn_up_b, st.s.cur.data(), st.s.up.data());
+  float* up = st.s.up.data();
+  st.pool.parallel_for(st.n_tokens(), [=](int64_t begin, int64_t end, int) {
+    ops::gelu(up + begin * n_ff, up + begin * n_ff, (end - begin) * n_ff);
+  });
+  project(st, w.ffn_down, w.ffn_down_b, st.s.up.data(), st.s.out.data());
 }
 
 void add_residual(ForwardState& st) {
@@ -80,6 +99,25 @@ void store_kv(ForwardState& st, int32_t il) {
   }
 }
 
+// Non-causal attention: every token sees its sequence up to the sequence's last position in
+// this batch. The tokens are handed to attend_all() as if each stood at that position (only
+// the visible range depends on a token's position there).
+void attend_whole_sequences(ForwardState& st, int32_t il, float scale) {
+  std::map<SeqId, int32_t> last;
+  for (const BatchToken& t : st.tokens) last[t.seq] = std::max(last[t.seq], t.pos);
+  std::vector<BatchToken> seen(st.tokens.begin(), st.tokens.end());
+  for (BatchToken& t : seen) t.pos = last[t.seq];
+  ForwardState view{st.model,
+                    st.kv,
+                    st.type_k,
+                    st.type_v,
+                    st.precision,
+                    st.pool,
+                    std::span<const BatchToken>(seen),
+                    st.s};
+  attend_all(view, il, scale);
+}
+
 }  // namespace
 
 void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
@@ -97,7 +135,11 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
   }
   store_kv(st, il);
   const float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
-  attend_all(st, il, scale);
+  if (opt.causal) {
+    attend_all(st, il, scale);
+  } else {
+    attend_whole_sequences(st, il, scale);
+  }
   project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());
 }
 

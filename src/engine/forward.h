@@ -46,11 +46,17 @@ struct AttentionOptions {
   ops::RopeKind rope = ops::RopeKind::kNorm;
   bool apply_rope = true;  // false on NoPE layers
   float kq_scale = 0.0f;   // 0: 1/sqrt(head_dim)
+  // false (encoders): each token attends to every token of its sequence in the batch, not
+  // only to those before it.
+  bool causal = true;
 };
 
 // out[t] = norm(in[t]) * w for every batch row; `width` values per row.
 void norm_rows(ForwardState& st, const float* in, const std::vector<float>& w, float* out,
                int64_t width);
+// out[t] = LayerNorm(in[t]) * w + b for every batch row (encoders; eps = norm_eps).
+void layer_norm_rows(ForwardState& st, const float* in, const std::vector<float>& w,
+                     const std::vector<float>& b, float* out, int64_t width);
 // out[t] = W in[t] (+ bias) for every batch row.
 void project(ForwardState& st, const WeightMatrix& w, const std::vector<float>& bias,
              const float* in, float* out);
@@ -61,6 +67,8 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
                     const AttentionOptions& opt);
 // SwiGLU feed-forward on s.cur; result in s.out.
 void swiglu_ffn(ForwardState& st, const LayerWeights& w);
+// GELU feed-forward (encoders): s.out = W_down gelu(W_up s.cur + b_up) + b_down.
+void gelu_ffn(ForwardState& st, const LayerWeights& w);
 // s.x += s.out
 void add_residual(ForwardState& st);
 

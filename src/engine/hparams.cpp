@@ -129,6 +129,29 @@ Status check_shapes(const gguf::File& f, const ModelHparams& hp) {
   return Status::ok();
 }
 
+// The normalization epsilon (RMSNorm for decoders, LayerNorm for encoders: one of them is
+// required), the attention's causality and the rank head's width.
+Status read_norms(const gguf::File& f, const std::string& a, ModelHparams& hp) {
+  const std::string rms_key = a + ".attention.layer_norm_rms_epsilon";
+  const std::string ln_key = a + ".attention.layer_norm_epsilon";
+  HEARTH_ASSIGN_OR_RETURN(hp.rms_eps, read_float(f, rms_key, 0.0f));
+  HEARTH_ASSIGN_OR_RETURN(hp.norm_eps, read_float(f, ln_key, 0.0f));
+  if (!f.find(rms_key) && !f.find(ln_key))
+    return corrupt(f, fmt::format("required key '{}' is missing", rms_key));
+  if (!f.find(rms_key)) hp.rms_eps = hp.norm_eps;  // checked positive like every epsilon
+  if (const gguf::Value* c = f.find(a + ".attention.causal")) {
+    if (c->type() != gguf::ValueType::kBool)
+      return corrupt(f, a + ".attention.causal must be a bool");
+    HEARTH_ASSIGN_OR_RETURN(hp.causal, f.get_bool(a + ".attention.causal"));
+  }
+  if (const gguf::Value* labels = f.find(a + ".classifier.output_labels")) {
+    if (!labels->is_array() || labels->size() == 0 || labels->size() > 4096)
+      return corrupt(f, a + ".classifier.output_labels must be a non-empty array");
+    hp.n_cls_out = static_cast<int32_t>(labels->size());
+  }
+  return Status::ok();
+}
+
 // A count narrowed to int32, saturating; check_shapes rejects implausible sizes.
 int32_t narrow(int64_t v) {
   return static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
@@ -163,11 +186,12 @@ Result<ModelHparams> read_hparams(const gguf::File& f) {
   hp.head_dim_v = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".rope.dimension_count", hp.head_dim, false));
   hp.n_rot = narrow(v);
-  HEARTH_ASSIGN_OR_RETURN(hp.rms_eps, read_float(f, a + ".attention.layer_norm_rms_epsilon", 0.0f));
-  if (!f.find(a + ".attention.layer_norm_rms_epsilon"))
-    return corrupt(f,
-                   fmt::format("required key '{}.attention.layer_norm_rms_epsilon' is missing", a));
+  HEARTH_RETURN_IF_ERROR(read_norms(f, a, hp));
   HEARTH_RETURN_IF_ERROR(read_rope(f, a, hp));
+  HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".pooling_type", -1, false));
+  if (v < -1 || v > static_cast<int64_t>(PoolingType::kRank))
+    return corrupt(f, fmt::format("{}.pooling_type {} is not a pooling type", a, v));
+  hp.pooling = static_cast<PoolingType>(v);
   if (const gguf::Value* vs = f.find(a + ".vocab_size")) {
     auto n = vs->as_uint();
     if (!n || vs->type() != gguf::ValueType::kU32)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "engine/pooling.h"
 #include "gguf/file.h"
 
 namespace hearth::engine {
@@ -37,8 +38,13 @@ struct ModelHparams {
   int32_t head_dim_v = 0;   // Dv (value_length)
   int32_t n_rot = 0;        // R, rotated dims per head
   int32_t n_vocab = 0;      // V
-  float rms_eps = 1e-5f;
+  float rms_eps = 1e-5f;    // RMSNorm epsilon (decoders)
+  float norm_eps = 0.0f;    // LayerNorm epsilon (encoders: <arch>.attention.layer_norm_epsilon)
+  bool causal = true;       // <arch>.attention.causal; encoders attend to their whole input
+  int32_t n_cls_out = 1;    // rank head outputs: <arch>.classifier.output_labels, else 1
   RopeParams rope;
+  // <arch>.pooling_type: the model's pooling for embeddings (kUnspecified when absent).
+  PoolingType pooling = PoolingType::kUnspecified;
 
   int32_t n_embd_q() const { return n_head * head_dim; }
   int32_t n_embd_k() const { return n_head_kv * head_dim; }

@@ -29,6 +29,15 @@ class Model {
   // Runs block `il` over the batch; st.x ([T][E] residual stream) is updated in place.
   virtual void forward_layer(int32_t il, ForwardState& st) const = 0;
 
+  // The input rows st.s.x [T][E]: each token's embedding row. Encoders add their position
+  // and token-type rows and normalize.
+  virtual void embed_input(ForwardState& st) const;
+  // The final hidden state of one row x [E] into out [E]: decoders' output RMSNorm;
+  // encoders' last layer output as it is.
+  virtual void final_hidden(const float* x, float* out) const;
+  // Decoders have an output matrix (logits); encoders compute embeddings only.
+  bool has_lm_head() const { return present(weights_.output); }
+
  protected:
   Model(std::shared_ptr<const gguf::Archive> archive, ModelHparams hparams, ModelWeights weights)
       : archive_(std::move(archive)), hparams_(std::move(hparams)), weights_(std::move(weights)) {}

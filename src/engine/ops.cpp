@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
+#include "base/half.h"
 #include "kernels/activation.h"
 
 namespace hearth::engine::ops {
@@ -14,6 +16,55 @@ void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
   const float mean = static_cast<float>(sum / static_cast<double>(n));
   const float scale = 1.0f / std::sqrt(mean + eps);
   for (int64_t i = 0; i < n; ++i) y[i] = (x[i] * scale) * w[i];
+}
+
+void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t n, float eps) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
+  const auto mean = static_cast<float>(sum / static_cast<double>(n));
+  double sum2 = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i] - mean;
+    y[i] = v;
+    sum2 += static_cast<double>(v * v);
+  }
+  const auto variance = static_cast<float>(sum2 / static_cast<double>(n));
+  const float scale = 1.0f / std::sqrt(variance + eps);
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = (y[i] * scale) * w[i];
+    if (b != nullptr) y[i] += b[i];
+  }
+}
+
+namespace {
+
+// gelu of every f16 value, rounded to f16 (the reference's lookup table).
+const std::vector<f16_bits>& gelu_table() {
+  static const std::vector<f16_bits> table = [] {
+    std::vector<f16_bits> t(65536);
+    for (uint32_t i = 0; i < 65536; ++i) {
+      const float x = f16_to_f32(static_cast<f16_bits>(i));
+      const float inner = 0.7978845608028654f * x * (1.0f + 0.044715f * x * x);
+      t[i] = f32_to_f16(0.5f * x * (1.0f + std::tanh(inner)));
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+void gelu(const float* x, float* y, int64_t n) {
+  const std::vector<f16_bits>& table = gelu_table();
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] <= -10.0f) {
+      y[i] = 0.0f;
+    } else if (x[i] >= 10.0f) {
+      y[i] = x[i];
+    } else {
+      y[i] = f16_to_f32(table[f32_to_f16(x[i])]);
+    }
+  }
 }
 
 void add_inplace(float* x, const float* y, int64_t n) {

@@ -12,6 +12,14 @@ namespace hearth::engine::ops {
 // and summed in f64, as the reference does.
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps);
 
+// y = (x - mean(x)) / sqrt(var(x) + eps) * w + b over one row of n values (the encoders'
+// LayerNorm: population variance, sums in f64 as the reference's; b may be null).
+void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t n, float eps);
+
+// y[i] = gelu(x[i]) with the tanh approximation, as the reference's CPU computes it: the
+// input rounded to f16 and looked up in a table of f16 results (|x| >= 10: 0 or x).
+void gelu(const float* x, float* y, int64_t n);
+
 // x[i] += y[i]
 void add_inplace(float* x, const float* y, int64_t n);
 

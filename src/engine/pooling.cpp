@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/model.h"
+
 namespace hearth::engine {
 
 namespace {
@@ -56,6 +58,54 @@ void pool_rows(PoolingType type, const float* rows, int64_t n_tokens, int64_t n_
       std::fill(out, out + n_embd, 0.0f);  // kNone/kRank are not a pooling of rows
       return;
   }
+}
+
+namespace {
+
+// out = W x (+ b) for one row x.
+std::vector<float> times(const WeightMatrix& w, const std::vector<float>& b,
+                         const std::vector<float>& x, ThreadPool& pool,
+                         kernels::MatmulPrecision precision) {
+  std::vector<float> out(static_cast<size_t>(w.n_rows));
+  kernels::matmul(w, x.data(), 1, out.data(), pool, precision);
+  for (size_t i = 0; i < b.size() && i < out.size(); ++i) out[i] += b[i];
+  return out;
+}
+
+void softmax(std::vector<float>& v) {
+  const float top = *std::max_element(v.begin(), v.end());
+  double sum = 0.0;
+  for (float& p : v) {
+    p = std::exp(p - top);
+    sum += p;
+  }
+  for (float& p : v) p = static_cast<float>(p / sum);
+}
+
+}  // namespace
+
+std::vector<float> pool_sequence(const Model& model, PoolingType type, const float* rows,
+                                 int64_t n_tokens, ThreadPool& pool,
+                                 kernels::MatmulPrecision precision) {
+  const ModelHparams& hp = model.hparams();
+  const int64_t E = hp.n_embd;
+  if (type == PoolingType::kNone || n_tokens < 1) return {};
+  std::vector<float> pooled(static_cast<size_t>(E));
+  if (type != PoolingType::kRank) {
+    pool_rows(type, rows, n_tokens, E, pooled.data());
+    return pooled;
+  }
+  const bool qwen3 = hp.arch == "qwen3";
+  pool_rows(qwen3 ? PoolingType::kLast : PoolingType::kCls, rows, n_tokens, E, pooled.data());
+  const ModelWeights& w = model.weights();
+  if (present(w.cls)) {
+    pooled = times(w.cls, w.cls_b, pooled, pool, precision);
+    for (float& v : pooled) v = std::tanh(v);
+  }
+  if (present(w.cls_out)) pooled = times(w.cls_out, w.cls_out_b, pooled, pool, precision);
+  if (qwen3) softmax(pooled);
+  pooled.resize(std::min(pooled.size(), static_cast<size_t>(hp.n_cls_out)));
+  return pooled;
 }
 
 void normalize_embedding(const float* in, float* out, int64_t n, int embd_normalize) {

@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
+
+#include "base/thread_pool.h"
+#include "kernels/matmul.h"
 
 namespace hearth::engine {
 
@@ -25,6 +29,17 @@ std::string_view pooling_name(PoolingType type);
 // One pooled vector [n_embd] from `rows` ([n_tokens][n_embd], n_tokens >= 1) for kMean, kCls
 // and kLast. The mean adds the rows in token order and scales by 1 / n_tokens afterwards.
 void pool_rows(PoolingType type, const float* rows, int64_t n_tokens, int64_t n_embd, float* out);
+
+class Model;
+
+// The output of one sequence's pooling on `model`, from its final hidden states `rows`
+// ([n_tokens][n_embd], n_tokens >= 1). kMean, kCls, kLast: the pooled row [n_embd]. kRank: the
+// rank head's n_cls_out outputs: the first row (Qwen3: the last row), through the model's
+// classifier when it has one (tanh(cls r + b), then cls.output r + b), a softmax on Qwen3, of
+// which the first n_cls_out values are kept. kNone: empty. Products run on `pool`.
+std::vector<float> pool_sequence(const Model& model, PoolingType type, const float* rows,
+                                 int64_t n_tokens, ThreadPool& pool,
+                                 kernels::MatmulPrecision precision);
 
 // out = in / norm(in) (in and out may alias), as embd_normalize selects: -1 no change, 0
 // the largest magnitude mapped to 32760 (the int16 range), 1 taxicab, 2 Euclidean, p > 2 the

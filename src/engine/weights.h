@@ -46,6 +46,9 @@ struct LayerWeights {
   WeightMatrix ffn_gate, ffn_up;      // [E, F]
   WeightMatrix ffn_down;              // [F, E]
   std::vector<float> ffn_gate_b, ffn_up_b, ffn_down_b;  // optional biases
+  // Encoders (post-norm): LayerNorm after the attention and after the FFN residual adds.
+  std::vector<float> attn_out_norm, attn_out_norm_b;  // [E] [E]
+  std::vector<float> out_norm, out_norm_b;            // [E] [E]
 };
 
 struct ModelWeights {
@@ -54,6 +57,15 @@ struct ModelWeights {
   WeightMatrix output;             // [E, V]; the embedding matrix when tied
   std::vector<float> output_bias;  // optional [V]
   std::vector<float> rope_freqs;   // optional per-pair divisors [R/2]
+  // Encoders: token type 0's row [E] (added to every token), absolute positions [E, n_ctx],
+  // the embedding LayerNorm [E] [E].
+  std::vector<float> token_type0;
+  WeightMatrix position_embd;
+  std::vector<float> embd_norm, embd_norm_b;
+  // Rank head (rerankers): cls [E, E] + bias then tanh, cls.output [E, n_cls_out] + bias; kept
+  // in the file's row layout (read one row at a time).
+  WeightMatrix cls, cls_out;
+  std::vector<float> cls_b, cls_out_b;
   std::vector<LayerWeights> layers;
   std::vector<OwnedBytes> repacked;  // the data of every interleaved matrix above
 };

@@ -60,7 +60,7 @@ bool pick_children(const PlanInput& in, int32_t n, const std::vector<bool>& take
 }
 
 void fill_budget(const PlanInput& in, StepPlan& plan, const std::vector<int32_t>& prompt_left,
-                 const std::vector<int64_t>& started) {
+                 const std::vector<int64_t>& started, const std::vector<bool>& whole) {
   const size_t n = in.slots.size();
   for (size_t i = 0; i < n; ++i) {
     if (in.slots[i].generating) {
@@ -77,6 +77,7 @@ void fill_budget(const PlanInput& in, StepPlan& plan, const std::vector<int32_t>
     const int32_t room = in.n_batch - plan.n_tokens;
     if (room <= 0) break;
     if (prompt_left[i] <= 0) continue;
+    if (whole[i] && prompt_left[i] > room) continue;
     plan.prompt_tokens[i] = std::min(room, prompt_left[i]);
     plan.n_tokens += plan.prompt_tokens[i];
   }
@@ -125,9 +126,11 @@ StepPlan plan_step(const PlanInput& in) {
   std::vector<bool> taken(n, false);
   std::vector<int32_t> prompt_left(n, 0);
   std::vector<int64_t> started(n, 0);
+  std::vector<bool> whole(n, false);
   int64_t next_start = 0;
   for (size_t i = 0; i < n; ++i) {
     prompt_left[i] = in.slots[i].busy ? in.slots[i].prompt_left : 0;
+    whole[i] = in.slots[i].whole_prompt;
     started[i] = in.slots[i].started;
     next_start = std::max(next_start, in.slots[i].started + 1);
   }
@@ -145,10 +148,11 @@ StepPlan plan_step(const PlanInput& in) {
     for (int32_t c : adm.child_slots) taken[static_cast<size_t>(c)] = true;
     adm.n_past = reusable_prefix(in.slots[static_cast<size_t>(slot)].cached, task);
     prompt_left[static_cast<size_t>(slot)] = static_cast<int32_t>(task.prompt.size()) - adm.n_past;
+    whole[static_cast<size_t>(slot)] = task.whole_prompt;
     started[static_cast<size_t>(slot)] = next_start++;
     plan.admitted.push_back(std::move(adm));
   }
-  fill_budget(in, plan, prompt_left, started);
+  fill_budget(in, plan, prompt_left, started, whole);
   return plan;
 }
 

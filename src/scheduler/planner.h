@@ -21,6 +21,7 @@ struct PlanSlot {
   int64_t started = 0;              // order in which the busy slots started their prompts
   int64_t t_last_used = -1;         // when the slot was last released; -1 never
   std::span<const int32_t> cached;  // tokens held in the slot's KV cache
+  bool whole_prompt = false;        // the prompt left goes into one step together or waits
 };
 
 struct PlanTask {
@@ -28,6 +29,7 @@ struct PlanTask {
   int32_t id_slot = -1;  // >= 0: pinned to id_slot % n_slots; < -1: least recently used only
   int32_t n_cmpl = 1;
   bool cache_prompt = true;
+  bool whole_prompt = false;  // the prompt is evaluated in one step (embeddings)
 };
 
 struct PlanInput {
@@ -71,7 +73,8 @@ int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task);
 
 // Admits queued tasks in FIFO order (a task that cannot start waits without blocking the
 // ones behind it, like the reference's deferred queue), then fills the step: one token per
-// generating slot, then prompt chunks in the order the prompts started, up to n_batch. With
+// generating slot, then prompt chunks in the order the prompts started, up to n_batch (a
+// whole-prompt slot that does not fit waits for a later step, as the reference's). With
 // cont_batching off, prompts are evaluated only in steps without generated tokens.
 StepPlan plan_step(const PlanInput& in);
 

@@ -165,6 +165,14 @@ void SchedulerImpl::screen_queue(std::vector<std::pair<Pending, TaskError>>& rej
   }
 }
 
+bool SchedulerImpl::splittable(TaskKind kind) const {
+  // As the reference's can_split(): only last pooling reads nothing but the final row, which
+  // a causal model computes the same in any chunking. (Hearth gathers every row, so it could
+  // split the others too; it keeps the reference's limit and its error.)
+  return kind == TaskKind::kCompletion ||
+         (config_.pooling == engine::PoolingType::kLast && model_->hparams().causal);
+}
+
 std::optional<TaskError> SchedulerImpl::check_task(const Pending& p) const {
   const int32_t n_vocab = model_->hparams().n_vocab;
   for (int32_t t : *p.prompt) {
@@ -172,6 +180,32 @@ std::optional<TaskError> SchedulerImpl::check_task(const Pending& p) const {
       return TaskError{TaskError::Kind::kInvalidRequest, "Prompt contains invalid tokens", 0, 0};
   }
   const auto n = static_cast<int32_t>(p.prompt->size());
+  if (p.req.kind != TaskKind::kCompletion && !config_.embeddings)
+    return TaskError{TaskError::Kind::kInvalidRequest, "embeddings are not enabled", 0, 0};
+  if (p.req.kind == TaskKind::kCompletion && !model_->has_lm_head()) {
+    // An encoder has no logits (the reference's words).
+    return TaskError{TaskError::Kind::kServer,
+                     "the current context does not logits computation. skipping", 0, 0};
+  }
+  if (!splittable(p.req.kind)) {
+    // The reference evaluates such an input in one physical batch, without its cache.
+    const int32_t n_ubatch = std::min(config_.n_ubatch, config_.n_batch);
+    if (n > n_ubatch) {
+      return TaskError{TaskError::Kind::kServer,
+                       fmt::format("input ({} tokens) is too large to process. increase the "
+                                   "physical batch size (current batch size: {})",
+                                   n, n_ubatch),
+                       0, 0};
+    }
+    if (n > config_.n_ctx_slot) {
+      return TaskError{TaskError::Kind::kExceedContext,
+                       fmt::format("input ({} tokens) is larger than the max context size ({} "
+                                   "tokens). skipping",
+                                   n, config_.n_ctx_slot),
+                       n, config_.n_ctx_slot};
+    }
+    return std::nullopt;
+  }
   if (n >= config_.n_ctx_slot) {
     return TaskError{TaskError::Kind::kExceedContext,
                      fmt::format("request ({} tokens) exceeds the available context size ({} "
@@ -195,15 +229,20 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
     // A request whose client has not taken its output yet generates nothing more for now.
     ps.generating =
         s.task && s.task->prompt_done && s.task->has_next_token && !s.task->sink->backlogged();
-    if (s.task && !s.task->is_child && !s.task->prompt_done)
+    if (s.task && !s.task->is_child && !s.task->prompt_done) {
       ps.prompt_left = s.task->n_prompt() - static_cast<int32_t>(s.cached.size());
+      ps.whole_prompt = !splittable(s.task->kind);
+    }
     ps.started = s.started;
     ps.t_last_used = s.t_last_used;
     ps.cached = s.cached;
     in.slots.push_back(ps);
   }
   for (const Pending& p : queue) {
-    in.queue.push_back({*p.prompt, p.req.id_slot, p.req.n_cmpl, p.req.params.cache_prompt});
+    const bool whole = !splittable(p.req.kind);
+    // Embedding tasks keep nothing of the slot's cache (their rows are all needed).
+    const bool reuse = p.req.kind == TaskKind::kCompletion && p.req.params.cache_prompt;
+    in.queue.push_back({*p.prompt, p.req.id_slot, p.req.n_cmpl, reuse, whole});
   }
   return in;
 }
@@ -290,9 +329,16 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   cp.n_threads_batch = config.n_threads_batch;
   cp.type_k = config.type_k;
   cp.type_v = config.type_v;
+  cp.embeddings = config.embeddings;
+  SchedulerConfig adjusted = config;
+  // An encoder attends to its whole input, so an input is one forward call: a step holds no
+  // more than one physical batch.
+  if (!hp.causal) adjusted.n_batch = std::min(config.n_batch, config.n_ubatch);
+  if (config.embeddings && config.pooling == engine::PoolingType::kUnspecified)
+    return error(ErrorCode::kInvalidArgument, "embeddings need a resolved pooling type");
   HEARTH_ASSIGN_OR_RETURN(auto ctx, engine::Context::create(model, cp));
   return std::unique_ptr<Scheduler>(
-      new detail::SchedulerImpl(std::move(model), std::move(tok), config, std::move(ctx)));
+      new detail::SchedulerImpl(std::move(model), std::move(tok), adjusted, std::move(ctx)));
 }
 
 }  // namespace hearth::scheduler

@@ -13,10 +13,16 @@
 #include "base/status.h"
 #include "base/tensor_type.h"
 #include "engine/model.h"
+#include "engine/pooling.h"
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
 
 namespace hearth::scheduler {
+
+// Pooling of embedding tasks, as the server names and configures it.
+using engine::pooling_from_name;
+using engine::pooling_name;
+using engine::PoolingType;
 
 struct SchedulerConfig {
   int32_t n_slots = 4;                                    // -np
@@ -35,6 +41,10 @@ struct SchedulerConfig {
   bool kv_unified = false;               // -kvu (or -np auto): slots share one KV pool
   TensorType type_k = TensorType::kF16;  // -ctk
   TensorType type_v = TensorType::kF16;  // -ctv
+  // --embedding: the context keeps final hidden states and embedding/rerank tasks run;
+  // `pooling` is resolved (--pooling, else the model's pooling_type, else none).
+  bool embeddings = false;
+  PoolingType pooling = PoolingType::kNone;
 };
 
 // Outcome of a slot save or restore (POST /slots/:id?action=save|restore).

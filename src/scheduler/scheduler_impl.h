@@ -105,6 +105,7 @@ class SchedulerImpl final : public Scheduler {
   bool take_work(StepPlan& plan, std::vector<Pending>& admitted);
   void screen_queue(std::vector<std::pair<Pending, TaskError>>& rejected);
   std::optional<TaskError> check_task(const Pending& p) const;
+  bool splittable(TaskKind kind) const;  // a prompt may be evaluated over several steps
   PlanInput plan_input(const std::deque<Pending>& queue) const;
   void launch(const Admission& adm, Pending&& p);
   std::unique_ptr<RunningTask> make_task(const Pending& p, int32_t copy, int32_t parent_slot);
@@ -117,6 +118,9 @@ class SchedulerImpl final : public Scheduler {
   bool forward(std::span<const StepToken> chunk);
   void after_forward(std::span<const StepToken> chunk);
   void prompt_finished(Slot& slot, std::span<const float> logits);
+  void gather_embeddings(std::span<const StepToken> chunk);
+  void finish_embedding(Slot& slot);
+  void account_prompt(const RunningTask& t);
   void sample_into(Slot& slot, std::span<const float> logits);
   void finish(Slot& slot);
   void fail(Slot& slot, const TaskError& error);

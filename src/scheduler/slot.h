@@ -21,7 +21,10 @@ struct RunningTask {
   int32_t index = 0;
   bool is_child = false;
   int32_t parent_slot = -1;  // children: the slot evaluating the shared prompt
+  TaskKind kind = TaskKind::kCompletion;
   TaskParams params;
+  int embd_normalize = 2;   // embedding tasks
+  std::vector<float> rows;  // embedding tasks: final hidden states so far [n][n_embd]
   std::shared_ptr<TaskSink> sink;
   std::shared_ptr<const void> echo;
   std::shared_ptr<const std::vector<int32_t>> prompt;

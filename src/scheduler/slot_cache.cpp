@@ -21,6 +21,11 @@ bool SchedulerImpl::store_in_cache(const Slot& slot) {
 // that serves the prompt best (if better than the slot's own) comes back into the slot.
 // Returns the prompt tokens the slot can now reuse.
 int32_t SchedulerImpl::use_prompt_cache(Slot& slot, const Pending& p) {
+  if (p.req.kind != TaskKind::kCompletion) {
+    // Embedding tasks evaluate their whole input: the slot's state is only stored.
+    if (prompt_cache_ && store_in_cache(slot)) prompt_cache_->update();
+    return 0;
+  }
   const PlanTask task{*p.prompt, p.req.id_slot, p.req.n_cmpl, p.req.params.cache_prompt};
   if (!prompt_cache_) return reusable_prefix(slot.cached, task);
   store_in_cache(slot);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "base/timer.h"
+#include "engine/pooling.h"
 #include "sampling/chain_builder.h"
 #include "scheduler/scheduler_impl.h"
 
@@ -37,10 +38,15 @@ std::unique_ptr<RunningTask> SchedulerImpl::make_task(const Pending& p, int32_t 
   t->index = p.req.index + copy;
   t->is_child = copy > 0;
   t->parent_slot = parent_slot;
+  t->kind = p.req.kind;
   t->params = p.req.params;
+  t->embd_normalize = p.req.embd_normalize;
   t->sink = p.req.sink;
   t->echo = p.req.echo;
   t->prompt = p.prompt;
+  t->t_queued_us = p.t_queued_us;
+  t->t_start_us = now_us();
+  if (t->kind != TaskKind::kCompletion) return t;  // nothing is sampled
   SamplingSettings s = t->params.sampling;
   // Copy j of an explicit seed s samples with s + j; random seeds stay random per copy.
   if (s.seed != kRandomSeed) s.seed += static_cast<uint32_t>(copy);
@@ -54,8 +60,6 @@ std::unique_ptr<RunningTask> SchedulerImpl::make_task(const Pending& p, int32_t 
     t->init_error = "Failed to initialize samplers: " + sampler.status().message();
   }
   t->funnel = StopFunnel(t->params.stop);
-  t->t_queued_us = p.t_queued_us;
-  t->t_start_us = now_us();
   return t;
 }
 
@@ -109,6 +113,12 @@ void SchedulerImpl::launch(const Admission& adm, Pending&& p) {
     }
     return;
   }
+  if (p.prompt->empty() && parent.task->kind != TaskKind::kCompletion) {
+    parent.task->sink->on_error(
+        parent.task->index, {TaskError::Kind::kInvalidRequest, "Input content cannot be empty"});
+    release(parent);
+    return;
+  }
   if (p.prompt->empty()) {
     // Nothing to evaluate: every copy ends at once with stop_type none.
     for (Slot* slot : copies) {
@@ -140,9 +150,11 @@ void SchedulerImpl::collect(const StepPlan& plan, std::vector<StepToken>& tokens
     if (n <= 0 || s.task->prompt_done || s.task->is_child) continue;
     const auto from = static_cast<int32_t>(s.cached.size());
     const int32_t end = std::min(from + n, s.task->n_prompt());
+    // Embedding tasks read final hidden states, never logits.
+    const bool sampled = s.task->kind == TaskKind::kCompletion;
     for (int32_t k = from; k < end; ++k)
-      tokens.push_back(
-          {s.id, (*s.task->prompt)[static_cast<size_t>(k)], k + 1 == s.task->n_prompt(), true});
+      tokens.push_back({s.id, (*s.task->prompt)[static_cast<size_t>(k)],
+                        sampled && k + 1 == s.task->n_prompt(), true});
   }
 }
 
@@ -223,6 +235,7 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
     if (had_prompt[static_cast<size_t>(s.id)])
       send_progress(*s.task, static_cast<int32_t>(s.cached.size()));
   }
+  gather_embeddings(chunk);
   for (size_t i = 0; i < chunk.size(); ++i) {
     const StepToken& t = chunk[i];
     Slot& s = slots_[static_cast<size_t>(t.slot)];
@@ -236,20 +249,69 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
   }
 }
 
+// Appends the final hidden states of embedding tasks' tokens in this chunk to their rows;
+// a task whose whole input is in ends with its pooled result.
+void SchedulerImpl::gather_embeddings(std::span<const StepToken> chunk) {
+  std::vector<Slot*> done;
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    Slot& s = slots_[static_cast<size_t>(chunk[i].slot)];
+    if (!s.task || s.task->kind == TaskKind::kCompletion) continue;
+    const std::span<const float> row = ctx_->embedding(static_cast<int32_t>(i));
+    s.task->rows.insert(s.task->rows.end(), row.begin(), row.end());
+    if (static_cast<int32_t>(s.cached.size()) == s.task->n_prompt() &&
+        std::find(done.begin(), done.end(), &s) == done.end())
+      done.push_back(&s);
+  }
+  for (Slot* s : done) finish_embedding(*s);
+}
+
+void SchedulerImpl::account_prompt(const RunningTask& t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const double ms = static_cast<double>(now_us() - t.t_start_us) / 1000.0;
+  metrics_.prompt_tokens_total += static_cast<uint64_t>(t.n_prompt_decoded);
+  metrics_.prompt_tokens_cached_total += static_cast<uint64_t>(t.n_past);
+  metrics_.prompt_seconds_total += seconds(ms);
+  metrics_.window_prompt_tokens += static_cast<uint64_t>(t.n_prompt_decoded);
+  metrics_.window_prompt_seconds += seconds(ms);
+}
+
+void SchedulerImpl::finish_embedding(Slot& slot) {
+  RunningTask& t = *slot.task;
+  t.prompt_done = true;
+  account_prompt(t);
+  EmbeddingResult result;
+  result.index = t.index;
+  result.n_tokens = t.n_prompt();
+  const int64_t E = model_->hparams().n_embd;
+  if (config_.pooling == engine::PoolingType::kNone) {
+    for (int32_t k = 0; k < t.n_prompt(); ++k)
+      result.vectors.emplace_back(t.rows.begin() + k * E, t.rows.begin() + (k + 1) * E);
+  } else {
+    std::vector<float> pooled =
+        ctx_->pool(config_.pooling, t.rows.data(), static_cast<int64_t>(t.n_prompt()));
+    if (config_.pooling == engine::PoolingType::kRank) {
+      result.score = pooled.empty() ? -1e6f : pooled[0];
+    } else {
+      engine::normalize_embedding(pooled.data(), pooled.data(), static_cast<int64_t>(pooled.size()),
+                                  t.embd_normalize);
+    }
+    result.vectors.push_back(std::move(pooled));
+  }
+  const std::shared_ptr<TaskSink> sink = t.sink;
+  // An embedding input is not worth keeping: the slot's KV rows are freed at once.
+  ctx_->kv_cache().clear(slot.id);
+  slot.cached.clear();
+  release(slot);
+  publish();
+  sink->on_embedding(std::move(result));
+}
+
 // The parent's prompt is in the cache: account for it, hand the prompt KV to the waiting
 // children (shared blocks, no copy) and sample every copy's first token from these logits.
 void SchedulerImpl::prompt_finished(Slot& slot, std::span<const float> logits) {
   RunningTask& t = *slot.task;
   t.prompt_done = true;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    const double ms = static_cast<double>(now_us() - t.t_start_us) / 1000.0;
-    metrics_.prompt_tokens_total += static_cast<uint64_t>(t.n_prompt_decoded);
-    metrics_.prompt_tokens_cached_total += static_cast<uint64_t>(t.n_past);
-    metrics_.prompt_seconds_total += seconds(ms);
-    metrics_.window_prompt_tokens += static_cast<uint64_t>(t.n_prompt_decoded);
-    metrics_.window_prompt_seconds += seconds(ms);
-  }
+  account_prompt(t);
   std::vector<Slot*> children;
   for (Slot& c : slots_) {
     if (c.waiting() && c.task->parent_slot == slot.id && c.task->sink == t.sink) {

@@ -65,6 +65,11 @@ struct TaskParams {
   ReasoningSettings reasoning;
 };
 
+// What a task computes: text (sampled tokens), or one forward pass over the prompt whose
+// final hidden states become an embedding or a rerank score (server started with
+// --embedding; SchedulerConfig::pooling says how the rows are pooled).
+enum class TaskKind { kCompletion, kEmbedding, kRerank };
+
 enum class StopType { kNone, kEos, kLimit, kWord };
 const char* stop_type_name(StopType type);  // "none", "eos", "limit", "word"
 
@@ -127,6 +132,16 @@ struct FinalResult {
   std::vector<TokenProbs> probs;  // when n_probs > 0 (trimmed after a stop string)
 };
 
+// The answer of an embedding or rerank task.
+struct EmbeddingResult {
+  int32_t index = 0;
+  int32_t n_tokens = 0;  // prompt tokens evaluated
+  // Pooling none: one unnormalized vector per prompt token [n_tokens][n_embd]. Mean, cls and
+  // last: one vector [n_embd], normalized per embd_normalize. Rank: the rank head's outputs.
+  std::vector<std::vector<float>> vectors;
+  float score = -1e6f;  // rerank tasks: the rank head's first output
+};
+
 // Errors a task can end with; the server maps `kind` to HTTP status and envelope.
 struct TaskError {
   enum class Kind { kInvalidRequest, kExceedContext, kServer, kUnavailable };
@@ -146,6 +161,8 @@ class TaskSink {
   virtual void on_progress(int32_t /*index*/, const ProgressInfo& /*progress*/) {}
   virtual void on_partial(PartialResult&& /*partial*/) {}
   virtual void on_final(FinalResult&& result) = 0;
+  // Embedding and rerank tasks end here instead of on_final.
+  virtual void on_embedding(EmbeddingResult&& /*result*/) {}
   virtual void on_error(int32_t index, const TaskError& error) = 0;
   // True while the request's client has not taken what was already produced (a streamed
   // answer waiting for a slow reader): the scheduler generates nothing more for it until it
@@ -162,10 +179,12 @@ class TaskSink {
 // One prompt of a request, generated n_cmpl times (the copies share the prompt pass).
 struct TaskRequest {
   std::vector<int32_t> prompt;
-  TaskParams params;
-  int32_t id_slot = -1;  // >= 0: pin the parent to slot id_slot % n_slots; < -1: LRU only
-  int32_t n_cmpl = 1;    // 1 <= n_cmpl <= n_slots (checked by the server)
-  int32_t index = 0;     // result index of the parent; copy j reports index + j
+  TaskKind kind = TaskKind::kCompletion;
+  TaskParams params;       // completion tasks
+  int embd_normalize = 2;  // embedding tasks with mean, cls or last pooling
+  int32_t id_slot = -1;    // >= 0: pin the parent to slot id_slot % n_slots; < -1: LRU only
+  int32_t n_cmpl = 1;      // 1 <= n_cmpl <= n_slots (checked by the server)
+  int32_t index = 0;       // result index of the parent; copy j reports index + j
   std::shared_ptr<TaskSink> sink;
   // Opaque settings echo kept with the slot for GET /slots (the server's own type).
   std::shared_ptr<const void> echo;

@@ -11,14 +11,6 @@ namespace hearth::server {
 
 namespace {
 
-http::Response embeddings_disabled(ServerState&, const http::Request&) {
-  return handle_not_supported(
-      "This server does not support embeddings. Start it with `--embeddings`");
-}
-http::Response reranking_disabled(ServerState&, const http::Request&) {
-  return handle_not_supported(
-      "This server does not support reranking. Start it with `--reranking`");
-}
 http::Response audio_disabled(ServerState&, const http::Request&) {
   return handle_not_supported("This server does not support audio transcription");
 }
@@ -58,14 +50,15 @@ std::vector<Route> build_routes() {
       {"POST", "/responses/input_tokens", openai::handle_responses_input_tokens},
       {"POST", "/v1/messages", openai::handle_messages},
       {"POST", "/v1/messages/count_tokens", openai::handle_count_tokens},
+      {"POST", "/v1/embeddings", openai::handle_embeddings},
+      // Embeddings and reranking (src/server/embeddings/): 501 unless started for them.
+      {"POST", "/embedding", handle_embeddings},
+      {"POST", "/embeddings", handle_embeddings},
+      {"POST", "/rerank", handle_rerank},
+      {"POST", "/reranking", handle_rerank},
+      {"POST", "/v1/rerank", handle_rerank},
+      {"POST", "/v1/reranking", handle_rerank},
       // Refused as the reference refuses them when their feature is off.
-      {"POST", "/embedding", embeddings_disabled},
-      {"POST", "/embeddings", embeddings_disabled},
-      {"POST", "/v1/embeddings", embeddings_disabled},
-      {"POST", "/rerank", reranking_disabled},
-      {"POST", "/reranking", reranking_disabled},
-      {"POST", "/v1/rerank", reranking_disabled},
-      {"POST", "/v1/reranking", reranking_disabled},
       {"POST", "/v1/audio/transcriptions", audio_disabled},
       {"POST", "/audio/transcriptions", audio_disabled},
       {"GET", "/tools", feature_disabled},

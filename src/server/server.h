@@ -25,8 +25,9 @@ struct ModelInfo {
   int32_t n_ctx_train = 0;
   int32_t n_embd = 0;
   uint64_t n_params = 0;
-  uint64_t size = 0;  // bytes of weights
-  std::string ftype;  // e.g. "Q4_0", "(guessed) all F32"
+  uint64_t size = 0;            // bytes of weights
+  std::string ftype;            // e.g. "Q4_0", "(guessed) all F32"
+  std::string rerank_template;  // tokenizer.chat_template.rerank; "" when absent
   // The chat templates selected at load (/props, /apply-template); never null once ready.
   std::shared_ptr<const chat::ChatTemplates> chat_templates;
 };
@@ -48,6 +49,11 @@ struct ServerConfig {
   bool special = false;
   int32_t n_batch = kDefaultBatchSize;
   bool spm_infill = false;
+  // --embedding: the embedding routes run (the scheduler's config holds the pooling);
+  // --rerank (pooling rank given on the command line): the rerank routes run too.
+  bool embeddings = false;
+  bool reranking = false;
+  int32_t embd_normalize = 2;  // --embd-normalize: the requests' default
   std::string build_info = "b0-unknown";
   std::string media_marker;  // chosen once per process
   RequestDefaults defaults;

@@ -47,6 +47,8 @@ http::Response handle_detokenize(ServerState& s, const http::Request& r);
 http::Response handle_completion(ServerState& s, const http::Request& r);
 http::Response handle_infill(ServerState& s, const http::Request& r);
 http::Response handle_apply_template(ServerState& s, const http::Request& r);
+http::Response handle_embeddings(ServerState& s, const http::Request& r);
+http::Response handle_rerank(ServerState& s, const http::Request& r);
 http::Response handle_not_supported(const char* message);
 
 // The whole pipeline: CORS, OPTIONS, loading gate, API key, routing.

@@ -55,5 +55,22 @@ TEST_F(ClientSdks, AnthropicSdk) {
   run_script("anthropic_sdk.cjs");
 }
 
+// embeddings.create, float and base64, on a server started for embeddings.
+class EmbeddingClientSdk : public ClientSdks {
+ protected:
+  void SetUp() override {}
+};
+
+TEST_F(EmbeddingClientSdk, OpenAiEmbeddings) {
+  node_ = find_node();
+  if (node_.empty()) GTEST_SKIP() << "Node.js is not installed";
+  modules_ = cache_dir() + "/clients/node_modules";
+  if (!file_exists(modules_ + "/openai/package.json"))
+    GTEST_SKIP() << "the OpenAI SDK is not installed in " << modules_
+                 << " (scripts/fetch-test-data.sh; the npm registry may be unreachable)";
+  start({"--embedding", "--pooling", "mean"});
+  run_script("openai_embeddings.cjs");
+}
+
 }  // namespace
 }  // namespace hearth::test

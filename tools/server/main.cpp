@@ -48,6 +48,12 @@ int32_t slot_context(const ServerArgs& args, int32_t n_ctx_train) {
   return n_ctx_train > 0 ? std::min(per_slot, n_ctx_train) : per_slot;
 }
 
+// -b: with --embedding an input is evaluated in one physical batch, so the logical batch is
+// lowered to -ub, as the reference does.
+int32_t logical_batch(const ServerArgs& args) {
+  return args.embedding ? std::min(args.n_batch, args.n_ubatch) : args.n_batch;
+}
+
 hearth::server::ServerConfig make_config(const ServerArgs& args) {
   hearth::server::ServerConfig c;
   c.model_path = args.model_path;
@@ -64,8 +70,12 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.endpoint_props = args.endpoint_props;
   c.slot_save_path = args.slot_save_path;
   c.special = args.special;
-  c.n_batch = args.n_batch;
+  c.n_batch = logical_batch(args);
   c.spm_infill = args.spm_infill;
+  c.embeddings = args.embedding;
+  c.reranking =
+      args.embedding && args.pooling == static_cast<int32_t>(hearth::scheduler::PoolingType::kRank);
+  c.embd_normalize = args.embd_normalize;
   c.media_marker = random_media_marker();
   c.defaults.n_predict = args.n_predict;
   c.defaults.n_keep = args.n_keep;
@@ -102,11 +112,22 @@ hearth::TensorType cache_type(const std::string& name) {
   return hearth::TensorType::kF16;
 }
 
-hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int32_t n_ctx_slot) {
+// --pooling, else the model's pooling_type, else none (the reference's resolution).
+hearth::scheduler::PoolingType pooling_of(const ServerArgs& args,
+                                          hearth::scheduler::PoolingType model_pooling) {
+  using hearth::scheduler::PoolingType;
+  if (args.pooling >= 0) return static_cast<PoolingType>(args.pooling);
+  return model_pooling == PoolingType::kUnspecified ? PoolingType::kNone : model_pooling;
+}
+
+hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int32_t n_ctx_slot,
+                                                    hearth::scheduler::PoolingType model_pooling) {
   hearth::scheduler::SchedulerConfig c;
   c.n_slots = hearth::server::options::resolved_n_slots(args);
   c.n_ctx_slot = n_ctx_slot;
-  c.n_batch = args.n_batch;
+  c.n_batch = logical_batch(args);
+  c.embeddings = args.embedding;
+  c.pooling = pooling_of(args, model_pooling);
   c.n_ubatch = args.n_ubatch;
   c.cont_batching = args.cont_batching;
   c.slot_prompt_similarity = args.slot_prompt_similarity;
@@ -147,8 +168,8 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
   hearth::server_tool::apply_model_defaults(args, (*model)->metadata(), *shared_tok, defaults);
   server.set_defaults(std::move(defaults));
   const int32_t n_ctx_slot = slot_context(args, info.n_ctx_train);
-  auto scheduler =
-      hearth::scheduler::Scheduler::create(*model, shared_tok, scheduler_config(args, n_ctx_slot));
+  auto scheduler = hearth::scheduler::Scheduler::create(
+      *model, shared_tok, scheduler_config(args, n_ctx_slot, (*model)->hparams().pooling));
   if (!scheduler) {
     hearth::log_error("failed to create the scheduler: {}", scheduler.status().message());
     return false;
@@ -185,6 +206,10 @@ int serve(const ServerArgs& args) {
   std::signal(SIGPIPE, SIG_IGN);
 
   raise_descriptor_limit();
+  if (args.embedding && args.n_batch > args.n_ubatch) {
+    hearth::log_warn("embeddings need each input in one physical batch: -b lowered from {} to {}",
+                     args.n_batch, args.n_ubatch);
+  }
   hearth::server::ServerConfig config = make_config(args);
   if (auto st = hearth::server_tool::sampling_defaults(args, config.defaults); !st.is_ok()) {
     hearth::log_error("{}", st.message());

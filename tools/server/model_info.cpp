@@ -84,6 +84,10 @@ server::ModelInfo describe_model(const engine::Model& model, const tokenizer::To
   info.size = model.archive().total_tensor_bytes();
   auto ftype = model.metadata().get_u32("general.file_type");
   info.ftype = ftype ? ftype_name(*ftype) : "(guessed) " + ftype_name(guess_ftype(model.archive()));
+  // The reranking prompt with {query} and {document} (llama_model_chat_template "rerank").
+  if (const gguf::Value* v = model.metadata().find("tokenizer.chat_template.rerank");
+      v && v->as_string())
+    info.rerank_template = std::string(*v->as_string());
   return info;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/options/value_parse.h"
 
@@ -108,6 +109,20 @@ Status handle_parallel(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t n, parse_int(in.value));
   if (n == 0) return invalid_value("invalid value for n_parallel");
   st.args.n_parallel = n;
+  return Status::ok();
+}
+
+Status handle_pooling(const OptionInput& in, ParseState& st) {
+  const std::optional<scheduler::PoolingType> type = scheduler::pooling_from_name(in.value);
+  if (!type) return invalid_value("invalid value");
+  st.args.pooling = static_cast<int32_t>(*type);
+  return Status::ok();
+}
+
+// --rerank: embeddings with rank pooling (a later --pooling still overrides the pooling).
+Status handle_reranking(const OptionInput&, ParseState& st) {
+  st.args.embedding = true;
+  st.args.pooling = static_cast<int32_t>(scheduler::PoolingType::kRank);
   return Status::ok();
 }
 

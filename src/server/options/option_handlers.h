@@ -134,6 +134,8 @@ Status handle_cache_type(const OptionInput& in, ParseState& st);
 Status handle_verbose(const OptionInput& in, ParseState& st);
 Status handle_reverse_prompt(const OptionInput& in, ParseState& st);
 Status handle_parallel(const OptionInput& in, ParseState& st);
+Status handle_pooling(const OptionInput& in, ParseState& st);
+Status handle_reranking(const OptionInput& in, ParseState& st);
 Status handle_alias(const OptionInput& in, ParseState& st);
 Status handle_cors_origins(const OptionInput& in, ParseState& st);
 Status handle_api_key(const OptionInput& in, ParseState& st);

@@ -17,8 +17,6 @@ inline constexpr std::string_view kReasonDownloads =
 inline constexpr std::string_view kReasonOverrideKv = "GGUF metadata overrides are not implemented";
 inline constexpr std::string_view kReasonLora = "LoRA adapters are not implemented";
 inline constexpr std::string_view kReasonControlVector = "control vectors are not implemented";
-inline constexpr std::string_view kReasonEmbeddings =
-    "embeddings, reranking and pooling are not implemented";
 inline constexpr std::string_view kReasonTls =
     "it is built without TLS; terminate HTTPS in a reverse proxy";
 inline constexpr std::string_view kReasonContextShift =

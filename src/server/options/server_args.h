@@ -62,6 +62,11 @@ struct ServerArgs {
   bool escape = true;                        // -e / --no-escape
   bool special = false;                      // -sp
   bool spm_infill = false;                   // --spm-infill
+  // Embeddings: --embedding, --pooling (a PoolingType number; -1: the model's), --rerank sets
+  // both, --embd-normalize the requests' default.
+  bool embedding = false;
+  int32_t pooling = -1;
+  int32_t embd_normalize = 2;
   // Sampling defaults (-s, --temp, --top-k, ..., --samplers, -l in order given).
   sampling::SamplerParams sampling;
   bool ignore_eos = false;        // --ignore-eos: ban end-of-generation tokens by default

@@ -150,6 +150,8 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--predict", "16"},
       {"--batch-size", "256"},
       {"--ubatch-size", "128"},
+      {"--pooling", "mean"},
+      {"--embd-normalize", "1"},
       {"--keep", "4"},
       {"--cache-type-k", "q8_0"},
       {"--cache-type-v", "bf16"},

@@ -105,14 +105,16 @@ TEST(OptionsEnvTest, RemovedVariablesFail) {
 }
 
 TEST(OptionsEnvTest, RefusedVariableNamesOption) {
-  ParseOutcome out = parse({}, {{"LLAMA_ARG_EMBEDDINGS", "1"}});
+  ParseOutcome out = parse({}, {{"LLAMA_ARG_MMPROJ", "projector.gguf"}});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.exit_code, 1);
-  EXPECT_EQ(out.text.rfind("error: option '--embedding' (from environment variable "
-                           "LLAMA_ARG_EMBEDDINGS) is not supported by hearth-server: ",
+  EXPECT_EQ(out.text.rfind("error: option '--mmproj' (from environment variable "
+                           "LLAMA_ARG_MMPROJ) is not supported by hearth-server: ",
                            0),
             0u)
       << out.text;
+  EXPECT_TRUE(parse({}, {{"LLAMA_ARG_EMBEDDINGS", "1"}}).args.embedding);
+  EXPECT_EQ(parse({}, {{"LLAMA_ARG_POOLING", "cls"}}).args.pooling, 2);
   EXPECT_EQ(parse({}, {{"LLAMA_ARG_PREFILL_ASSISTANT", "1"}}).action, ParseAction::kRun);
   EXPECT_FALSE(parse({}, {{"LLAMA_ARG_NO_PREFILL_ASSISTANT", ""}}).args.prefill_assistant);
 }

@@ -30,17 +30,35 @@ TEST(OptionRefusalTest, ReasoningOptionsCheckTheirValues) {
 }
 
 TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {
-  ParseOutcome out = parse({"--embedding"});
+  ParseOutcome out = parse({"--mmproj", "projector.gguf"});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.text,
-            "error: option '--embedding' is not supported by hearth-server: embeddings, "
-            "reranking and pooling are not implemented");
+            "error: option '--mmproj' is not supported by hearth-server: multimodal input is not "
+            "implemented");
   EXPECT_EQ(parse({"-hf", "user/model"}).text.rfind("error: option '-hf' is not supported", 0), 0u);
   EXPECT_EQ(parse({"--context-shift"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--no-context-shift"}).action, ParseAction::kRun);
   EXPECT_EQ(parse({"--lora", "a.gguf"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"-md", "draft.gguf"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--ssl-key-file", "k.pem"}).action, ParseAction::kError);
+}
+
+TEST(OptionRefusalTest, EmbeddingOptionsAreHonoured) {
+  EXPECT_FALSE(parse({}).args.embedding);
+  EXPECT_EQ(parse({}).args.pooling, -1) << "the model's pooling unless given";
+  EXPECT_EQ(parse({}).args.embd_normalize, 2);
+  EXPECT_TRUE(parse({"--embeddings"}).args.embedding);
+  EXPECT_EQ(parse({"--pooling", "mean"}).args.pooling, 1);
+  EXPECT_EQ(parse({"--pooling", "last"}).args.pooling, 3);
+  ParseOutcome bad = parse({"--pooling", "max"});
+  ASSERT_EQ(bad.action, ParseAction::kError);
+  EXPECT_NE(bad.text.find("invalid value"), std::string::npos) << bad.text;
+  // --rerank is embeddings with rank pooling; a later --pooling still wins.
+  ParseOutcome rerank = parse({"--rerank"});
+  EXPECT_TRUE(rerank.args.embedding);
+  EXPECT_EQ(rerank.args.pooling, 4);
+  EXPECT_EQ(parse({"--reranking", "--pooling", "cls"}).args.pooling, 2);
+  EXPECT_EQ(parse({"--embd-normalize", "-1"}).args.embd_normalize, -1);
 }
 
 TEST(OptionRefusalTest, WebUiCanOnlyBeDisabled) {

@@ -225,5 +225,44 @@ TEST(PlannerTest, PromptCacheIsConsultedAsTheReferenceDoes) {
   EXPECT_FALSE(plan.admitted[0].update_cache);
 }
 
+// Embedding inputs are evaluated whole in one step: one that does not fit the room left
+// waits (without blocking a later, smaller one), as the reference's "will try next iter".
+TEST(PlannerTest, WholePromptsWaitForRoomWithoutBlockingOthers) {
+  const Tokens big(6, 7), small(2, 7);
+  PlanInput in = fresh(3);
+  in.n_batch = 7;
+  PlanTask first{small};
+  first.whole_prompt = true;
+  first.cache_prompt = false;
+  PlanTask second{big};
+  second.whole_prompt = true;
+  second.cache_prompt = false;
+  PlanTask third{small};
+  third.whole_prompt = true;
+  third.cache_prompt = false;
+  in.queue = {first, second, third};
+  const StepPlan plan = plan_step(in);
+  ASSERT_EQ(plan.admitted.size(), 3u);
+  std::vector<int32_t> evaluated(3, 0);
+  for (const Admission& a : plan.admitted)
+    evaluated[a.task] = plan.prompt_tokens[static_cast<size_t>(a.slot)];
+  EXPECT_EQ(evaluated, (std::vector<int32_t>{2, 0, 2})) << "the 6-token input waits for a step";
+  EXPECT_EQ(plan.n_tokens, 4);
+}
+
+TEST(PlannerTest, WholePromptsReuseNoCache) {
+  const std::vector<Tokens> cached{{1, 2, 3, 4}};
+  PlanInput in = fresh(1, &cached);
+  const Tokens prompt{1, 2, 3, 4, 5};
+  PlanTask t{prompt};
+  t.whole_prompt = true;
+  t.cache_prompt = false;
+  in.queue.push_back(t);
+  const StepPlan plan = plan_step(in);
+  ASSERT_EQ(plan.admitted.size(), 1u);
+  EXPECT_EQ(plan.admitted[0].n_past, 0);
+  EXPECT_EQ(plan.prompt_tokens[0], 5);
+}
+
 }  // namespace
 }  // namespace hearth::scheduler

@@ -1,0 +1,144 @@
+// POST /embedding, /embeddings (native shape) and the request side of /v1/embeddings
+// (other-native-routes.md §11, openai-compat.md §13): one embedding task per input, the
+// inputs of a request (and of concurrent requests) evaluated together in the scheduler's
+// steps.
+#include "server/embeddings/embedding_routes.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/embeddings/embedding_sink.h"
+#include "server/request_body.h"
+#include "server/server_state.h"
+
+namespace hearth::server {
+
+namespace {
+
+constexpr const char* kBadEncoding =
+    "The format to return the embeddings in. Can be either float or base64";
+
+bool pooling_none(const ServerState& s) {
+  return s.scheduler->config().pooling == scheduler::PoolingType::kNone;
+}
+
+// `embedding`: one pooled vector, or one vector per token with pooling none.
+Json native_item(const scheduler::EmbeddingResult& r) {
+  Json vectors = Json::array();
+  for (const std::vector<float>& v : r.vectors) vectors.push_back(float_vector_json(v));
+  return Json{{"index", r.index}, {"embedding", std::move(vectors)}};
+}
+
+// The request's members that are not the input (embd_normalize, encoding_format), with the
+// reference's messages; a wrong type is the client's mistake (400), where the reference
+// answers 500.
+std::optional<ApiError> parse_options(const ServerState& s, const Json& body,
+                                      EmbeddingRequest& out) {
+  out.embd_normalize = s.config.embd_normalize;
+  if (body.contains("embd_normalize")) {
+    const Json& v = body["embd_normalize"];
+    if (!v.is_number() && !v.is_boolean())
+      return invalid_request("\"embd_normalize\" must be an integer");
+    out.embd_normalize = v.is_boolean() ? static_cast<int>(v.get<bool>()) : v.get<int>();
+  }
+  if (body.contains("encoding_format")) {
+    const Json& v = body["encoding_format"];
+    if (!v.is_string()) return invalid_request(kBadEncoding);
+    if (v.get_ref<const std::string&>() == "base64") {
+      out.base64 = true;
+    } else if (v.get_ref<const std::string&>() != "float") {
+      return invalid_request(kBadEncoding);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Json float_vector_json(const std::vector<float>& v) {
+  Json out = Json::array();
+  for (float x : v) out.push_back(float_json(x));
+  return out;
+}
+
+std::optional<ApiError> parse_embedding_request(const ServerState& s, const http::Request& r,
+                                                bool openai_route, EmbeddingRequest& out) {
+  if (auto err = parse_json_object(r.body, out.body)) return err;
+  const Json& body = out.body;
+  const Json* input = nullptr;
+  out.openai_shape = openai_route;
+  if (body.contains("input")) {
+    input = &body["input"];
+  } else if (body.contains("content")) {
+    input = &body["content"];
+    out.openai_shape = false;  // the legacy member answers in the native shape
+  } else {
+    return invalid_request("\"input\" or \"content\" must be provided");
+  }
+  if (auto err = parse_options(s, body, out)) return err;
+  const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  if (auto err = parse_prompts(tok, *input, out.prompts)) return err;
+  const auto max_inputs = static_cast<size_t>(s.scheduler->config().max_queued);
+  if (out.prompts.size() > max_inputs)
+    return invalid_request("at most " + std::to_string(max_inputs) + " inputs in one request");
+  for (const std::vector<int32_t>& prompt : out.prompts) {
+    if (prompt.empty()) return invalid_request("Input content cannot be empty");
+    for (int32_t id : prompt) {
+      if (id < 0 || id >= tok.n_vocab()) return invalid_request("Prompt contains invalid tokens");
+    }
+  }
+  return std::nullopt;
+}
+
+http::Response submit_embeddings(ServerState& s, std::vector<std::vector<int32_t>> prompts,
+                                 scheduler::TaskKind kind, int embd_normalize,
+                                 EmbeddingSink::Render render) {
+  auto sink =
+      std::make_shared<EmbeddingSink>(static_cast<int32_t>(prompts.size()), std::move(render));
+  std::vector<scheduler::TaskRequest> tasks(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    scheduler::TaskRequest& task = tasks[i];
+    task.prompt = std::move(prompts[i]);
+    task.kind = kind;
+    task.embd_normalize = embd_normalize;
+    task.index = static_cast<int32_t>(i);
+    task.sink = sink;
+  }
+  http::Response response = sink->response();
+  if (tasks.empty()) return response;
+  if (Status st = s.scheduler->submit_all(std::move(tasks)); !st.is_ok()) {
+    sink->cancel();
+    return error_response(from_status(st));
+  }
+  return response;
+}
+
+std::optional<ApiError> check_embeddings_enabled(const ServerState& s, bool openai_route) {
+  if (!s.config.embeddings) {
+    return ApiError{ErrorType::kNotSupported,
+                    "This server does not support embeddings. Start it with `--embeddings`"};
+  }
+  if (openai_route && pooling_none(s)) {
+    return invalid_request(
+        "Pooling type 'none' is not OAI compatible. Please use a different pooling type");
+  }
+  return std::nullopt;
+}
+
+http::Response handle_embeddings(ServerState& s, const http::Request& r) {
+  if (auto err = check_embeddings_enabled(s, false)) return error_response(*err);
+  EmbeddingRequest request;
+  if (auto err = parse_embedding_request(s, r, false, request)) return error_response(*err);
+  return submit_embeddings(s, std::move(request.prompts), scheduler::TaskKind::kEmbedding,
+                           request.embd_normalize, native_embedding_list);
+}
+
+Json native_embedding_list(const std::vector<scheduler::EmbeddingResult>& results) {
+  Json out = Json::array();
+  for (const auto& result : results) out.push_back(native_item(result));
+  return out;
+}
+
+}  // namespace hearth::server

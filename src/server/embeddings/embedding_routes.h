@@ -1,0 +1,43 @@
+// The embedding and rerank routes' shared parts: the request of /embedding and
+// /v1/embeddings, the tasks they submit, and the native result shape.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "scheduler/task.h"
+#include "server/api_error.h"
+#include "server/embeddings/embedding_sink.h"
+#include "server/http/http.h"
+#include "server/json_util.h"
+
+namespace hearth::server {
+
+struct ServerState;
+
+struct EmbeddingRequest {
+  Json body;
+  std::vector<std::vector<int32_t>> prompts;  // tokenized with special tokens, never empty
+  int embd_normalize = 2;
+  bool base64 = false;        // encoding_format "base64" (OpenAI shape only)
+  bool openai_shape = false;  // /v1/embeddings with `input` (not the legacy `content`)
+};
+
+// 501 without --embedding; 400 for the OpenAI route when pooling is none.
+std::optional<ApiError> check_embeddings_enabled(const ServerState& s, bool openai_route);
+
+// `input` (or `content`) in any prompt form, embd_normalize and encoding_format, checked as
+// the reference checks them.
+std::optional<ApiError> parse_embedding_request(const ServerState& s, const http::Request& r,
+                                                bool openai_route, EmbeddingRequest& out);
+
+// One task of `kind` per prompt (result index = prompt index); `render` builds the body.
+http::Response submit_embeddings(ServerState& s, std::vector<std::vector<int32_t>> prompts,
+                                 scheduler::TaskKind kind, int embd_normalize,
+                                 EmbeddingSink::Render render);
+
+// The native shape: [{"index", "embedding": [[...], ...]}, ...].
+Json native_embedding_list(const std::vector<scheduler::EmbeddingResult>& results);
+Json float_vector_json(const std::vector<float>& v);
+
+}  // namespace hearth::server

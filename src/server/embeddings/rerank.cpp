@@ -1,0 +1,140 @@
+// POST /rerank, /reranking, /v1/rerank, /v1/reranking (other-native-routes.md §12): one rank
+// task per document over the query and the document, answered in the Jina shape (or the
+// TEI shape when the request names its documents `texts`), best score first.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "server/embeddings/embedding_routes.h"
+#include "server/request_body.h"
+#include "server/server_state.h"
+
+namespace hearth::server {
+
+namespace {
+
+struct RerankRequest {
+  std::string query;
+  std::vector<std::string> documents;
+  bool tei = false;  // the request has `texts`: TEI's bare array with `score`
+  bool return_text = false;
+  int64_t top_n = 0;
+  std::string model;
+};
+
+// A member read as the reference's json_value() reads it: absent, null or of another type
+// gives nullopt (the caller's default applies).
+std::optional<std::vector<std::string>> string_list(const Json& body, const char* key) {
+  if (!body.contains(key) || !body[key].is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const Json& v : body[key]) {
+    if (!v.is_string()) return std::nullopt;
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::optional<ApiError> parse_rerank(const ServerState& s, const Json& body, RerankRequest& out) {
+  if (!body.contains("query")) return invalid_request("\"query\" must be provided");
+  if (!body["query"].is_string()) return invalid_request("\"query\" must be a string");
+  out.query = body["query"].get<std::string>();
+  out.tei = body.contains("texts");
+  out.documents = string_list(body, "documents")
+                      .value_or(string_list(body, "texts").value_or(std::vector<std::string>{}));
+  if (out.documents.empty())
+    return invalid_request("\"documents\" must be a non-empty string array");
+  const auto max_docs = static_cast<size_t>(s.scheduler->config().max_queued);
+  if (out.documents.size() > max_docs)
+    return invalid_request("at most " + std::to_string(max_docs) + " documents in one request");
+  out.top_n = static_cast<int64_t>(out.documents.size());
+  if (body.contains("top_n") && body["top_n"].is_number_integer()) {
+    out.top_n = body["top_n"].get<int64_t>();
+    // The reference fails with a 500 from its vector library here.
+    if (out.top_n < 0) return invalid_request("\"top_n\" must not be negative");
+  }
+  out.return_text = out.tei && body.contains("return_text") && body["return_text"].is_boolean() &&
+                    body["return_text"].get<bool>();
+  out.model = body.contains("model") && body["model"].is_string() ? body["model"].get<std::string>()
+                                                                  : s.config.model_name();
+  return std::nullopt;
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
+}
+
+// The model's rerank template with {query} and {document} filled in; without one,
+// [BOS] query [EOS] [SEP] document [EOS], each special token as the vocabulary asks.
+std::vector<int32_t> rerank_prompt(const ServerState& s, const std::string& query,
+                                   const std::string& document) {
+  const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  if (!s.model.rerank_template.empty()) {
+    std::string prompt = s.model.rerank_template;
+    replace_all(prompt, "{query}", query);
+    replace_all(prompt, "{document}", document);
+    return tok.tokenize(prompt, false, true);
+  }
+  const int32_t eos = tok.eos() >= 0 ? tok.eos() : tok.sep();
+  std::vector<int32_t> out;
+  if (tok.add_bos()) out.push_back(tok.bos());
+  const std::vector<int32_t> q = tok.tokenize(query, false, false);
+  out.insert(out.end(), q.begin(), q.end());
+  if (tok.add_eos()) out.push_back(eos);
+  if (tok.add_sep()) out.push_back(tok.sep());
+  const std::vector<int32_t> d = tok.tokenize(document, false, false);
+  out.insert(out.end(), d.begin(), d.end());
+  if (tok.add_eos()) out.push_back(eos);
+  return out;
+}
+
+Json render_ranking(const RerankRequest& req,
+                    const std::vector<scheduler::EmbeddingResult>& results) {
+  const char* label = req.tei ? "score" : "relevance_score";
+  std::vector<const scheduler::EmbeddingResult*> order;
+  int32_t n_tokens = 0;
+  for (const auto& r : results) {
+    order.push_back(&r);
+    n_tokens += r.n_tokens;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) { return a->score > b->score; });
+  if (static_cast<int64_t>(order.size()) > req.top_n) order.resize(static_cast<size_t>(req.top_n));
+  Json list = Json::array();
+  for (const auto* r : order) {
+    Json item{{"index", r->index}, {label, float_json(r->score)}};
+    if (req.return_text) item["text"] = req.documents[static_cast<size_t>(r->index)];
+    list.push_back(std::move(item));
+  }
+  if (req.tei) return list;
+  return Json{{"model", req.model},
+              {"object", "list"},
+              {"usage", Json{{"prompt_tokens", n_tokens}, {"total_tokens", n_tokens}}},
+              {"results", std::move(list)}};
+}
+
+}  // namespace
+
+http::Response handle_rerank(ServerState& s, const http::Request& r) {
+  if (!s.config.reranking) {
+    return error_response({ErrorType::kNotSupported,
+                           "This server does not support reranking. Start it with `--reranking`"});
+  }
+  Json body;
+  if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  auto req = std::make_shared<RerankRequest>();
+  if (auto err = parse_rerank(s, body, *req)) return error_response(*err);
+  std::vector<std::vector<int32_t>> prompts;
+  for (const std::string& doc : req->documents)
+    prompts.push_back(rerank_prompt(s, req->query, doc));
+  for (const auto& prompt : prompts) {
+    if (prompt.empty()) return error_response(invalid_request("Input content cannot be empty"));
+  }
+  return submit_embeddings(s, std::move(prompts), scheduler::TaskKind::kRerank,
+                           s.config.embd_normalize,
+                           [req](const std::vector<scheduler::EmbeddingResult>& results) {
+                             return render_ranking(*req, results);
+                           });
+}
+
+}  // namespace hearth::server
