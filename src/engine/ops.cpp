@@ -7,6 +7,7 @@
 
 #include "base/half.h"
 #include "kernels/activation.h"
+#include "kernels/quant.h"
 
 namespace hearth::engine::ops {
 
@@ -38,14 +39,14 @@ void layer_norm(const float* x, const float* w, const float* b, float* y, int64_
 
 namespace {
 
-// gelu of every f16 value, rounded to f16 (the reference's lookup table).
-const std::vector<f16_bits>& gelu_table() {
-  static const std::vector<f16_bits> table = [] {
-    std::vector<f16_bits> t(65536);
+// gelu of every f16 value, rounded to f16 and widened (the reference's lookup table).
+const std::vector<float>& gelu_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
     for (uint32_t i = 0; i < 65536; ++i) {
       const float x = f16_to_f32(static_cast<f16_bits>(i));
       const float inner = 0.7978845608028654f * x * (1.0f + 0.044715f * x * x);
-      t[i] = f32_to_f16(0.5f * x * (1.0f + std::tanh(inner)));
+      t[i] = f16_to_f32(f32_to_f16(0.5f * x * (1.0f + std::tanh(inner))));
     }
     return t;
   }();
@@ -55,14 +56,15 @@ const std::vector<f16_bits>& gelu_table() {
 }  // namespace
 
 void gelu(const float* x, float* y, int64_t n) {
-  const std::vector<f16_bits>& table = gelu_table();
-  for (int64_t i = 0; i < n; ++i) {
-    if (x[i] <= -10.0f) {
-      y[i] = 0.0f;
-    } else if (x[i] >= 10.0f) {
-      y[i] = x[i];
-    } else {
-      y[i] = f16_to_f32(table[f32_to_f16(x[i])]);
+  const std::vector<float>& table = gelu_table();
+  constexpr int64_t kChunk = 256;
+  f16_bits codes[kChunk];
+  for (int64_t at = 0; at < n; at += kChunk) {
+    const int64_t m = std::min(kChunk, n - at);
+    kernels::quantize_row(TensorType::kF16, x + at, codes, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const float v = x[at + i];
+      y[at + i] = v <= -10.0f ? 0.0f : v >= 10.0f ? v : table[codes[i]];
     }
   }
 }

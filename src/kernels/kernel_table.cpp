@@ -104,6 +104,11 @@ Table build_level_table(CpuLevel level) {
       k.tile_tokens = e.max_tokens;
     }
     if (e.from_float != nullptr && k.from_float != nullptr) k.from_float = e.from_float;
+    if (e.to_float != nullptr) {
+      // F16/BF16: widening is exact, and their encoder is the activation conversion.
+      k.dequantize_row = e.to_float;
+      k.quantize_row = e.from_float;
+    }
   }
   return table;
 }

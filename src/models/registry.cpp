@@ -15,11 +15,13 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 4> kArchitectures = {{
+constexpr std::array<ArchEntry, 6> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
     {"smollm3", &load_smollm3},
+    {"bert", &load_bert},
+    {"nomic-bert", &load_nomic_bert},
 }};
 
 }  // namespace

@@ -66,6 +66,8 @@ TEST_F(SynthTool, BadParametersAreRefused) {
   EXPECT_NE(synth(dir_ + "/x.gguf", {"--arch", "gpt5"}).exit_code, 0);
   EXPECT_NE(synth(dir_ + "/x.gguf", {"--n-head-kv", "3"}).exit_code, 0);
   EXPECT_NE(synth(dir_ + "/x.gguf", {"--type", "q9_9"}).exit_code, 0);
+  // Only bert carries a classifier head.
+  EXPECT_NE(synth(dir_ + "/x.gguf", {"--arch", "nomic-bert", "--cls-out", "1"}).exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/x.gguf"));
 }
 

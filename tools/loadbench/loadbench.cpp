@@ -156,6 +156,14 @@ void read_whole(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
     return;
   }
   const Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("data") && j["data"].is_array()) {  // an embedding list
+    result.ttft_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    result.embeddings = static_cast<int64_t>(j["data"].size());
+    if (j.contains("usage") && j["usage"].is_object())
+      result.tokens_evaluated = j["usage"].value("prompt_tokens", int64_t{0});
+    result.ok = true;
+    return;
+  }
   if (!j.is_object() || !j.contains("tokens_predicted")) {
     result.error = "unexpected body: " + body.substr(0, 120);
     return;
@@ -281,6 +289,7 @@ void SseDecoder::feed(std::string_view bytes, std::vector<std::string>& payloads
 }
 
 std::string request_body(const RequestSpec& spec) {
+  if (!spec.inputs.empty()) return Json{{"input", spec.inputs}}.dump();
   Json body = {{"prompt", spec.prompt}, {"n_predict", spec.n_predict}, {"stream", spec.stream}};
   if (spec.temperature) body["temperature"] = *spec.temperature;
   if (spec.ignore_eos) body["ignore_eos"] = true;
@@ -333,7 +342,8 @@ RequestResult run_request(const ClientConfig& config, const RequestSpec& spec) {
     net::connect(socket, resolver.resolve(config.url.host, config.url.port));
     guard = std::make_unique<DeadlineGuard>(socket.native_handle(), config.timeout, start);
 
-    http::request<http::string_body> req{http::verb::post, config.url.prefix + "/completion", 11};
+    const char* path = spec.inputs.empty() ? "/completion" : "/v1/embeddings";
+    http::request<http::string_body> req{http::verb::post, config.url.prefix + path, 11};
     const bool v6 = config.url.host.find(':') != std::string::npos;
     req.set(http::field::host,
             (v6 ? "[" + config.url.host + "]" : config.url.host) + ":" + config.url.port);
@@ -417,12 +427,14 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
     ++s.requests_ok;
     s.tokens_predicted += r.tokens_predicted;
     s.tokens_evaluated += r.tokens_evaluated;
+    s.embeddings += r.embeddings;
     if (r.ttft_ms) ttft.push_back(*r.ttft_ms);
     gaps.insert(gaps.end(), r.gaps_ms.begin(), r.gaps_ms.end());
   }
   if (wall_s > 0) {
     s.tokens_per_s = static_cast<double>(s.tokens_predicted) / wall_s;
     s.requests_per_s = static_cast<double>(s.requests_ok) / wall_s;
+    s.embeddings_per_s = static_cast<double>(s.embeddings) / wall_s;
   }
   s.ttft_p50_ms = percentile(ttft, 50);
   s.ttft_p99_ms = percentile(ttft, 99);

@@ -1,5 +1,6 @@
 // hearth-loadbench: concurrent clients against a llama-server compatible server. Each client
-// is one thread with a blocking Boost.Beast connection; it sends POST <prefix>/completion,
+// is one thread with a blocking Boost.Beast connection; it sends POST <prefix>/completion
+// (or, with --embeddings, POST <prefix>/v1/embeddings with several inputs per request),
 // streaming by default: the SSE frames are decoded as they arrive and the time of each token
 // frame recorded, so the summary can give time to first token, inter-token latency and
 // aggregate throughput. The soak mix adds non-streaming requests, stop strings and clients
@@ -46,6 +47,8 @@ struct RequestSpec {
   std::vector<std::string> stop;  // sent as "stop" when not empty
   // > 0: the client closes the connection after this many token frames (a cancellation).
   int cancel_after_tokens = 0;
+  // Not empty: an embedding request instead, POST /v1/embeddings with these inputs.
+  std::vector<std::string> inputs;
 };
 
 // The soak mix (--mix): request i is streaming, non-streaming, streaming with stop strings,
@@ -67,6 +70,7 @@ struct RequestResult {
   int status = 0;          // HTTP status, 0 when none came
   int64_t tokens_predicted = 0;
   int64_t tokens_evaluated = 0;
+  int64_t embeddings = 0;         // vectors returned (embedding requests)
   std::optional<double> ttft_ms;  // first token frame
   std::vector<double> gaps_ms;    // between consecutive token frames
   double total_ms = 0;
@@ -89,8 +93,10 @@ struct Summary {
   int64_t requests_cancelled = 0;  // by the client, on purpose
   int64_t tokens_predicted = 0;    // over every request that reached its final frame
   int64_t tokens_evaluated = 0;
+  int64_t embeddings = 0;
   double wall_s = 0;
-  double tokens_per_s = 0;  // tokens_predicted / wall_s
+  double embeddings_per_s = 0;  // embeddings / wall_s
+  double tokens_per_s = 0;      // tokens_predicted / wall_s
   double requests_per_s = 0;
   double ttft_p50_ms = 0, ttft_p99_ms = 0, ttft_mean_ms = 0;
   double itl_p50_ms = 0, itl_p99_ms = 0;

@@ -57,6 +57,7 @@ struct Settings {
   bool mix = false;          // the soak mix: streaming, non-streaming, stop strings, cancels
   int server_pid = 0;        // > 0: sample the server's RSS and threads from /proc
   int idle_connections = 0;  // held open (sending nothing) for the whole run
+  int embeddings = 0;        // > 0: /v1/embeddings requests of this many inputs each
 };
 
 // What /proc says about the server process.
@@ -94,9 +95,17 @@ void print_text(const Settings& s, const Summary& sum, const ServerReport& serve
   std::printf("  wall time    %.3f s\n", sum.wall_s);
   std::printf("  throughput   %.2f generated tokens/s (%lld tokens), %.3f requests/s\n",
               sum.tokens_per_s, static_cast<long long>(sum.tokens_predicted), sum.requests_per_s);
-  std::printf("  TTFT         p50 %.2f ms, p99 %.2f ms, mean %.2f ms\n", sum.ttft_p50_ms,
-              sum.ttft_p99_ms, sum.ttft_mean_ms);
-  std::printf("  inter-token  p50 %.2f ms, p99 %.2f ms\n", sum.itl_p50_ms, sum.itl_p99_ms);
+  if (s.embeddings > 0) {
+    std::printf("  embeddings   %.2f inputs/s (%lld inputs, %lld tokens)\n", sum.embeddings_per_s,
+                static_cast<long long>(sum.embeddings),
+                static_cast<long long>(sum.tokens_evaluated));
+    std::printf("  latency      p50 %.2f ms, p99 %.2f ms per request\n", sum.ttft_p50_ms,
+                sum.ttft_p99_ms);
+  } else {
+    std::printf("  TTFT         p50 %.2f ms, p99 %.2f ms, mean %.2f ms\n", sum.ttft_p50_ms,
+                sum.ttft_p99_ms, sum.ttft_mean_ms);
+    std::printf("  inter-token  p50 %.2f ms, p99 %.2f ms\n", sum.itl_p50_ms, sum.itl_p99_ms);
+  }
   if (s.server_pid > 0) {
     const ServerSample& a = server.after_first_100;
     const ServerSample& b = server.after_last;
@@ -126,6 +135,8 @@ void print_json(const Settings& s, const Summary& sum, const ServerReport& serve
       {"tokens_predicted", sum.tokens_predicted},
       {"tokens_evaluated", sum.tokens_evaluated},
       {"tokens_per_s", sum.tokens_per_s},
+      {"embeddings", sum.embeddings},
+      {"embeddings_per_s", sum.embeddings_per_s},
       {"requests_per_s", sum.requests_per_s},
       {"ttft_ms", {{"p50", sum.ttft_p50_ms}, {"p99", sum.ttft_p99_ms}, {"mean", sum.ttft_mean_ms}}},
       {"inter_token_ms", {{"p50", sum.itl_p50_ms}, {"p99", sum.itl_p99_ms}}},
@@ -198,6 +209,10 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_flag("--json", s.json, "Print the summary as JSON");
+  app.add_option("--embeddings", s.embeddings,
+                 "Send POST /v1/embeddings requests of N inputs each (the prompts in turn) "
+                 "instead of completions, and report embeddings per second")
+      ->check(CLI::Range(0, 100000));
   app.add_flag("--mix", s.mix,
                "Soak mix: requests alternate streaming, non-streaming, streaming with stop "
                "strings, and streaming cancelled by the client after a few tokens");
@@ -239,6 +254,10 @@ std::vector<RequestResult> run_clients(const Settings& s,
         spec.ignore_eos = s.ignore_eos;
         spec.extra_json = s.extra;
         if (s.mix) spec = hearth::loadbench::mixed_request(i, spec);
+        if (s.embeddings > 0) spec.stream = false;
+        for (int k = 0; k < s.embeddings; ++k)
+          spec.inputs.push_back(
+              prompts[static_cast<size_t>(i * s.embeddings + k) % prompts.size()]);
         results[static_cast<size_t>(i)] = hearth::loadbench::run_request(config, spec);
         if (done.fetch_add(1) + 1 == 100) server.after_first_100 = sample_server(s.server_pid);
       }

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
-  app.add_option("--arch", p.arch, "llama, qwen2, qwen3 or smollm3")->capture_default_str();
+  app.add_option("--arch", p.arch, "llama, qwen2, qwen3, smollm3, bert or nomic-bert")
+      ->capture_default_str();
   app.add_option("--n-embd", p.n_embd)->capture_default_str();
   app.add_option("--n-layer", p.n_layer)->capture_default_str();
   app.add_option("--n-head", p.n_head)->capture_default_str();
@@ -31,6 +32,11 @@ int main(int argc, char** argv) {
   app.add_option("--output-type", output_type_name, "type of output.weight (default: --type)");
   app.add_flag("--tied", p.tied_output, "tie the output matrix to the embeddings");
   app.add_option("--seed", p.seed, "weights seed")->capture_default_str();
+  app.add_option("--norm-eps", p.norm_eps, "encoders: LayerNorm epsilon")->capture_default_str();
+  app.add_option("--pooling", p.pooling, "encoders: pooling_type key (-1: none written)")
+      ->capture_default_str();
+  app.add_option("--cls-out", p.n_cls_out, "bert: classifier head outputs (0: none)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   auto type = hearth::tensor_type_from_name(type_name);

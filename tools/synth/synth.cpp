@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "gguf/file.h"
-#include "gguf/writer.h"
 #include "kernels/quant.h"
+#include "tools/synth/synth_parts.h"
 
 namespace hearth::synth {
-namespace {
+namespace detail {
 
 // splitmix64: a small, fast, well-distributed generator; one stream per tensor.
 struct Rng {
@@ -72,6 +72,16 @@ Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n
   return Status::ok();
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::add_random;
+using detail::copy_tokenizer;
+using detail::encode;
+using detail::fitting_type;
+using detail::set_file_type;
+
 void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
   const std::string a = p.arch;
   w.set_string("general.architecture", a);
@@ -124,8 +134,10 @@ Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head
   return add_random(w, p, b + "ffn_down.weight", {F, E}, p.type, s_ff, 0.0f);
 }
 
+}  // namespace
+
 // general.file_type ("mostly X"), informative only.
-void set_file_type(gguf::Writer& w, TensorType type) {
+void detail::set_file_type(gguf::Writer& w, TensorType type) {
   struct Entry {
     TensorType type;
     uint32_t file_type;
@@ -142,10 +154,15 @@ void set_file_type(gguf::Writer& w, TensorType type) {
   }
 }
 
+namespace {
+
 Status check_params(const SynthParams& p) {
-  if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3")
+  if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
+      !is_encoder(p.arch))
     return error(ErrorCode::kInvalidArgument,
-                 fmt::format("unknown architecture '{}' (llama, qwen2, qwen3, smollm3)", p.arch));
+                 fmt::format("unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
+                             "nomic-bert)",
+                             p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
     return error(ErrorCode::kInvalidArgument, "every size must be positive");
@@ -166,6 +183,7 @@ Status check_params(const SynthParams& p) {
 
 Status synthesize(const SynthParams& p, const std::string& out_path) {
   HEARTH_RETURN_IF_ERROR(check_params(p));
+  if (is_encoder(p.arch)) return detail::synthesize_encoder(p, out_path);
   const int32_t head_dim = p.head_dim > 0 ? p.head_dim : p.n_embd / p.n_head;
   gguf::Writer w;
   write_hparams(w, p, head_dim);

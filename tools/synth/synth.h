@@ -13,7 +13,7 @@
 namespace hearth::synth {
 
 struct SynthParams {
-  std::string arch = "llama";  // llama | qwen2 | qwen3 | smollm3
+  std::string arch = "llama";  // llama | qwen2 | qwen3 | smollm3 | bert | nomic-bert
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
   int32_t n_head = 32;
@@ -28,6 +28,11 @@ struct SynthParams {
   std::optional<TensorType> output_type;  // output.weight; default: `type`
   uint64_t seed = 1;
   std::string vocab_path;  // a GGUF whose tokenizer.* keys are copied
+  // Encoders (bert, nomic-bert): LayerNorm epsilon, the pooling_type key (-1: none written),
+  // and a classifier head of n_cls_out outputs for rank pooling (0: none; bert only).
+  float norm_eps = 1e-12f;
+  int32_t pooling = -1;
+  int32_t n_cls_out = 0;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).

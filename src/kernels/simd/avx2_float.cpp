@@ -237,6 +237,15 @@ void from_float_f16(const float* src, void* dst, int64_t n) {
   }
 }
 
+void to_float_f16(const void* src, float* dst, int64_t n) {
+  const auto* in = static_cast<const uint16_t*>(src);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+  for (; i < n; ++i) dst[i] = _cvtsh_ss(in[i]);
+}
+
 // Eight f32 to bf16 in the low halves of 32-bit lanes: round to nearest even by adding
 // 0x7FFF plus the kept lowest bit; NaN keeps its top bits and is made quiet.
 __m256i bf16_round8(__m256 v) {
@@ -296,6 +305,7 @@ void register_avx2_float(Table& t) {
   f16.max_rows = kTileRows;
   f16.max_tokens = kTileTokens;
   f16.from_float = from_float_f16;
+  f16.to_float = to_float_f16;
 
   Entry& bf16 = entry(t, TensorType::kBF16);
   bf16.vec_dot = vec_dot_bf16;

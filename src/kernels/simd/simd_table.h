@@ -44,6 +44,7 @@ struct TileArgs {
 using TileFn = void (*)(const TileArgs& args);
 using VecDotFn = float (*)(const void* x, const void* y, int64_t n);
 using ConvertFn = void (*)(const float* src, void* dst, int64_t n);
+using DequantizeFn = void (*)(const void* src, float* dst, int64_t n);
 
 struct Entry {
   VecDotFn vec_dot = nullptr;  // one weight row · one activation row
@@ -51,6 +52,9 @@ struct Entry {
   int max_rows = 1;
   int max_tokens = 1;
   ConvertFn from_float = nullptr;  // activation types only; bit-identical to the reference
+  // F16 and BF16 only: their rows widened to f32 (exact), and rounded from f32 (the same
+  // rounding as the reference's encoder, which for these types is from_float).
+  DequantizeFn to_float = nullptr;
 };
 
 using Table = std::array<Entry, kTensorTypeIdLimit>;

@@ -3,6 +3,8 @@
 // the NORM / NEOX pairings.
 #include "engine/ops.h"
 
+#include "base/half.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -112,6 +114,43 @@ TEST(Swiglu, SiluTimesUp) {
   std::vector<float> out(3);
   swiglu(g.data(), u.data(), out.data(), 3);
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(out[i], g[i] / (1 + std::exp(-g[i])) * u[i], 1e-6);
+}
+
+}  // namespace
+}  // namespace hearth::engine::ops
+
+namespace hearth::engine::ops {
+namespace {
+
+// The encoders' LayerNorm: mean 0 and variance 1 before the affine part, then w and b.
+TEST(LayerNorm, NormalizesThenScalesAndShifts) {
+  const std::vector<float> x = {1.0f, 2.0f, 4.0f, 9.0f};
+  const std::vector<float> w = {1.0f, 2.0f, 0.5f, 1.0f}, b = {0.0f, 1.0f, -1.0f, 0.25f};
+  std::vector<float> y(4);
+  layer_norm(x.data(), w.data(), b.data(), y.data(), 4, 1e-12f);
+  const double mean = 4.0, var = (9.0 + 4.0 + 0.0 + 25.0) / 4.0;
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_NEAR(y[i], (x[i] - mean) / std::sqrt(var) * w[i] + b[i], 1e-6) << i;
+  std::vector<float> in_place = x;
+  layer_norm(in_place.data(), w.data(), nullptr, in_place.data(), 4, 1e-12f);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(in_place[i], y[i] - b[i], 1e-6) << "no bias";
+}
+
+// GELU as the reference computes it: the tanh form at the input rounded to f16, the result
+// rounded to f16; 0 at -10 and below, the identity at 10 and above.
+TEST(Gelu, TanhFormThroughHalfPrecision) {
+  const std::vector<float> x = {-12.0f, -10.0f, -3.0f, -0.5f, 0.0f, 0.3f,
+                                1.0f,   2.5f,   9.99f, 10.0f, 17.0f};
+  std::vector<float> y(x.size());
+  gelu(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float h = f16_to_f32(f32_to_f16(x[i]));
+    const float exact =
+        0.5f * h * (1.0f + std::tanh(0.7978845608f * h * (1.0f + 0.044715f * h * h)));
+    const float want = x[i] <= -10.0f ? 0.0f : x[i] >= 10.0f ? x[i] : f16_to_f32(f32_to_f16(exact));
+    EXPECT_EQ(y[i], want) << x[i];
+  }
+  EXPECT_NEAR(y[6], 0.8412f, 1e-3) << "gelu(1)";
 }
 
 }  // namespace

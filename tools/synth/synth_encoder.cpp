@@ -1,0 +1,107 @@
+// Random-weight encoders with the GGUF keys and tensor names llama.cpp's bert and nomic-bert
+// loaders expect: bert has absolute positions, separate Q/K/V with biases and a GELU FFN with
+// biases (and optionally a classifier head for rank pooling); nomic-bert has a fused QKV,
+// RoPE and a SwiGLU FFN without biases. LayerNorm weights sit near 1, biases near 0.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tools/synth/synth_parts.h"
+
+namespace hearth::synth::detail {
+namespace {
+
+void write_encoder_hparams(gguf::Writer& w, const SynthParams& p) {
+  const std::string a = p.arch;
+  w.set_string("general.architecture", a);
+  w.set_string("general.name", fmt::format("hearth-synth {} {}x{}", a, p.n_layer, p.n_embd));
+  w.set_u32(a + ".context_length", static_cast<uint32_t>(p.n_ctx));
+  w.set_u32(a + ".embedding_length", static_cast<uint32_t>(p.n_embd));
+  w.set_u32(a + ".block_count", static_cast<uint32_t>(p.n_layer));
+  w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(p.n_ff));
+  w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(p.n_head));
+  w.set_f32(a + ".attention.layer_norm_epsilon", p.norm_eps);
+  w.set_bool(a + ".attention.causal", false);
+  if (p.pooling >= 0) w.set_u32(a + ".pooling_type", static_cast<uint32_t>(p.pooling));
+  if (p.arch == "nomic-bert") w.set_f32(a + ".rope.freq_base", p.rope_base);
+  if (p.n_cls_out > 1) {  // the reference reads the classifier's width from its labels
+    std::vector<std::string> labels;
+    for (int32_t i = 0; i < p.n_cls_out; ++i) labels.push_back(fmt::format("label_{}", i));
+    w.set_string_array(a + ".classifier.output_labels", labels);
+  }
+  w.set_u32("tokenizer.ggml.token_type_count", 2);
+  w.set_u32("general.quantization_version", 2);
+}
+
+// A LayerNorm's weight (near 1) and bias (near 0).
+Status add_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, name + ".weight", {n}, TensorType::kF32, 0.05f, 1.0f));
+  return add_random(w, p, name + ".bias", {n}, TensorType::kF32, 0.02f, 0.0f);
+}
+
+Status add_encoder_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
+  const std::string b = fmt::format("blk.{}.", il);
+  const int64_t E = p.n_embd, F = p.n_ff;
+  const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
+  const float s_ff = 1.0f / std::sqrt(static_cast<float>(F));
+  const bool nomic = p.arch == "nomic-bert";
+  if (nomic) {
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_qkv.weight", {E, 3 * E}, p.type, s_in, 0));
+  } else {
+    for (const char* m : {"attn_q", "attn_k", "attn_v"}) {
+      HEARTH_RETURN_IF_ERROR(add_random(w, p, b + m + ".weight", {E, E}, p.type, s_in, 0.0f));
+      HEARTH_RETURN_IF_ERROR(add_random(w, p, b + m + ".bias", {E}, TensorType::kF32, 0.02f, 0));
+    }
+  }
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_output.weight", {E, E}, p.type, s_in, 0.0f));
+  if (!nomic) {
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_output.bias", {E}, TensorType::kF32, 0.02f, 0.0f));
+  }
+  HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_output_norm", E));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, F}, p.type, s_in, 0.0f));
+  if (nomic) {
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate.weight", {E, F}, p.type, s_in, 0.0f));
+  } else {
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.bias", {F}, TensorType::kF32, 0.02f, 0));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "ffn_down.bias", {E}, TensorType::kF32, 0.02f, 0.0f));
+  }
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_down.weight", {F, E}, p.type, s_ff, 0.0f));
+  return add_norm(w, p, b + "layer_output_norm", E);
+}
+
+}  // namespace
+
+Status synthesize_encoder(const SynthParams& p, const std::string& out_path) {
+  if (p.n_cls_out > 0 && p.arch != "bert")
+    return error(ErrorCode::kInvalidArgument, "only bert models carry a classifier head");
+  gguf::Writer w;
+  write_encoder_hparams(w, p);
+  set_file_type(w, p.type);
+  int32_t n_vocab = 0;
+  HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab));
+  const int64_t E = p.n_embd;
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, "token_embd.weight", {E, n_vocab}, p.type, 1.0f, 0.0f));
+  // F32 as the converter writes it: the reference adds row 0 as it is stored.
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, "token_types.weight", {E, 2}, TensorType::kF32, 0.5f, 0.0f));
+  if (p.arch == "bert") {
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, "position_embd.weight", {E, p.n_ctx}, p.type, 0.5f, 0.0f));
+  }
+  HEARTH_RETURN_IF_ERROR(add_norm(w, p, "token_embd_norm", E));
+  for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_encoder_block(w, p, il));
+  if (p.n_cls_out > 0) {
+    const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, "cls.weight", {E, E}, p.type, s_in, 0.0f));
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, "cls.bias", {E}, TensorType::kF32, 0.02f, 0.0f));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, "cls.output.weight", {E, p.n_cls_out}, p.type, s_in, 0.0f));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, "cls.output.bias", {p.n_cls_out}, TensorType::kF32, 0.02f, 0.0f));
+  }
+  return w.write(out_path);
+}
+
+}  // namespace hearth::synth::detail

@@ -1,0 +1,36 @@
+// Internal to hearth-synth: the helpers the decoder and encoder writers share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor_type.h"
+#include "gguf/writer.h"
+#include "tools/synth/synth.h"
+
+namespace hearth::synth {
+
+inline bool is_encoder(std::string_view arch) {
+  return arch == "bert" || arch == "nomic-bert";
+}
+
+namespace detail {
+
+// Rows of `values` ([n_rows][n_cols]) encoded as `type`.
+std::vector<uint8_t> encode(TensorType type, const std::vector<float>& values, int64_t n_cols);
+// `wanted`, or F16 when a row is not whole blocks of it.
+TensorType fitting_type(TensorType wanted, int64_t n_cols);
+// A tensor of seeded values offset + scale * N(0, 1) (1-D tensors are F32).
+Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name,
+                  std::vector<int64_t> ne, TensorType type, float scale, float offset);
+// Copies the tokenizer.* keys of a vocabulary GGUF; n_vocab gets its token count.
+Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab);
+void set_file_type(gguf::Writer& w, TensorType type);
+// bert / nomic-bert (synth_encoder.cpp).
+Status synthesize_encoder(const SynthParams& p, const std::string& out_path);
+
+}  // namespace detail
+}  // namespace hearth::synth
