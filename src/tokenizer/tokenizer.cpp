@@ -50,6 +50,21 @@ void TokenizerImpl::tokenize_spm(std::string_view text, const std::vector<Fragme
   if (add_special && vocab.add_eos && eos != kNoToken) out.push_back(eos);
 }
 
+void TokenizerImpl::tokenize_ugm(std::string_view text, const std::vector<Fragment>& fragments,
+                                 bool add_special, std::vector<TokenId>& out) const {
+  const TokenId bos = vocab.id(SpecialSlot::kBos);
+  const TokenId eos = vocab.id(SpecialSlot::kEos);
+  if (add_special && vocab.add_bos && bos != kNoToken) out.push_back(bos);
+  for (const Fragment& f : fragments) {
+    if (f.token != kNoToken) {
+      out.push_back(f.token);
+    } else {
+      ugm->encode(text.substr(f.offset, f.length), out);
+    }
+  }
+  if (add_special && vocab.add_eos && eos != kNoToken) out.push_back(eos);
+}
+
 void TokenizerImpl::encode_bpe(std::string_view text, std::vector<TokenId>& out) const {
   if (vocab.escape_whitespaces) {
     bpe_encode(vocab, *splitter, escape_spaces(text, false), out);
@@ -69,6 +84,10 @@ std::vector<TokenId> TokenizerImpl::tokenize(std::string_view text, bool add_spe
   const TokenId bos = vocab.id(SpecialSlot::kBos);
   const TokenId eos = vocab.id(SpecialSlot::kEos);
   const TokenId sep = vocab.id(SpecialSlot::kSep);
+  if (vocab.type == VocabType::kUgm) {
+    tokenize_ugm(text, fragments, add_special, out);
+    return out;
+  }
   const bool wpm = vocab.type == VocabType::kWpm;
   // WPM adds [CLS] ... [SEP] whenever add_special is set, whatever add_bos says.
   if (add_special && (wpm || vocab.add_bos) && bos != kNoToken) out.push_back(bos);
@@ -93,12 +112,13 @@ Result<Tokenizer> Tokenizer::from_vocab(Vocab vocab) {
     HEARTH_ASSIGN_OR_RETURN(RegexSplitter splitter, RegexSplitter::create(v.pre.regexes));
     impl->splitter.emplace(std::move(splitter));
   }
+  if (v.type == VocabType::kUgm) impl->ugm.emplace(v);
   // The newline token (llama.cpp's linefeed_id).
   const TokenId pad = v.id(SpecialSlot::kPad);
   if (v.type == VocabType::kSpm) {
     const TokenId nl = v.byte_token('\n');
     v.linefeed = nl != kNoToken ? nl : pad;
-  } else if (v.type == VocabType::kBpe) {
+  } else if (v.type == VocabType::kBpe || v.type == VocabType::kUgm) {
     const std::vector<TokenId> ids = impl->tokenize("\n", false, false);
     v.linefeed = ids.empty() ? pad : ids.front();
   } else {

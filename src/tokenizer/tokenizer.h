@@ -28,6 +28,7 @@ enum class VocabType {
   kSpm,  // tokenizer.ggml.model "llama": SentencePiece BPE with scores and byte fallback
   kBpe,  // "gpt2" (and "gemma4"): byte-level BPE with merges and a regex pre-tokenizer
   kWpm,  // "bert": WordPiece
+  kUgm,  // "t5": SentencePiece unigram (Viterbi over token scores, precompiled normalizer)
 };
 
 // Token attributes (bit flags, numbered as llama_token_attr).

@@ -42,6 +42,21 @@ Status apply_bpe_pre(const RawVocab& raw, const std::string& pre, Vocab& v) {
   return Status::ok();
 }
 
+// UGM's precompiled charsmap: a u32 size, that many bytes of XCDA units, then the
+// replacement strings; the reference refuses a blob whose parts do not fit.
+Status check_charsmap(const RawVocab& raw) {
+  const std::vector<uint8_t>& cm = raw.precompiled_charsmap;
+  if (cm.empty()) return Status::ok();
+  uint32_t blob = 0;
+  if (cm.size() >= sizeof(blob)) std::memcpy(&blob, cm.data(), sizeof(blob));
+  if (cm.size() < sizeof(blob) || uint64_t{blob} + sizeof(blob) >= cm.size())
+    return error(ErrorCode::kCorruptFile,
+                 raw.source +
+                     ": tokenizer.ggml.precompiled_charsmap is malformed (index out of "
+                     "array bounds in precompiled charsmap)");
+  return Status::ok();
+}
+
 // Vocabulary type, default special ids and per-type flags (llama-vocab.cpp, load()).
 Status apply_type_defaults(const RawVocab& raw, Vocab& v) {
   v.model = raw.model;
@@ -71,6 +86,13 @@ Status apply_type_defaults(const RawVocab& raw, Vocab& v) {
       set_all_ids(v, 11, 11, kNoToken, kNoToken, kNoToken, kNoToken);
       HEARTH_RETURN_IF_ERROR(apply_bpe_pre(raw, raw.pre, v));
     }
+  } else if (raw.model == "t5") {
+    v.type = VocabType::kUgm;
+    set_all_ids(v, kNoToken, 1, 2, kNoToken, 0, kNoToken);
+    v.add_eos = true;
+    v.escape_whitespaces = true;
+    HEARTH_RETURN_IF_ERROR(check_charsmap(raw));
+    v.charsmap = raw.precompiled_charsmap;
   } else if (raw.model.empty()) {
     return error(ErrorCode::kNotFound, raw.source + ": tokenizer.ggml.model is missing");
   } else {
@@ -407,7 +429,7 @@ std::string decode_byte_level(std::string_view text) {
 }  // namespace
 
 TokenId Vocab::byte_token(uint8_t byte) const {
-  if (type == VocabType::kSpm) {
+  if (type == VocabType::kSpm || type == VocabType::kUgm) {
     static constexpr char kHex[] = "0123456789ABCDEF";
     const char buf[6] = {'<', '0', 'x', kHex[byte >> 4], kHex[byte & 15], '>'};
     const TokenId id = find(std::string_view(buf, 6));

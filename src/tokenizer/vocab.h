@@ -56,6 +56,7 @@ struct RawVocab {
   std::array<std::optional<int64_t>, kSpecialSlotCount> special_ids;
   std::optional<bool> add_bos, add_eos, add_sep, add_space_prefix, remove_extra_whitespaces;
   std::optional<bool> lowercase, strip_accents;
+  std::vector<uint8_t> precompiled_charsmap;  // UGM's normalizer (empty: none)
   std::string general_name;
   std::string general_arch;
 };
@@ -99,6 +100,7 @@ struct Vocab {
   bool escape_whitespaces = false;
   bool lowercase = true;
   bool strip_accents = true;
+  std::vector<uint8_t> charsmap;  // UGM: the precompiled normalizer, checked by build_vocab
 
   std::set<TokenId> eog;
   std::vector<TokenId> special_cache;  // CONTROL/USER_DEFINED/UNKNOWN ids, longest text first

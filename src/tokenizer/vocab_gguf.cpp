@@ -117,6 +117,12 @@ Result<RawVocab> raw_vocab_from_gguf(const gguf::File& file) {
   }
   HEARTH_RETURN_IF_ERROR(read_strings(file, "tokenizer.ggml.tokens", raw.tokens));
   HEARTH_RETURN_IF_ERROR(read_scores_and_types(file, raw));
+  if (const gguf::Value* cm = file.find("tokenizer.ggml.precompiled_charsmap")) {
+    if (!cm->is_array() ||
+        (cm->element_type() != gguf::ValueType::kU8 && cm->element_type() != gguf::ValueType::kI8))
+      return type_error(file, "tokenizer.ggml.precompiled_charsmap", "an array of u8 or i8");
+    raw.precompiled_charsmap.assign(cm->raw_data(), cm->raw_data() + cm->size());
+  }
   if (file.find("tokenizer.ggml.merges") != nullptr) {
     std::vector<std::string> merges;
     HEARTH_RETURN_IF_ERROR(read_strings(file, "tokenizer.ggml.merges", merges));

@@ -65,6 +65,8 @@ int vocab_type_number(tokenizer::VocabType type) {
       return 2;
     case tokenizer::VocabType::kWpm:
       return 3;
+    case tokenizer::VocabType::kUgm:
+      return 4;
     default:
       return 0;
   }
