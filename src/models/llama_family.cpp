@@ -88,6 +88,9 @@ Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive,
     HEARTH_ASSIGN_OR_RETURN(w.output_bias, ld.vector("output.bias", V, true));
   }
   HEARTH_ASSIGN_OR_RETURN(w.rope_freqs, ld.vector("rope_freqs.weight", hp.n_rot / 2, true));
+  if (spec.rank_head) {
+    HEARTH_ASSIGN_OR_RETURN(w.cls_out, ld.row_matrix("cls.output.weight", E, hp.n_cls_out, true));
+  }
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (int32_t il = 0; il < hp.n_layer; ++il)
     HEARTH_RETURN_IF_ERROR(load_layer(ld, hp, spec, il, w.layers[static_cast<size_t>(il)]));

@@ -18,6 +18,7 @@ struct FamilySpec {
   bool optional_biases = false;  // llama: attn_output / ffn biases may be present
   bool output_bias = false;      // an output.bias may be present
   int32_t nope_period = 0;       // > 0: layers with (il + 1) % nope_period == 0 skip RoPE
+  bool rank_head = false;        // qwen3: an optional cls.output [E, n_cls_out] (rerankers)
 };
 
 class LlamaFamilyModel : public engine::Model {

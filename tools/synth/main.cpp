@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   app.add_option("--norm-eps", p.norm_eps, "encoders: LayerNorm epsilon")->capture_default_str();
   app.add_option("--pooling", p.pooling, "encoders: pooling_type key (-1: none written)")
       ->capture_default_str();
-  app.add_option("--cls-out", p.n_cls_out, "bert: classifier head outputs (0: none)")
+  app.add_option("--cls-out", p.n_cls_out, "bert and qwen3: classifier head outputs (0: none)")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 

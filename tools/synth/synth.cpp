@@ -97,6 +97,7 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
   w.set_u32(a + ".rope.dimension_count", static_cast<uint32_t>(head_dim));
   w.set_f32(a + ".rope.freq_base", p.rope_base);
   w.set_f32(a + ".attention.layer_norm_rms_epsilon", p.rms_eps);
+  if (p.pooling >= 0) w.set_u32(a + ".pooling_type", static_cast<uint32_t>(p.pooling));
   w.set_u32("general.quantization_version", 2);
 }
 
@@ -174,6 +175,9 @@ Status check_params(const SynthParams& p) {
   if (!kernels::can_quantize(p.type))
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("cannot write weights of type {}", tensor_type_name(p.type)));
+  if (p.n_cls_out > 0 && p.arch != "qwen3" && p.arch != "bert")
+    return error(ErrorCode::kInvalidArgument,
+                 "a classifier head (--cls-out) is written for bert and qwen3 only");
   if (p.vocab_path.empty())
     return error(ErrorCode::kInvalidArgument, "a vocabulary GGUF is required");
   return Status::ok();
@@ -200,6 +204,15 @@ Status synthesize(const SynthParams& p, const std::string& out_path) {
                                       1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
   }
   for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_layer(w, p, il, head_dim));
+  if (p.n_cls_out > 0) {  // a Qwen3-Reranker-style classifier
+    if (p.n_cls_out > 1) {
+      std::vector<std::string> labels;
+      for (int32_t i = 0; i < p.n_cls_out; ++i) labels.push_back(fmt::format("label_{}", i));
+      w.set_string_array(p.arch + ".classifier.output_labels", labels);
+    }
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, "cls.output.weight", {E, p.n_cls_out}, p.type,
+                                      1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
+  }
   return w.write(out_path);
 }
 

@@ -74,8 +74,6 @@ Status add_encoder_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
 }  // namespace
 
 Status synthesize_encoder(const SynthParams& p, const std::string& out_path) {
-  if (p.n_cls_out > 0 && p.arch != "bert")
-    return error(ErrorCode::kInvalidArgument, "only bert models carry a classifier head");
   gguf::Writer w;
   write_encoder_hparams(w, p);
   set_file_type(w, p.type);

@@ -130,7 +130,9 @@ TEST_P(UgmVocab, SpecialTokensAsTheTypeDefaults) {
 // Hostile input: invalid UTF-8, NULs, lone continuation bytes, a long run of unknown code
 // points; ids stay in the vocabulary and unknown runs collapse.
 TEST_P(UgmVocab, HostileInputStaysInTheVocabulary) {
-  std::string junk = "\xFF\xFE a\x80" "b\xC3";
+  std::string junk =
+      "\xFF\xFE a\x80"
+      "b\xC3";
   junk.push_back('\0');
   junk += "\xE2\x82 end";
   std::string unknowns;
