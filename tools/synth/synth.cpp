@@ -72,6 +72,17 @@ Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n
   return Status::ok();
 }
 
+void write_shape_keys(gguf::Writer& w, const SynthParams& p) {
+  const std::string a = p.arch;
+  w.set_string("general.architecture", a);
+  w.set_string("general.name", fmt::format("hearth-synth {} {}x{}", a, p.n_layer, p.n_embd));
+  w.set_u32(a + ".context_length", static_cast<uint32_t>(p.n_ctx));
+  w.set_u32(a + ".embedding_length", static_cast<uint32_t>(p.n_embd));
+  w.set_u32(a + ".block_count", static_cast<uint32_t>(p.n_layer));
+  w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(p.n_ff));
+  w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(p.n_head));
+}
+
 }  // namespace detail
 
 namespace {
@@ -84,13 +95,7 @@ using detail::set_file_type;
 
 void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
   const std::string a = p.arch;
-  w.set_string("general.architecture", a);
-  w.set_string("general.name", fmt::format("hearth-synth {} {}x{}", a, p.n_layer, p.n_embd));
-  w.set_u32(a + ".context_length", static_cast<uint32_t>(p.n_ctx));
-  w.set_u32(a + ".embedding_length", static_cast<uint32_t>(p.n_embd));
-  w.set_u32(a + ".block_count", static_cast<uint32_t>(p.n_layer));
-  w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(p.n_ff));
-  w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(p.n_head));
+  detail::write_shape_keys(w, p);
   w.set_u32(a + ".attention.head_count_kv", static_cast<uint32_t>(p.n_head_kv));
   w.set_u32(a + ".attention.key_length", static_cast<uint32_t>(head_dim));
   w.set_u32(a + ".attention.value_length", static_cast<uint32_t>(head_dim));

@@ -13,13 +13,7 @@ namespace {
 
 void write_encoder_hparams(gguf::Writer& w, const SynthParams& p) {
   const std::string a = p.arch;
-  w.set_string("general.architecture", a);
-  w.set_string("general.name", fmt::format("hearth-synth {} {}x{}", a, p.n_layer, p.n_embd));
-  w.set_u32(a + ".context_length", static_cast<uint32_t>(p.n_ctx));
-  w.set_u32(a + ".embedding_length", static_cast<uint32_t>(p.n_embd));
-  w.set_u32(a + ".block_count", static_cast<uint32_t>(p.n_layer));
-  w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(p.n_ff));
-  w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(p.n_head));
+  write_shape_keys(w, p);
   w.set_f32(a + ".attention.layer_norm_epsilon", p.norm_eps);
   w.set_bool(a + ".attention.causal", false);
   if (p.pooling >= 0) w.set_u32(a + ".pooling_type", static_cast<uint32_t>(p.pooling));

@@ -29,6 +29,8 @@ Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name
 // Copies the tokenizer.* keys of a vocabulary GGUF; n_vocab gets its token count.
 Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab);
 void set_file_type(gguf::Writer& w, TensorType type);
+// general.architecture and .name, and the <arch>.* sizes every architecture has.
+void write_shape_keys(gguf::Writer& w, const SynthParams& p);
 // bert / nomic-bert (synth_encoder.cpp).
 Status synthesize_encoder(const SynthParams& p, const std::string& out_path);
 
