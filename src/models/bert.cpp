@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/forward.h"
 #include "engine/model.h"
@@ -154,6 +155,9 @@ Status load_embeddings(TensorLoader& ld, const gguf::Archive& archive, const Mod
   const int64_t E = hp.n_embd;
   HEARTH_ASSIGN_OR_RETURN(w.token_embd, ld.row_matrix("token_embd.weight", E, hp.n_vocab));
   if (const gguf::TensorInfo* types = archive.find_tensor("token_types.weight")) {
+    if (types->ne[1] < 1)
+      return error(ErrorCode::kCorruptFile,
+                   archive.primary().name() + ": tensor 'token_types.weight' has no rows");
     HEARTH_ASSIGN_OR_RETURN(WeightMatrix m, ld.row_matrix("token_types.weight", E, types->ne[1]));
     w.token_type0.resize(static_cast<size_t>(E));
     kernels::dequantize_row(m.type, m.data, w.token_type0.data(), E);
@@ -180,9 +184,15 @@ Result<ModelPtr> load_encoder(std::shared_ptr<const gguf::Archive> archive, Mode
     return error(ErrorCode::kCorruptFile,
                  archive->primary().name() + ": required tensor 'token_embd.weight' is missing");
   if (hp.n_vocab == 0) hp.n_vocab = static_cast<int32_t>(std::min<int64_t>(emb->ne[1], INT32_MAX));
-  if (hp.norm_eps <= 0.0f)
+  if (!(hp.norm_eps > 0.0f) || !std::isfinite(hp.norm_eps))
     return error(ErrorCode::kCorruptFile,
-                 fmt::format("{}: required key '{}.attention.layer_norm_epsilon' is missing",
+                 fmt::format("{}: '{}.attention.layer_norm_epsilon' is missing or not a positive "
+                             "number",
+                             archive->primary().name(), hp.arch));
+  if (spec.positions && hp.n_ctx_train < 1)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("{}: '{}.context_length' must be positive (it sizes the position "
+                             "embeddings)",
                              archive->primary().name(), hp.arch));
   hp.causal = false;  // an encoder attends to its whole input, whatever the key says
   TensorLoader ld(*archive, options);

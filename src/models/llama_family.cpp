@@ -14,6 +14,7 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   const int64_t E = hparams().n_embd;
   engine::AttentionOptions opt;
   opt.rope = spec_.rope;
+  opt.causal = hparams().causal;  // <arch>.attention.causal (bidirectional embedding models)
   opt.apply_rope = spec_.nope_period <= 0 || (il + 1) % spec_.nope_period != 0;
   engine::norm_rows(st, st.s.x.data(), w.attn_norm, st.s.cur.data(), E);
   engine::self_attention(st, il, w, opt);

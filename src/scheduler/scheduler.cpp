@@ -42,6 +42,8 @@ Status SchedulerImpl::submit_all(std::vector<TaskRequest> requests) {
   pending.reserve(requests.size());
   for (TaskRequest& request : requests) {
     if (!request.sink) return error(ErrorCode::kInvalidArgument, "task without a sink");
+    if (request.kind != TaskKind::kCompletion && request.n_cmpl != 1)
+      return error(ErrorCode::kInvalidArgument, "embedding and rerank tasks run once (n_cmpl 1)");
     if (request.n_cmpl < 1 || request.n_cmpl > config_.n_slots)
       return error(ErrorCode::kInvalidArgument,
                    fmt::format("n_cmpl {} is outside [1, {}]", request.n_cmpl, config_.n_slots));
@@ -242,7 +244,10 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
     const bool whole = !splittable(p.req.kind);
     // Embedding tasks keep nothing of the slot's cache (their rows are all needed).
     const bool reuse = p.req.kind == TaskKind::kCompletion && p.req.params.cache_prompt;
-    in.queue.push_back({*p.prompt, p.req.id_slot, p.req.n_cmpl, reuse, whole});
+    // An embedding input keeps nothing of a slot: it takes the least recently used one (the
+    // host cache first stores that slot's state), never a slot by prompt similarity.
+    const int32_t id_slot = p.req.kind == TaskKind::kCompletion ? p.req.id_slot : -2;
+    in.queue.push_back({*p.prompt, id_slot, p.req.n_cmpl, reuse, whole});
   }
   return in;
 }

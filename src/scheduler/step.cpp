@@ -249,6 +249,18 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
   }
 }
 
+// Only the rows the pooling reads are kept: every row for none and mean, else the first (cls,
+// rank) or the latest (last, Qwen3's rank), so a long last-pooled input holds one row.
+void SchedulerImpl::keep_row(std::vector<float>& rows, std::span<const float> row) const {
+  const engine::PoolingType p = config_.pooling;
+  const bool last = p == engine::PoolingType::kLast ||
+                    (p == engine::PoolingType::kRank && model_->hparams().arch == "qwen3");
+  const bool first = p == engine::PoolingType::kCls || (p == engine::PoolingType::kRank && !last);
+  if (first && !rows.empty()) return;
+  if (last) rows.clear();
+  rows.insert(rows.end(), row.begin(), row.end());
+}
+
 // Appends the final hidden states of embedding tasks' tokens in this chunk to their rows;
 // a task whose whole input is in ends with its pooled result.
 void SchedulerImpl::gather_embeddings(std::span<const StepToken> chunk) {
@@ -257,7 +269,7 @@ void SchedulerImpl::gather_embeddings(std::span<const StepToken> chunk) {
     Slot& s = slots_[static_cast<size_t>(chunk[i].slot)];
     if (!s.task || s.task->kind == TaskKind::kCompletion) continue;
     const std::span<const float> row = ctx_->embedding(static_cast<int32_t>(i));
-    s.task->rows.insert(s.task->rows.end(), row.begin(), row.end());
+    keep_row(s.task->rows, row);
     if (static_cast<int32_t>(s.cached.size()) == s.task->n_prompt() &&
         std::find(done.begin(), done.end(), &s) == done.end())
       done.push_back(&s);
@@ -288,7 +300,7 @@ void SchedulerImpl::finish_embedding(Slot& slot) {
       result.vectors.emplace_back(t.rows.begin() + k * E, t.rows.begin() + (k + 1) * E);
   } else {
     std::vector<float> pooled =
-        ctx_->pool(config_.pooling, t.rows.data(), static_cast<int64_t>(t.n_prompt()));
+        ctx_->pool(config_.pooling, t.rows.data(), static_cast<int64_t>(t.rows.size()) / E);
     if (config_.pooling == engine::PoolingType::kRank) {
       result.score = pooled.empty() ? -1e6f : pooled[0];
     } else {

@@ -95,9 +95,10 @@ UgmModel::UgmModel(const Vocab& vocab) : vocab_(vocab) {
   }
   unknown_score_ = static_cast<double>(min_score - kUnknownPenalty);
   const std::vector<uint8_t>& cm = vocab.charsmap;
-  if (cm.size() > sizeof(uint32_t)) {  // build_vocab checked that the parts fit
-    uint32_t blob = 0;
-    std::memcpy(&blob, cm.data(), sizeof(blob));
+  uint32_t blob = 0;
+  if (cm.size() > sizeof(blob)) std::memcpy(&blob, cm.data(), sizeof(blob));
+  // build_vocab refuses a blob whose parts do not fit; a hand-built Vocab is checked here.
+  if (cm.size() > sizeof(blob) && uint64_t{blob} + sizeof(blob) < cm.size()) {
     xcda_.resize(blob / sizeof(uint32_t));
     std::memcpy(xcda_.data(), cm.data() + sizeof(blob), xcda_.size() * sizeof(uint32_t));
     replacements_ = std::string_view(reinterpret_cast<const char*>(cm.data()) + sizeof(blob) + blob,

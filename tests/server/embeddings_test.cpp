@@ -329,6 +329,8 @@ TEST_F(EmbeddingServer, RankScoresDoNotDependOnTheOtherDocuments) {
 TEST_F(EmbeddingServer, ClientMistakesAre400) {
   start({"--reranking", "-np", "2"});
   post("/embedding", OJson{{"input", "x"}, {"embd_normalize", "2"}}, 400);
+  post("/embedding", OJson{{"input", "x"}, {"embd_normalize", 1e300}}, 400);
+  post("/embedding", OJson{{"input", "x"}, {"embd_normalize", 2.7}}, 200);
   post("/embedding", OJson{{"input", "x"}, {"encoding_format", 5}}, 400);
   post("/rerank", OJson{{"query", "q"}, {"documents", {"a"}}, {"top_n", -1}}, 400);
   post("/embedding", OJson{{"input", {99999}}}, 400);

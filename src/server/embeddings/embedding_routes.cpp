@@ -4,6 +4,7 @@
 // steps.
 #include "server/embeddings/embedding_routes.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -39,9 +40,13 @@ std::optional<ApiError> parse_options(const ServerState& s, const Json& body,
   out.embd_normalize = s.config.embd_normalize;
   if (body.contains("embd_normalize")) {
     const Json& v = body["embd_normalize"];
-    if (!v.is_number() && !v.is_boolean())
-      return invalid_request("\"embd_normalize\" must be an integer");
-    out.embd_normalize = v.is_boolean() ? static_cast<int>(v.get<bool>()) : v.get<int>();
+    // A number is truncated as the reference's JSON library converts it; one outside the
+    // int range is refused rather than converted.
+    const double d = v.is_boolean()  ? static_cast<double>(v.get<bool>())
+                     : v.is_number() ? v.get<double>()
+                                     : std::nan("");
+    if (!(d > -1e9 && d < 1e9)) return invalid_request("\"embd_normalize\" must be an integer");
+    out.embd_normalize = static_cast<int>(d);
   }
   if (body.contains("encoding_format")) {
     const Json& v = body["encoding_format"];

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/task.h"
@@ -35,6 +37,12 @@ std::optional<ApiError> parse_embedding_request(const ServerState& s, const http
 http::Response submit_embeddings(ServerState& s, std::vector<std::vector<int32_t>> prompts,
                                  scheduler::TaskKind kind, int embd_normalize,
                                  EmbeddingSink::Render render);
+
+// A model's rerank template with {query} and {document} filled in, in one pass over the
+// template: text from the request is never searched again (differences.json,
+// rerank-template-one-pass).
+std::string fill_rerank_template(std::string_view tmpl, const std::string& query,
+                                 const std::string& document);
 
 // The native shape: [{"index", "embedding": [[...], ...]}, ...].
 Json native_embedding_list(const std::vector<scheduler::EmbeddingResult>& results);

@@ -3,6 +3,7 @@
 // TEI shape when the request names its documents `texts`), best score first.
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/embeddings/embedding_routes.h"
@@ -59,10 +60,26 @@ std::optional<ApiError> parse_rerank(const ServerState& s, const Json& body, Rer
   return std::nullopt;
 }
 
-void replace_all(std::string& text, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
-    text.replace(at, from.size(), to);
+}  // namespace
+
+std::string fill_rerank_template(std::string_view tmpl, const std::string& query,
+                                 const std::string& document) {
+  std::string out;
+  for (size_t at = 0; at < tmpl.size();) {
+    if (tmpl.substr(at).starts_with("{query}")) {
+      out += query;
+      at += 7;
+    } else if (tmpl.substr(at).starts_with("{document}")) {
+      out += document;
+      at += 10;
+    } else {
+      out += tmpl[at++];
+    }
+  }
+  return out;
 }
+
+namespace {
 
 // The model's rerank template with {query} and {document} filled in; without one,
 // [BOS] query [EOS] [SEP] document [EOS], each special token as the vocabulary asks.
@@ -70,10 +87,8 @@ std::vector<int32_t> rerank_prompt(const ServerState& s, const std::string& quer
                                    const std::string& document) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   if (!s.model.rerank_template.empty()) {
-    std::string prompt = s.model.rerank_template;
-    replace_all(prompt, "{query}", query);
-    replace_all(prompt, "{document}", document);
-    return tok.tokenize(prompt, false, true);
+    return tok.tokenize(fill_rerank_template(s.model.rerank_template, query, document), false,
+                        true);
   }
   const int32_t eos = tok.eos() >= 0 ? tok.eos() : tok.sep();
   std::vector<int32_t> out;

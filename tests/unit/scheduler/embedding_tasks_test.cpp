@@ -190,6 +190,14 @@ TEST_F(EmbeddingTasks, InputsPastTheBatchOrTheContextAreRefused) {
   EXPECT_EQ(sink2->errors[0].n_prompt_tokens, 300);
 }
 
+TEST_F(EmbeddingTasks, EmbeddingTasksRunOnce) {
+  auto sched = start(PoolingType::kMean);
+  ASSERT_NE(sched, nullptr);
+  TaskRequest r = embed(prompts()[0], 0, std::make_shared<EmbedSink>());
+  r.n_cmpl = 2;
+  EXPECT_EQ(sched->submit(std::move(r)).code(), ErrorCode::kInvalidArgument);
+}
+
 // Completions keep working on an embedding server, in the same steps as embedding inputs.
 TEST_F(EmbeddingTasks, CompletionsShareStepsWithEmbeddings) {
   auto sched = start(PoolingType::kMean);
