@@ -175,6 +175,13 @@ bool SchedulerImpl::splittable(TaskKind kind) const {
          (config_.pooling == engine::PoolingType::kLast && model_->hparams().causal);
 }
 
+bool SchedulerImpl::needs_one_step(TaskKind kind) const {
+  // An encoder's input is one forward call. A decoder's rows are gathered across steps and
+  // pooled at the end, so an input within the reference's limit need not wait for a step of
+  // its own: with slots generating, such a step might never come.
+  return !splittable(kind) && !model_->hparams().causal;
+}
+
 std::optional<TaskError> SchedulerImpl::check_task(const Pending& p) const {
   const int32_t n_vocab = model_->hparams().n_vocab;
   for (int32_t t : *p.prompt) {
@@ -233,7 +240,7 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
         s.task && s.task->prompt_done && s.task->has_next_token && !s.task->sink->backlogged();
     if (s.task && !s.task->is_child && !s.task->prompt_done) {
       ps.prompt_left = s.task->n_prompt() - static_cast<int32_t>(s.cached.size());
-      ps.whole_prompt = !splittable(s.task->kind);
+      ps.whole_prompt = needs_one_step(s.task->kind);
     }
     ps.started = s.started;
     ps.t_last_used = s.t_last_used;
@@ -241,7 +248,7 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
     in.slots.push_back(ps);
   }
   for (const Pending& p : queue) {
-    const bool whole = !splittable(p.req.kind);
+    const bool whole = needs_one_step(p.req.kind);
     // Embedding tasks keep nothing of the slot's cache (their rows are all needed).
     const bool reuse = p.req.kind == TaskKind::kCompletion && p.req.params.cache_prompt;
     // An embedding input keeps nothing of a slot: it takes the least recently used one (the

@@ -105,7 +105,8 @@ class SchedulerImpl final : public Scheduler {
   bool take_work(StepPlan& plan, std::vector<Pending>& admitted);
   void screen_queue(std::vector<std::pair<Pending, TaskError>>& rejected);
   std::optional<TaskError> check_task(const Pending& p) const;
-  bool splittable(TaskKind kind) const;  // a prompt may be evaluated over several steps
+  bool splittable(TaskKind kind) const;      // the reference lets a prompt exceed one ubatch
+  bool needs_one_step(TaskKind kind) const;  // the planner must give it one whole step
   PlanInput plan_input(const std::deque<Pending>& queue) const;
   void launch(const Admission& adm, Pending&& p);
   std::unique_ptr<RunningTask> make_task(const Pending& p, int32_t copy, int32_t parent_slot);

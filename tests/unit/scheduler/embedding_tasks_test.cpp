@@ -198,6 +198,27 @@ TEST_F(EmbeddingTasks, EmbeddingTasksRunOnce) {
   EXPECT_EQ(sched->submit(std::move(r)).code(), ErrorCode::kInvalidArgument);
 }
 
+// A decoder's embedding input as long as a step does not wait for the generating slots to
+// finish: it shares steps with them, and its vector is the one it gets alone.
+TEST_F(EmbeddingTasks, FullBatchInputDoesNotWaitForGenerators) {
+  auto sched = start(PoolingType::kMean, 16);
+  ASSERT_NE(sched, nullptr);
+  auto sink = std::make_shared<EmbedSink>();
+  ASSERT_TRUE(sched->submit(greedy(prompts()[0], 120, sink)).is_ok());
+  const std::vector<int32_t> input(16, 300);
+  ASSERT_TRUE(sched->submit(embed(input, 1, sink)).is_ok());
+  ASSERT_TRUE(sink->wait(1));
+  EXPECT_TRUE(sink->finals.empty()) << "the embedding came after the 120-token completion";
+  ASSERT_EQ(sink->results.size(), 1u);
+  ASSERT_TRUE(sink->wait(2));
+  const int64_t E = model_->hparams().n_embd;
+  const std::vector<float> rows = rows_alone(input);
+  std::vector<float> want(static_cast<size_t>(E));
+  engine::pool_rows(PoolingType::kMean, rows.data(), 16, E, want.data());
+  engine::normalize_embedding(want.data(), want.data(), E, 2);
+  EXPECT_EQ(sink->results[0].vectors[0], want);
+}
+
 // Completions keep working on an embedding server, in the same steps as embedding inputs.
 TEST_F(EmbeddingTasks, CompletionsShareStepsWithEmbeddings) {
   auto sched = start(PoolingType::kMean);
