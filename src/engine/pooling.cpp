@@ -84,6 +84,19 @@ void softmax(std::vector<float>& v) {
 
 }  // namespace
 
+PooledRows pooled_rows(const ModelHparams& hp, PoolingType type) {
+  switch (type) {
+    case PoolingType::kCls:
+      return PooledRows::kFirst;
+    case PoolingType::kLast:
+      return PooledRows::kLast;
+    case PoolingType::kRank:
+      return hp.arch == "qwen3" ? PooledRows::kLast : PooledRows::kFirst;
+    default:
+      return PooledRows::kAll;
+  }
+}
+
 std::vector<float> pool_sequence(const Model& model, PoolingType type, const float* rows,
                                  int64_t n_tokens, ThreadPool& pool,
                                  kernels::MatmulPrecision precision) {
@@ -96,7 +109,8 @@ std::vector<float> pool_sequence(const Model& model, PoolingType type, const flo
     return pooled;
   }
   const bool qwen3 = hp.arch == "qwen3";
-  pool_rows(qwen3 ? PoolingType::kLast : PoolingType::kCls, rows, n_tokens, E, pooled.data());
+  pool_rows(pooled_rows(hp, type) == PooledRows::kLast ? PoolingType::kLast : PoolingType::kCls,
+            rows, n_tokens, E, pooled.data());
   const ModelWeights& w = model.weights();
   if (present(w.cls)) {
     pooled = times(w.cls, w.cls_b, pooled, pool, precision);

@@ -31,6 +31,12 @@ std::string_view pooling_name(PoolingType type);
 void pool_rows(PoolingType type, const float* rows, int64_t n_tokens, int64_t n_embd, float* out);
 
 class Model;
+struct ModelHparams;
+
+// The final hidden states a pooling reads: all of them (none, mean), the first (cls, and
+// rank except on Qwen3) or the last (last, and Qwen3's rank).
+enum class PooledRows { kAll, kFirst, kLast };
+PooledRows pooled_rows(const ModelHparams& hp, PoolingType type);
 
 // The output of one sequence's pooling on `model`, from its final hidden states `rows`
 // ([n_tokens][n_embd], n_tokens >= 1). kMean, kCls, kLast: the pooled row [n_embd]. kRank: the

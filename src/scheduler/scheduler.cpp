@@ -179,7 +179,7 @@ bool SchedulerImpl::needs_one_step(TaskKind kind) const {
   // An encoder's input is one forward call. A decoder's rows are gathered across steps and
   // pooled at the end, so an input within the reference's limit need not wait for a step of
   // its own: with slots generating, such a step might never come.
-  return !splittable(kind) && !model_->hparams().causal;
+  return kind != TaskKind::kCompletion && !model_->hparams().causal;
 }
 
 std::optional<TaskError> SchedulerImpl::check_task(const Pending& p) const {

@@ -252,12 +252,9 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
 // Only the rows the pooling reads are kept: every row for none and mean, else the first (cls,
 // rank) or the latest (last, Qwen3's rank), so a long last-pooled input holds one row.
 void SchedulerImpl::keep_row(std::vector<float>& rows, std::span<const float> row) const {
-  const engine::PoolingType p = config_.pooling;
-  const bool last = p == engine::PoolingType::kLast ||
-                    (p == engine::PoolingType::kRank && model_->hparams().arch == "qwen3");
-  const bool first = p == engine::PoolingType::kCls || (p == engine::PoolingType::kRank && !last);
-  if (first && !rows.empty()) return;
-  if (last) rows.clear();
+  const engine::PooledRows read = engine::pooled_rows(model_->hparams(), config_.pooling);
+  if (read == engine::PooledRows::kFirst && !rows.empty()) return;
+  if (read == engine::PooledRows::kLast) rows.clear();
   rows.insert(rows.end(), row.begin(), row.end());
 }
 

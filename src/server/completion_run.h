@@ -24,6 +24,10 @@ ResultContext result_context(const ServerState& s);
 std::optional<ApiError> parse_native_request(const ServerState& s, const http::Request& r,
                                              std::shared_ptr<CompletionSettings>& out);
 
+// "Prompt contains invalid tokens" when an id of `prompts` is outside the vocabulary.
+std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
+                                     const std::vector<std::vector<int32_t>>& prompts);
+
 // Submits every prompt of `settings` (each n_cmpl times); the answer comes when the
 // scheduler has results, streamed or not, shaped by `format` (null: the native shape).
 http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings> settings,

@@ -10,8 +10,6 @@
 
 namespace hearth::server {
 
-namespace {
-
 std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
                                      const std::vector<std::vector<int32_t>>& prompts) {
   for (const auto& prompt : prompts) {
@@ -21,8 +19,6 @@ std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 RequestDefaults request_defaults(const ServerState& s) {
   RequestDefaults defaults = s.config.defaults;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/completion_run.h"
 #include "server/embeddings/embedding_sink.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
@@ -90,11 +91,8 @@ std::optional<ApiError> parse_embedding_request(const ServerState& s, const http
     return invalid_request("at most " + std::to_string(max_inputs) + " inputs in one request");
   for (const std::vector<int32_t>& prompt : out.prompts) {
     if (prompt.empty()) return invalid_request("Input content cannot be empty");
-    for (int32_t id : prompt) {
-      if (id < 0 || id >= tok.n_vocab()) return invalid_request("Prompt contains invalid tokens");
-    }
   }
-  return std::nullopt;
+  return check_tokens(tok, out.prompts);
 }
 
 http::Response submit_embeddings(ServerState& s, std::vector<std::vector<int32_t>> prompts,

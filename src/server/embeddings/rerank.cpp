@@ -132,8 +132,8 @@ Json render_ranking(const RerankRequest& req,
 
 http::Response handle_rerank(ServerState& s, const http::Request& r) {
   if (!s.config.reranking) {
-    return error_response({ErrorType::kNotSupported,
-                           "This server does not support reranking. Start it with `--reranking`"});
+    return handle_not_supported(
+        "This server does not support reranking. Start it with `--reranking`");
   }
   Json body;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
