@@ -192,15 +192,17 @@ std::optional<TaskError> SchedulerImpl::check_task(const Pending& p) const {
   if (p.req.kind != TaskKind::kCompletion && !config_.embeddings)
     return TaskError{TaskError::Kind::kInvalidRequest, "embeddings are not enabled", 0, 0};
   if (p.req.kind == TaskKind::kCompletion && !model_->has_lm_head()) {
-    // An encoder has no logits (the reference's words).
-    return TaskError{TaskError::Kind::kServer,
-                     "the current context does not logits computation. skipping", 0, 0};
+    // The reference answers 500 "the current context does not logits computation".
+    return TaskError{TaskError::Kind::kInvalidRequest,
+                     "this model computes embeddings only: it has no output head to generate text",
+                     0, 0};
   }
   if (!splittable(p.req.kind)) {
     // The reference evaluates such an input in one physical batch, without its cache.
     const int32_t n_ubatch = std::min(config_.n_ubatch, config_.n_batch);
     if (n > n_ubatch) {
-      return TaskError{TaskError::Kind::kServer,
+      // The reference's words, with a 400 for its 500: the input exceeds a server limit.
+      return TaskError{TaskError::Kind::kInvalidRequest,
                        fmt::format("input ({} tokens) is too large to process. increase the "
                                    "physical batch size (current batch size: {})",
                                    n, n_ubatch),

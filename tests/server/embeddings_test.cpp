@@ -229,8 +229,9 @@ TEST_P(EmbeddingReplay, AnswersAsTheReference) {
     int want_status = capture["status"];
     OJson want = capture["response"];
     replace_strings(want, capture_model, model);
-    // An empty input list is the client's mistake (differences.json, client-mistakes-400).
-    if (name == "embedding_empty_list") {
+    // An empty input list and an input past the physical batch are the client's
+    // (differences.json, embedding-request-mistakes-400).
+    if (name == "embedding_empty_list" || name == "v1_too_large" || name == "v1_cls_too_large") {
       want_status = 400;
       want["error"]["code"] = 400;
       want["error"]["type"] = "invalid_request_error";
@@ -338,7 +339,52 @@ TEST_F(EmbeddingServer, ClientMistakesAre400) {
   post("/embedding", OJson{{"input", "x"}, {"embd_normalize", 2.7}}, 200);
   post("/embedding", OJson{{"input", "x"}, {"encoding_format", 5}}, 400);
   post("/rerank", OJson{{"query", "q"}, {"documents", {"a"}}, {"top_n", -1}}, 400);
+  post("/rerank", OJson{{"query", "q"}, {"documents", {"a"}}, {"top_n", "1"}}, 400);
+  post("/rerank", OJson{{"query", "q"}, {"texts", {"a"}}, {"return_text", "yes"}}, 400);
+  // `dimensions` is honoured only as the width the model gives.
+  const OJson models = OJson::parse(http_request(server_.port(), "GET", "/v1/models").body);
+  const int n_embd = models["data"][0]["meta"]["n_embd"];
+  post("/v1/embeddings", OJson{{"input", "x"}, {"dimensions", n_embd}}, 200);
+  post("/v1/embeddings", OJson{{"input", "x"}, {"dimensions", n_embd / 2}}, 400);
   post("/embedding", OJson{{"input", {99999}}}, 400);
+}
+
+// An encoder computes embeddings only: a completion request is the client's mistake (400;
+// the reference answers 500), the embedding routes answer.
+TEST_F(EmbeddingServer, EncoderRefusesCompletions) {
+  const std::string vocab = shared_path("models/vocab/ggml-vocab-bert-bge.gguf");
+  if (!file_exists(vocab)) GTEST_SKIP() << "SKIPPED: " << vocab << " is missing";
+  const std::string dir = make_temp_dir("encoder-server");
+  const ProcessResult synth = run_process({bin_dir() + "/hearth-synth",
+                                           "--vocab",
+                                           vocab,
+                                           "--arch",
+                                           "bert",
+                                           "--n-embd",
+                                           "32",
+                                           "--n-layer",
+                                           "1",
+                                           "--n-head",
+                                           "2",
+                                           "--n-head-kv",
+                                           "2",
+                                           "--n-ff",
+                                           "64",
+                                           "--ctx",
+                                           "128",
+                                           "--type",
+                                           "f16",
+                                           "--pooling",
+                                           "1",
+                                           "-o",
+                                           dir + "/bert.gguf"});
+  ASSERT_EQ(synth.exit_code, 0) << synth.err;
+  ASSERT_TRUE(server_.start({"-m", dir + "/bert.gguf", "--embedding", "-np", "1"}))
+      << server_.log();
+  const OJson e = post("/completion", OJson{{"prompt", "hello"}, {"n_predict", 2}}, 400);
+  EXPECT_EQ(e["error"]["type"], "invalid_request_error");
+  EXPECT_EQ(post("/embedding", OJson{{"input", "hello"}})[0]["embedding"][0].size(), 32u);
+  std::filesystem::remove_all(dir);
 }
 
 // --embd-normalize sets the requests' default; a request's embd_normalize still wins.

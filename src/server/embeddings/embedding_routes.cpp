@@ -49,6 +49,15 @@ std::optional<ApiError> parse_options(const ServerState& s, const Json& body,
     if (!(d > -1e9 && d < 1e9)) return invalid_request("\"embd_normalize\" must be an integer");
     out.embd_normalize = static_cast<int>(d);
   }
+  // OpenAI's `dimensions` asks for shortened vectors, which the reference ignores; Hearth
+  // accepts only the width it returns.
+  if (body.contains("dimensions") && !body["dimensions"].is_null()) {
+    const Json& v = body["dimensions"];
+    if (!v.is_number_integer() || v.get<int64_t>() != s.model.n_embd)
+      return invalid_request("\"dimensions\" must be " + std::to_string(s.model.n_embd) +
+                             ", the model's embedding width (shortened embeddings are not "
+                             "supported)");
+  }
   if (body.contains("encoding_format")) {
     const Json& v = body["encoding_format"];
     if (!v.is_string()) return invalid_request(kBadEncoding);

@@ -48,13 +48,18 @@ std::optional<ApiError> parse_rerank(const ServerState& s, const Json& body, Rer
   if (out.documents.size() > max_docs)
     return invalid_request("at most " + std::to_string(max_docs) + " documents in one request");
   out.top_n = static_cast<int64_t>(out.documents.size());
-  if (body.contains("top_n") && body["top_n"].is_number_integer()) {
+  // A member of the wrong type is refused, where the reference falls back to its default.
+  if (body.contains("top_n") && !body["top_n"].is_null()) {
+    if (!body["top_n"].is_number_integer()) return invalid_request("\"top_n\" must be an integer");
     out.top_n = body["top_n"].get<int64_t>();
     // The reference fails with a 500 from its vector library here.
     if (out.top_n < 0) return invalid_request("\"top_n\" must not be negative");
   }
-  out.return_text = out.tei && body.contains("return_text") && body["return_text"].is_boolean() &&
-                    body["return_text"].get<bool>();
+  if (body.contains("return_text") && !body["return_text"].is_null()) {
+    if (!body["return_text"].is_boolean())
+      return invalid_request("\"return_text\" must be a boolean");
+    out.return_text = out.tei && body["return_text"].get<bool>();
+  }
   out.model = body.contains("model") && body["model"].is_string() ? body["model"].get<std::string>()
                                                                   : s.config.model_name();
   return std::nullopt;

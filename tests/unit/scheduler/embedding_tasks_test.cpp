@@ -174,7 +174,7 @@ TEST_F(EmbeddingTasks, InputsPastTheBatchOrTheContextAreRefused) {
   ASSERT_TRUE(sched->submit(embed(std::vector<int32_t>(17, 5), 0, sink)).is_ok());
   ASSERT_TRUE(sink->wait(1));
   ASSERT_EQ(sink->errors.size(), 1u);
-  EXPECT_EQ(sink->errors[0].kind, TaskError::Kind::kServer);
+  EXPECT_EQ(sink->errors[0].kind, TaskError::Kind::kInvalidRequest);
   EXPECT_EQ(sink->errors[0].message,
             "input (17 tokens) is too large to process. increase the physical batch size "
             "(current batch size: 16)");
