@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <span>
 #include <utility>
 #include <vector>
@@ -29,6 +30,22 @@ namespace {
 constexpr int32_t kExactPositions = 64;
 // Consecutive tokens of one sequence whose queries share the converted tiles.
 constexpr int64_t kQueryBlock = 16;
+
+// The cached positions one query sees and the additive bias of its scores: [first, last] of
+// its sequence, and for ALiBi the head slopes (nullptr: no bias) with the query's position.
+struct KeyRange {
+  int32_t first = 0;
+  int32_t last = 0;
+  int32_t query_pos = 0;
+  const float* slopes = nullptr;  // [G] the slopes of the group's heads
+};
+
+// The ALiBi term of a score at key position j: slope * -|query - j|, the distance rounded to
+// f16 as the reference's mask holds it.
+float alibi_term(const KeyRange& r, int32_t g, int32_t j) {
+  const auto distance = static_cast<float>(-std::abs(r.query_pos - j));
+  return r.slopes[g] * f16_to_f32(f32_to_f16(distance));
+}
 
 // Scratch of one attention worker, reused across items. G = the query heads that share one
 // KV head (n_head / n_head_kv); per-head arrays are [G][...].
@@ -114,8 +131,9 @@ class VAccumulators {
 // soft-max over the positions in order; the V accumulator is scaled by 1/S at the end.
 // Each K and V row is read once for the G heads instead of once per head.
 // q: [G][D] the token's queries of those heads; out: [G][Dv].
-void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t kv_head,
-                  int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
+void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, const KeyRange& range,
+                  int32_t kv_head, int32_t G, const float* q, float scale, AttendScratch& scratch,
+                  float* out) {
   const auto& hp = st.model.hparams();
   const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
   const KvHeadRows rows(st, il, bt.seq, kv_head);
@@ -145,10 +163,11 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, int3
   float* max_score = scratch.max_score.data();
   float* sum = scratch.sum.data();
   float* weight = scratch.weight.data();
-  for (int32_t j = 0; j <= bt.pos; ++j) {
+  for (int32_t j = range.first; j <= range.last; ++j) {
     const uint8_t* k = rows.k(j);
     for (int32_t g = 0; g < G; ++g) {
-      const float s = score(k, g, g == 0) * scale;
+      float s = score(k, g, g == 0) * scale;
+      if (range.slopes != nullptr) s += alibi_term(range, g, j);
       float ms = 1.0f;  // rescale of what was accumulated so far
       float vs = 1.0f;  // weight of this position
       if (s > max_score[g]) {
@@ -175,10 +194,11 @@ constexpr int32_t kAttendChunk = 32;
 // K type's tile (dot_converted's bits), the online soft-max runs over them position by
 // position as in attend_group, and kernels::f16_accumulate then advances the G f16
 // accumulators over the chunk's V rows, each element in the same sequence of roundings.
-// Leaves the G heads' f16 accumulators, maxima and sums of positions [0, n_pos) in scratch
-// (acc16, max_score, sum).
-void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, int32_t kv_head, int32_t G,
-                 const float* q, float scale, int32_t n_pos, AttendScratch& scratch) {
+// Leaves the G heads' f16 accumulators, maxima and sums of positions [range.first, end) in
+// scratch (acc16, max_score, sum).
+void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, const KeyRange& range,
+                 int32_t kv_head, int32_t G, const float* q, float scale, int32_t end,
+                 AttendScratch& scratch) {
   const auto& hp = st.model.hparams();
   const int32_t D = hp.head_dim, Dv = hp.head_dim_v;
   const KvHeadRows rows(st, il, seq, kv_head);
@@ -203,10 +223,10 @@ void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, int32_t kv_head,
   fa.rescale = scratch.rescale.data();
   fa.factor = scratch.factor.data();
   fa.weight = scratch.row_weight.data();
-  for (int32_t j0 = 0; j0 < n_pos;) {
+  for (int32_t j0 = range.first; j0 < end;) {
     // Positions [j0, j0 + n) share a block, so their K rows are k_stride apart.
     const int32_t in_block = rows.block_size - j0 % rows.block_size;
-    const int32_t n = std::min({kAttendChunk, in_block, n_pos - j0});
+    const int32_t n = std::min({kAttendChunk, in_block, end - j0});
     kernels::dot_converted_rows(st.type_k, rows.k(j0), rows.k_stride, n, scratch.q.data(), q_bytes,
                                 G, D, scratch.scores.data());
     for (int32_t i = 0; i < n; ++i) {
@@ -214,8 +234,8 @@ void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, int32_t kv_head,
       for (int32_t g = 0; g < G; ++g) {
         const auto gi = static_cast<size_t>(g);
         const auto ig = static_cast<size_t>(i) * static_cast<size_t>(G) + gi;
-        const float s =
-            scratch.scores[gi * static_cast<size_t>(n) + static_cast<size_t>(i)] * scale;
+        float s = scratch.scores[gi * static_cast<size_t>(n) + static_cast<size_t>(i)] * scale;
+        if (range.slopes != nullptr) s += alibi_term(range, g, j0 + i);
         float ms = 1.0f, vs = 1.0f;
         scratch.rescale[ig] = s > scratch.max_score[gi] ? 1 : 0;
         if (scratch.rescale[ig] != 0) {
@@ -235,10 +255,11 @@ void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, int32_t kv_head,
   }
 }
 
-void attend_group_f16v(const ForwardState& st, int32_t il, const BatchToken& bt, int32_t kv_head,
-                       int32_t G, const float* q, float scale, AttendScratch& scratch, float* out) {
+void attend_group_f16v(const ForwardState& st, int32_t il, const BatchToken& bt,
+                       const KeyRange& range, int32_t kv_head, int32_t G, const float* q,
+                       float scale, AttendScratch& scratch, float* out) {
   const int32_t Dv = st.model.hparams().head_dim_v;
-  f16v_prefix(st, il, bt.seq, kv_head, G, q, scale, bt.pos + 1, scratch);
+  f16v_prefix(st, il, bt.seq, range, kv_head, G, q, scale, range.last + 1, scratch);
   for (int32_t g = 0; g < G; ++g) {
     const float sum = scratch.sum[static_cast<size_t>(g)];
     const float inv = sum == 0.0f ? 0.0f : 1.0f / sum;
@@ -273,7 +294,9 @@ void start_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_
     const float* q = st.s.q.data() + (t * H + static_cast<int64_t>(kv_head) * G) * D;
     const auto i0 = static_cast<size_t>((t - t_begin) * G);
     std::copy(q, q + G * D, bq.q.begin() + static_cast<std::ptrdiff_t>(i0) * D);
-    f16v_prefix(st, il, bt.seq, kv_head, G, q, scale, std::min(bt.pos + 1, kExactPositions),
+    KeyRange range;
+    range.last = bt.pos;
+    f16v_prefix(st, il, bt.seq, range, kv_head, G, q, scale, std::min(bt.pos + 1, kExactPositions),
                 scratch);
     for (int32_t g = 0; g < G; ++g) {
       const auto i = i0 + static_cast<size_t>(g);
@@ -368,15 +391,55 @@ std::vector<std::pair<int64_t, int64_t>> query_blocks(const ForwardState& st) {
   return blocks;
 }
 
-}  // namespace
+// The slope of each head's ALiBi bias, as the reference derives it from max_bias: powers of
+// 2^(-max_bias / n) for the first n = 2^floor(log2 H) heads, odd powers of 2^(-max_bias / 2n)
+// for the rest.
+std::vector<float> alibi_slopes(int32_t n_head, float max_bias) {
+  const uint32_t n_log2 = 1u << static_cast<uint32_t>(std::floor(std::log2(n_head)));
+  const float m0 = std::pow(2.0f, -max_bias / static_cast<float>(n_log2));
+  const float m1 = std::pow(2.0f, -(max_bias / 2.0f) / static_cast<float>(n_log2));
+  std::vector<float> slopes(static_cast<size_t>(n_head));
+  for (int32_t h = 0; h < n_head; ++h) {
+    const auto uh = static_cast<uint32_t>(h);
+    slopes[static_cast<size_t>(h)] = uh < n_log2
+                                         ? std::pow(m0, static_cast<float>(uh + 1))
+                                         : std::pow(m1, static_cast<float>(2 * (uh - n_log2) + 1));
+  }
+  return slopes;
+}
 
-void attend_all(ForwardState& st, int32_t il, float scale) {
+// Per token and group of G query heads sharing a KV head: the keys in ranges[t], one item
+// each (all H / Hkv heads of a group, or fewer when that leaves too few items for the threads).
+void attend_tokens(ForwardState& st, int32_t il, float scale, const std::vector<KeyRange>& ranges,
+                   const std::vector<float>& slopes) {
   const auto& hp = st.model.hparams();
   const int32_t H = hp.n_head, Hkv = hp.n_head_kv, D = hp.head_dim, Dv = hp.head_dim_v;
   const bool f16v =
       st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
+  int32_t G = H / Hkv;
+  while (G % 2 == 0 && st.n_tokens() * (H / G) < 4 * st.pool.n_threads()) G /= 2;
+  const int64_t n_items = st.n_tokens() * (H / G);
+  st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
+    AttendScratch scratch;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t t = item / (H / G);
+      const int32_t h = static_cast<int32_t>(item % (H / G)) * G;  // first head of the group
+      const int64_t h0 = t * H + h;
+      KeyRange range = ranges[static_cast<size_t>(t)];
+      if (!slopes.empty()) range.slopes = slopes.data() + h;
+      const auto attend = f16v ? attend_group_f16v : attend_group;
+      attend(st, il, st.tokens[static_cast<size_t>(t)], range, h / (H / Hkv), G,
+             st.s.q.data() + h0 * D, scale, scratch, st.s.attn.data() + h0 * Dv);
+    }
+  });
+}
+
+void attend_causal(ForwardState& st, int32_t il, float scale) {
+  const bool f16v =
+      st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
   if (f16v && (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
     // One item per block of tokens and KV head.
+    const int32_t Hkv = st.model.hparams().n_head_kv;
     const auto blocks = query_blocks(st);
     const int64_t n_items = static_cast<int64_t>(blocks.size()) * Hkv;
     st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
@@ -390,22 +453,57 @@ void attend_all(ForwardState& st, int32_t il, float scale) {
     });
     return;
   }
-  // One item per token and group of G query heads sharing a KV head (consecutive in q): all
-  // H / Hkv of them, or fewer when that would leave too few items for the threads (decode).
-  int32_t G = H / Hkv;
-  while (G % 2 == 0 && st.n_tokens() * (H / G) < 4 * st.pool.n_threads()) G /= 2;
-  const int64_t n_items = st.n_tokens() * (H / G);
-  st.pool.parallel_for(n_items, [&](int64_t begin, int64_t end, int) {
-    AttendScratch scratch;
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t t = item / (H / G);
-      const int32_t h = static_cast<int32_t>(item % (H / G)) * G;  // first head of the group
-      const int64_t h0 = t * H + h;
-      const auto attend = f16v ? attend_group_f16v : attend_group;
-      attend(st, il, st.tokens[static_cast<size_t>(t)], h / (H / Hkv), G, st.s.q.data() + h0 * D,
-             scale, scratch, st.s.attn.data() + h0 * Dv);
-    }
-  });
+  std::vector<KeyRange> ranges(static_cast<size_t>(st.n_tokens()));
+  for (size_t t = 0; t < ranges.size(); ++t) {
+    ranges[t].last = st.tokens[t].pos;
+    ranges[t].query_pos = st.tokens[t].pos;
+  }
+  attend_tokens(st, il, scale, ranges, {});
+}
+
+// Non-causal attention: every token sees its sequence up to the sequence's last position in
+// this batch. Without a window or bias, the tokens are handed to attend_causal() as if each
+// stood at that position (only the visible range depends on a token's position there).
+void attend_whole_sequences(ForwardState& st, int32_t il, float scale,
+                            const AttentionOptions& opt) {
+  std::map<SeqId, int32_t> last;
+  for (const BatchToken& t : st.tokens) last[t.seq] = std::max(last[t.seq], t.pos);
+  if (opt.half_window < 0 && opt.max_alibi_bias <= 0.0f) {
+    std::vector<BatchToken> seen(st.tokens.begin(), st.tokens.end());
+    for (BatchToken& t : seen) t.pos = last[t.seq];
+    ForwardState view{st.model,
+                      st.kv,
+                      st.type_k,
+                      st.type_v,
+                      st.precision,
+                      st.pool,
+                      std::span<const BatchToken>(seen),
+                      st.s};
+    attend_causal(view, il, scale);
+    return;
+  }
+  std::vector<KeyRange> ranges(static_cast<size_t>(st.n_tokens()));
+  for (size_t t = 0; t < ranges.size(); ++t) {
+    const BatchToken& bt = st.tokens[t];
+    KeyRange& r = ranges[t];
+    r.query_pos = bt.pos;
+    r.first = opt.half_window < 0 ? 0 : std::max(0, bt.pos - opt.half_window);
+    r.last = opt.half_window < 0 ? last[bt.seq] : std::min(last[bt.seq], bt.pos + opt.half_window);
+  }
+  const std::vector<float> slopes =
+      opt.max_alibi_bias > 0.0f ? alibi_slopes(st.model.hparams().n_head, opt.max_alibi_bias)
+                                : std::vector<float>{};
+  attend_tokens(st, il, scale, ranges, slopes);
+}
+
+}  // namespace
+
+void attend_all(ForwardState& st, int32_t il, float scale, const AttentionOptions& opt) {
+  if (opt.causal) {
+    attend_causal(st, il, scale);
+  } else {
+    attend_whole_sequences(st, il, scale, opt);
+  }
 }
 
 }  // namespace hearth::engine

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <span>
 #include <vector>
 
@@ -61,6 +60,37 @@ void gelu_ffn(ForwardState& st, const LayerWeights& w) {
   project(st, w.ffn_down, w.ffn_down_b, st.s.up.data(), st.s.out.data());
 }
 
+void glu_ffn(ForwardState& st, const LayerWeights& w, GluActivation act) {
+  const int64_t n_ff = w.ffn_down.n_cols;
+  const bool fused = !present(w.ffn_gate);
+  // Gate and up rows: [T][F] each in s.gate / s.up, or [T][2F] (gate half, up half) in s.up.
+  project(st, w.ffn_up, w.ffn_up_b, st.s.cur.data(), st.s.up.data());
+  if (!fused) project(st, w.ffn_gate, w.ffn_gate_b, st.s.cur.data(), st.s.gate.data());
+  const int64_t up_width = fused ? 2 * n_ff : n_ff;
+  float* gate = st.s.gate.data();
+  float* up = st.s.up.data();
+  st.pool.parallel_for(st.n_tokens(), [=](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t) {
+      const float* g = fused ? up + t * up_width : gate + t * n_ff;
+      const float* u = up + t * up_width + (fused ? n_ff : 0);
+      float* y = gate + t * n_ff;  // may alias g (element by element)
+      switch (act) {
+        case GluActivation::kGelu:
+          ops::gelu(g, y, n_ff);
+          for (int64_t i = 0; i < n_ff; ++i) y[i] *= u[i];
+          break;
+        case GluActivation::kSilu:
+          ops::swiglu(g, u, y, n_ff);
+          break;
+        case GluActivation::kRelu:
+          for (int64_t i = 0; i < n_ff; ++i) y[i] = (g[i] > 0.0f ? g[i] : 0.0f) * u[i];
+          break;
+      }
+    }
+  });
+  project(st, w.ffn_down, w.ffn_down_b, st.s.gate.data(), st.s.out.data());
+}
+
 void add_residual(ForwardState& st) {
   const int64_t E = st.model.hparams().n_embd;
   ops::add_inplace(st.s.x.data(), st.s.out.data(), st.n_tokens() * E);
@@ -76,12 +106,15 @@ void norm_heads(ForwardState& st, float* rows, int32_t n_heads, int32_t dim,
   for (int64_t i = 0; i < n; ++i) ops::rms_norm(rows + i * dim, w.data(), rows + i * dim, dim, eps);
 }
 
-void apply_rope(ForwardState& st, float* rows, int32_t n_heads, int32_t dim, ops::RopeKind kind) {
+void apply_rope(ForwardState& st, float* rows, int32_t n_heads, int32_t dim, ops::RopeKind kind,
+                bool swa) {
   const int32_t n_rot = st.model.hparams().n_rot;
   const int32_t half = n_rot / 2;
+  const float* cos_table = (swa ? st.s.rope_cos_swa : st.s.rope_cos).data();
+  const float* sin_table = (swa ? st.s.rope_sin_swa : st.s.rope_sin).data();
   for (int64_t t = 0; t < st.n_tokens(); ++t) {
-    const float* c = st.s.rope_cos.data() + t * half;
-    const float* s = st.s.rope_sin.data() + t * half;
+    const float* c = cos_table + t * half;
+    const float* s = sin_table + t * half;
     for (int32_t h = 0; h < n_heads; ++h)
       ops::rope_apply(kind, rows + (t * n_heads + h) * dim, c, s, n_rot);
   }
@@ -99,25 +132,6 @@ void store_kv(ForwardState& st, int32_t il) {
   }
 }
 
-// Non-causal attention: every token sees its sequence up to the sequence's last position in
-// this batch. The tokens are handed to attend_all() as if each stood at that position (only
-// the visible range depends on a token's position there).
-void attend_whole_sequences(ForwardState& st, int32_t il, float scale) {
-  std::map<SeqId, int32_t> last;
-  for (const BatchToken& t : st.tokens) last[t.seq] = std::max(last[t.seq], t.pos);
-  std::vector<BatchToken> seen(st.tokens.begin(), st.tokens.end());
-  for (BatchToken& t : seen) t.pos = last[t.seq];
-  ForwardState view{st.model,
-                    st.kv,
-                    st.type_k,
-                    st.type_v,
-                    st.precision,
-                    st.pool,
-                    std::span<const BatchToken>(seen),
-                    st.s};
-  attend_all(view, il, scale);
-}
-
 }  // namespace
 
 void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
@@ -127,19 +141,22 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
   project(st, w.wq, w.bq, st.s.cur.data(), st.s.q.data());
   project(st, w.wk, w.bk, st.s.cur.data(), st.s.k.data());
   project(st, w.wv, w.bv, st.s.cur.data(), st.s.v.data());
-  if (!w.q_norm.empty()) norm_heads(st, st.s.q.data(), H, D, w.q_norm);
-  if (!w.k_norm.empty()) norm_heads(st, st.s.k.data(), Hkv, D, w.k_norm);
+  if (opt.qk_layer_norm) {
+    if (!w.q_norm.empty())
+      layer_norm_rows(st, st.s.q.data(), w.q_norm, w.q_norm_b, st.s.q.data(), hp.n_embd_q());
+    if (!w.k_norm.empty())
+      layer_norm_rows(st, st.s.k.data(), w.k_norm, w.k_norm_b, st.s.k.data(), hp.n_embd_k());
+  } else {
+    if (!w.q_norm.empty()) norm_heads(st, st.s.q.data(), H, D, w.q_norm);
+    if (!w.k_norm.empty()) norm_heads(st, st.s.k.data(), Hkv, D, w.k_norm);
+  }
   if (opt.apply_rope) {
-    apply_rope(st, st.s.q.data(), H, D, opt.rope);
-    apply_rope(st, st.s.k.data(), Hkv, D, opt.rope);
+    apply_rope(st, st.s.q.data(), H, D, opt.rope, opt.swa_rope);
+    apply_rope(st, st.s.k.data(), Hkv, D, opt.rope, opt.swa_rope);
   }
   store_kv(st, il);
   const float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
-  if (opt.causal) {
-    attend_all(st, il, scale);
-  } else {
-    attend_whole_sequences(st, il, scale);
-  }
+  attend_all(st, il, scale, opt);
   project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());
 }
 

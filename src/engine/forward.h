@@ -18,16 +18,17 @@ class Model;
 
 // Per-call working memory, sized for the largest batch seen so far and reused.
 struct Scratch {
-  std::vector<float> x;                   // [T][E] residual stream
-  std::vector<float> cur;                 // [T][E] normalized input of a block
-  std::vector<float> out;                 // [T][E] block output before the residual add
-  std::vector<float> q;                   // [T][H*D]
-  std::vector<float> k;                   // [T][Hkv*D]
-  std::vector<float> v;                   // [T][Hkv*Dv]
-  std::vector<float> attn;                // [T][H*Dv] attention output before Wo
-  std::vector<float> gate;                // [T][F]
-  std::vector<float> up;                  // [T][F]
-  std::vector<float> rope_cos, rope_sin;  // [T][R/2]
+  std::vector<float> x;                           // [T][E] residual stream
+  std::vector<float> cur;                         // [T][E] normalized input of a block
+  std::vector<float> out;                         // [T][E] block output before the residual add
+  std::vector<float> q;                           // [T][H*D]
+  std::vector<float> k;                           // [T][Hkv*D]
+  std::vector<float> v;                           // [T][Hkv*Dv]
+  std::vector<float> attn;                        // [T][H*Dv] attention output before Wo
+  std::vector<float> gate;                        // [T][F]
+  std::vector<float> up;                          // [T][F] ([T][2F] for a fused gate-up matrix)
+  std::vector<float> rope_cos, rope_sin;          // [T][R/2]
+  std::vector<float> rope_cos_swa, rope_sin_swa;  // [T][R/2] sliding-window layers' rope
 };
 
 struct ForwardState {
@@ -45,10 +46,20 @@ struct ForwardState {
 struct AttentionOptions {
   ops::RopeKind rope = ops::RopeKind::kNorm;
   bool apply_rope = true;  // false on NoPE layers
-  float kq_scale = 0.0f;   // 0: 1/sqrt(head_dim)
+  bool swa_rope = false;   // the sliding-window layers' rope table (hparams.rope_swa)
+  // The q/k norms are LayerNorms with biases over the whole q and k rows (jina-bert-v2), not
+  // per-head RMSNorms.
+  bool qk_layer_norm = false;
+  float kq_scale = 0.0f;  // 0: 1/sqrt(head_dim)
   // false (encoders): each token attends to every token of its sequence in the batch, not
   // only to those before it.
   bool causal = true;
+  // Non-causal only. >= 0: a symmetric sliding window, keys at most this many positions
+  // before or after the query (modern-bert's local layers: n_swa / 2).
+  int32_t half_window = -1;
+  // Non-causal only. > 0: ALiBi (jina-bert-v2), each head's scores biased by
+  // slope_h * -|query position - key position|.
+  float max_alibi_bias = 0.0f;
 };
 
 // out[t] = norm(in[t]) * w for every batch row; `width` values per row.
@@ -69,6 +80,11 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
 void swiglu_ffn(ForwardState& st, const LayerWeights& w);
 // GELU feed-forward (encoders): s.out = W_down gelu(W_up s.cur + b_up) + b_down.
 void gelu_ffn(ForwardState& st, const LayerWeights& w);
+enum class GluActivation { kGelu, kSilu, kRelu };
+// Gated feed-forward on s.cur; result in s.out: W_down (act(g) * u) + b_down, where g and u
+// are the separate gate and up projections (+ biases), or the first and second halves of a
+// fused ffn_up of 2F rows (+ its bias) when there is no ffn_gate (GEGLU encoders).
+void glu_ffn(ForwardState& st, const LayerWeights& w, GluActivation act);
 // s.x += s.out
 void add_residual(ForwardState& st);
 

@@ -159,6 +159,14 @@ int32_t narrow(int64_t v) {
 
 }  // namespace
 
+Result<int64_t> read_u32_key(const gguf::File& file, const std::string& key, int64_t fallback) {
+  return read_count(file, key, fallback, false);
+}
+
+Result<float> read_f32_key(const gguf::File& file, const std::string& key, float fallback) {
+  return read_float(file, key, fallback);
+}
+
 Result<ModelHparams> read_hparams(const gguf::File& f) {
   ModelHparams hp;
   HEARTH_ASSIGN_OR_RETURN(auto arch, f.get_string("general.architecture"));

@@ -43,6 +43,12 @@ struct ModelHparams {
   bool causal = true;       // <arch>.attention.causal; encoders attend to their whole input
   int32_t n_cls_out = 1;    // rank head outputs: <arch>.classifier.output_labels, else 1
   RopeParams rope;
+  // The rope of sliding-window layers where it differs (modern-bert: <arch>.rope.freq_base_swa);
+  // the context computes a second table when has_rope_swa.
+  bool has_rope_swa = false;
+  RopeParams rope_swa;
+  // Rows of ffn_up when it holds the gate and up halves together (GEGLU encoders): 2F; else 0.
+  int32_t n_ff_up = 0;
   // <arch>.pooling_type: the model's pooling for embeddings (kUnspecified when absent).
   PoolingType pooling = PoolingType::kUnspecified;
 
@@ -50,6 +56,11 @@ struct ModelHparams {
   int32_t n_embd_k() const { return n_head_kv * head_dim; }
   int32_t n_embd_v() const { return n_head_kv * head_dim_v; }
 };
+
+// An optional u32 key (`fallback` when absent; a per-layer array whose values all agree is
+// read as one value) and an optional f32 key, for the architecture loaders' own keys.
+Result<int64_t> read_u32_key(const gguf::File& file, const std::string& key, int64_t fallback);
+Result<float> read_f32_key(const gguf::File& file, const std::string& key, float fallback);
 
 // Reads the llama-family keys of `file` for its general.architecture. `n_vocab` comes
 // from <arch>.vocab_size or the token list (0 when neither exists: the model loader then

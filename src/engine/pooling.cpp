@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/model.h"
+#include "engine/ops.h"
 
 namespace hearth::engine {
 
@@ -91,6 +92,8 @@ PooledRows pooled_rows(const ModelHparams& hp, PoolingType type) {
     case PoolingType::kLast:
       return PooledRows::kLast;
     case PoolingType::kRank:
+      // modern-bert's classifier reads the mean of the rows (as the reference's graph does).
+      if (hp.arch == "modern-bert") return PooledRows::kAll;
       return hp.arch == "qwen3" ? PooledRows::kLast : PooledRows::kFirst;
     default:
       return PooledRows::kAll;
@@ -109,12 +112,25 @@ std::vector<float> pool_sequence(const Model& model, PoolingType type, const flo
     return pooled;
   }
   const bool qwen3 = hp.arch == "qwen3";
-  pool_rows(pooled_rows(hp, type) == PooledRows::kLast ? PoolingType::kLast : PoolingType::kCls,
+  const bool modern_bert = hp.arch == "modern-bert";
+  const PooledRows read = pooled_rows(hp, type);
+  pool_rows(read == PooledRows::kLast  ? PoolingType::kLast
+            : read == PooledRows::kAll ? PoolingType::kMean
+                                       : PoolingType::kCls,
             rows, n_tokens, E, pooled.data());
   const ModelWeights& w = model.weights();
   if (present(w.cls)) {
+    // The classifier's dense layer: tanh (BERT, RoBERTa), or GELU then a LayerNorm
+    // (modern-bert's prediction head).
     pooled = times(w.cls, w.cls_b, pooled, pool, precision);
-    for (float& v : pooled) v = std::tanh(v);
+    if (modern_bert) {
+      ops::gelu(pooled.data(), pooled.data(), static_cast<int64_t>(pooled.size()));
+    } else {
+      for (float& v : pooled) v = std::tanh(v);
+    }
+    if (!w.cls_norm.empty())
+      ops::layer_norm(pooled.data(), w.cls_norm.data(), nullptr, pooled.data(),
+                      static_cast<int64_t>(pooled.size()), hp.norm_eps);
   }
   if (present(w.cls_out)) pooled = times(w.cls_out, w.cls_out_b, pooled, pool, precision);
   if (qwen3) softmax(pooled);

@@ -42,9 +42,13 @@ struct LayerWeights {
   WeightMatrix wq, wk, wv, wo;        // [E, H*D] [E, Hkv*D] [E, Hkv*Dv] [H*Dv, E]
   std::vector<float> bq, bk, bv, bo;  // optional biases [H*D] [Hkv*D] [Hkv*Dv] [E]
   std::vector<float> q_norm, k_norm;  // optional per-head RMSNorm weights [D]
-  std::vector<float> ffn_norm;        // [E]
-  WeightMatrix ffn_gate, ffn_up;      // [E, F]
-  WeightMatrix ffn_down;              // [F, E]
+  // jina-bert-v2: q/k LayerNorms over whole rows (weights in q_norm/k_norm [H*D] [Hkv*D]).
+  std::vector<float> q_norm_b, k_norm_b;
+  // jina-bert-v2: a second post-attention LayerNorm, after re-adding the block input.
+  std::vector<float> attn_norm_2, attn_norm_2_b;
+  std::vector<float> ffn_norm;                          // [E]
+  WeightMatrix ffn_gate, ffn_up;                        // [E, F]
+  WeightMatrix ffn_down;                                // [F, E]
   std::vector<float> ffn_gate_b, ffn_up_b, ffn_down_b;  // optional biases
   // Encoders (post-norm): LayerNorm after the attention and after the FFN residual adds.
   std::vector<float> attn_out_norm, attn_out_norm_b;  // [E] [E]
@@ -66,6 +70,7 @@ struct ModelWeights {
   // in the file's row layout (read one row at a time).
   WeightMatrix cls, cls_out;
   std::vector<float> cls_b, cls_out_b;
+  std::vector<float> cls_norm;  // modern-bert: LayerNorm after the classifier's GELU [E]
   std::vector<LayerWeights> layers;
   std::vector<OwnedBytes> repacked;  // the data of every interleaved matrix above
 };
@@ -89,6 +94,10 @@ class TensorLoader {
   // A 1-D tensor of n elements, converted to f32. Absent and optional: empty vector.
   Result<std::vector<float>> vector(const std::string& name, int64_t n, bool optional = false);
   bool has(const std::string& name) const { return archive_.find_tensor(name) != nullptr; }
+  // The file's description of a tensor (shape, type), or null; not a lookup that marks it used.
+  const gguf::TensorInfo* find_info(const std::string& name) const {
+    return archive_.find_tensor(name);
+  }
   // kCorruptFile naming the first tensor no lookup asked for.
   Status check_all_used() const;
   // The storage of the matrices repacked so far (moved into ModelWeights::repacked).

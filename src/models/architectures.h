@@ -24,5 +24,10 @@ Result<ModelPtr> load_bert(std::shared_ptr<const gguf::Archive> archive,
                            engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_nomic_bert(std::shared_ptr<const gguf::Archive> archive,
                                  engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_jina_bert_v2(std::shared_ptr<const gguf::Archive> archive,
+                                   engine::ModelHparams hparams,
+                                   const engine::LoadOptions& options);
+Result<ModelPtr> load_modern_bert(std::shared_ptr<const gguf::Archive> archive,
+                                  engine::ModelHparams hparams, const engine::LoadOptions& options);
 
 }  // namespace hearth::models

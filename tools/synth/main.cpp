@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
-  app.add_option("--arch", p.arch, "llama, qwen2, qwen3, smollm3, bert or nomic-bert")
+  app.add_option("--arch", p.arch,
+                 "llama, qwen2, qwen3, smollm3, bert, nomic-bert, jina-bert-v2 or modern-bert")
       ->capture_default_str();
   app.add_option("--n-embd", p.n_embd)->capture_default_str();
   app.add_option("--n-layer", p.n_layer)->capture_default_str();
@@ -35,8 +36,17 @@ int main(int argc, char** argv) {
   app.add_option("--norm-eps", p.norm_eps, "encoders: LayerNorm epsilon")->capture_default_str();
   app.add_option("--pooling", p.pooling, "encoders: pooling_type key (-1: none written)")
       ->capture_default_str();
-  app.add_option("--cls-out", p.n_cls_out, "bert and qwen3: classifier head outputs (0: none)")
+  app.add_option("--cls-out", p.n_cls_out, "classifier head outputs (0: none; not nomic-bert)")
       ->capture_default_str();
+  app.add_flag("--qk-norm", p.qk_norm, "jina-bert-v2: q/k LayerNorms");
+  app.add_flag("--attn-norm-2", p.attn_norm_2, "jina-bert-v2: second attention LayerNorm");
+  app.add_flag("--separate-gate", p.separate_gate, "jina-bert-v2: ffn_gate apart from ffn_up");
+  app.add_option("--swa", p.n_swa, "modern-bert: sliding window (0: none)")->capture_default_str();
+  app.add_option("--swa-pattern", p.swa_pattern, "modern-bert: every Nth layer global")
+      ->capture_default_str();
+  app.add_option("--rope-base-swa", p.rope_base_swa, "modern-bert: local layers' rope base")
+      ->capture_default_str();
+  app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
   CLI11_PARSE(app, argc, argv);
 
   auto type = hearth::tensor_type_from_name(type_name);

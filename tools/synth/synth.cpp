@@ -167,7 +167,7 @@ Status check_params(const SynthParams& p) {
       !is_encoder(p.arch))
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
-                             "nomic-bert)",
+                             "nomic-bert, jina-bert-v2, modern-bert)",
                              p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
@@ -180,9 +180,11 @@ Status check_params(const SynthParams& p) {
   if (!kernels::can_quantize(p.type))
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("cannot write weights of type {}", tensor_type_name(p.type)));
-  if (p.n_cls_out > 0 && p.arch != "qwen3" && p.arch != "bert")
+  if (p.n_cls_out > 0 && p.arch == "nomic-bert")
+    return error(ErrorCode::kInvalidArgument, "nomic-bert has no classifier head (--cls-out)");
+  if (p.n_cls_out > 1 && p.arch == "jina-bert-v2")
     return error(ErrorCode::kInvalidArgument,
-                 "a classifier head (--cls-out) is written for bert and qwen3 only");
+                 "jina-bert-v2's classifier has one output (--cls-out 1)");
   if (p.vocab_path.empty())
     return error(ErrorCode::kInvalidArgument, "a vocabulary GGUF is required");
   return Status::ok();

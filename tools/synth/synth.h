@@ -13,7 +13,8 @@
 namespace hearth::synth {
 
 struct SynthParams {
-  std::string arch = "llama";  // llama | qwen2 | qwen3 | smollm3 | bert | nomic-bert
+  // llama | qwen2 | qwen3 | smollm3 | bert | nomic-bert | jina-bert-v2 | modern-bert
+  std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
   int32_t n_head = 32;
@@ -33,6 +34,17 @@ struct SynthParams {
   float norm_eps = 1e-12f;
   int32_t pooling = -1;
   int32_t n_cls_out = 0;
+  // jina-bert-v2: q/k LayerNorms, the second attention norm, a separate FFN gate (else fused
+  // into ffn_up's 2F rows).
+  bool qk_norm = false;
+  bool attn_norm_2 = false;
+  bool separate_gate = false;
+  // modern-bert: sliding window (0: none), its layer pattern, the local rope base, and the
+  // hidden_activation key ("" : not written).
+  int32_t n_swa = 0;
+  int32_t swa_pattern = 3;
+  float rope_base_swa = 10000.0f;
+  std::string hidden_act;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).

@@ -14,7 +14,7 @@
 namespace hearth::synth {
 
 inline bool is_encoder(std::string_view arch) {
-  return arch == "bert" || arch == "nomic-bert";
+  return arch == "bert" || arch == "nomic-bert" || arch == "jina-bert-v2" || arch == "modern-bert";
 }
 
 namespace detail {
@@ -31,7 +31,7 @@ Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n
 void set_file_type(gguf::Writer& w, TensorType type);
 // general.architecture and .name, and the <arch>.* sizes every architecture has.
 void write_shape_keys(gguf::Writer& w, const SynthParams& p);
-// bert / nomic-bert (synth_encoder.cpp).
+// bert / nomic-bert / jina-bert-v2 / modern-bert (synth_encoder.cpp).
 Status synthesize_encoder(const SynthParams& p, const std::string& out_path);
 
 }  // namespace detail

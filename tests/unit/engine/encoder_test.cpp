@@ -1,5 +1,6 @@
-// Encoders (bert, nomic-bert) on random-weight models from hearth-synth: each token's final
-// hidden state depends on the whole of its sequence (non-causal) and on nothing else of the
+// Encoders (bert, nomic-bert, jina-bert-v2, modern-bert) on random-weight models from
+// hearth-synth: each token's final hidden state depends on the whole of its sequence
+// (non-causal; within the window on modern-bert's local layers) and on nothing else of the
 // batch (two sequences packed into one forward call give each one's rows alone, bit for bit);
 // no logits, and no position past the model's position table.
 #include <gtest/gtest.h>
@@ -32,6 +33,10 @@ class Encoder : public ::testing::TestWithParam<std::string> {
     p.type = TensorType::kF16;
     p.vocab_path = vocab;
     p.pooling = 1;
+    p.qk_norm = true;  // jina-bert-v2's optional parts
+    p.attn_norm_2 = true;
+    p.n_swa = 4;  // modern-bert: every layer local, keys within 2 positions
+    p.swa_pattern = 0;
     const std::string path = dir_ + "/encoder.gguf";
     ASSERT_TRUE(synth::synthesize(p, path).is_ok());
     auto m = models::load_model(path);
@@ -89,6 +94,23 @@ TEST_P(Encoder, EveryTokenSeesItsWholeSequence) {
   const std::vector<float> first_other(other.begin(),
                                        other.begin() + static_cast<std::ptrdiff_t>(E));
   EXPECT_NE(first_one, first_other) << "token 0 must depend on token 2";
+}
+
+// modern-bert's local layers: with two layers of a +-2 window, token 0 sees tokens up to 4
+// positions on, and nothing further.
+TEST_P(Encoder, LocalLayersSeeOnlyTheirWindow) {
+  if (GetParam() != "modern-bert") GTEST_SKIP() << "SKIPPED: only modern-bert has local layers";
+  const auto E = static_cast<std::ptrdiff_t>(model_->hparams().n_embd);
+  const std::vector<int32_t> base = {101, 7592, 2088, 2023, 2003, 1037, 3231, 102};
+  const auto first_row = [&](std::vector<int32_t> tokens) {
+    const auto r = rows({tokens})[0];
+    return std::vector<float>(r.begin(), r.begin() + E);
+  };
+  auto near = base, far = base;
+  near[4] = 3000;
+  far[5] = 3000;
+  EXPECT_NE(first_row(near), first_row(base)) << "token 0 must see token 4 after two layers";
+  EXPECT_EQ(first_row(far), first_row(base)) << "token 0 must not see token 5";
 }
 
 TEST_P(Encoder, NoLogitsAndNoPositionPastTheTable) {
@@ -153,7 +175,40 @@ TEST(EncoderRankHead, ClassifierOnTheFirstRow) {
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("bert", "nomic-bert"),
+// hidden_activation "relu" on modern-bert: the reference builds an ungated ReLU that cannot
+// feed ffn_down and aborts in ggml (differences.json, modern-bert-ungated-relu); Hearth
+// refuses the file with a message, and loads the gated variants.
+TEST(ModernBertActivation, UngatedReluIsRefusedGatedOnesLoad) {
+  const std::string vocab = test::shared_path("models/vocab/ggml-vocab-bert-bge.gguf");
+  if (!test::file_exists(vocab)) GTEST_SKIP() << "SKIPPED: " << vocab << " is missing";
+  const std::string dir = test::make_temp_dir("modern-bert-act");
+  for (const std::string act : {"relu", "reglu", "silu", "geglu", "gelu_new"}) {
+    synth::SynthParams p;
+    p.arch = "modern-bert";
+    p.n_embd = 32;
+    p.n_layer = 1;
+    p.n_head = 4;
+    p.n_head_kv = 4;
+    p.n_ff = 64;
+    p.type = TensorType::kF16;
+    p.vocab_path = vocab;
+    p.hidden_act = act;
+    const std::string path = dir + "/" + act + ".gguf";
+    ASSERT_TRUE(synth::synthesize(p, path).is_ok());
+    auto m = models::load_model(path);
+    if (act == "relu") {
+      ASSERT_EQ(m.status().code(), ErrorCode::kUnsupported);
+      EXPECT_NE(m.status().message().find("hidden_activation 'relu'"), std::string::npos)
+          << m.status().message();
+    } else {
+      EXPECT_TRUE(m.is_ok()) << act << ": " << m.status().to_string();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, Encoder,
+                         ::testing::Values("bert", "nomic-bert", "jina-bert-v2", "modern-bert"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (char& c : n)
