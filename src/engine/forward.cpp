@@ -14,27 +14,45 @@
 
 namespace hearth::engine {
 
+namespace {
+
+// Runs fn(t) for every batch row, on the pool when there are enough rows to share (a row's
+// result never depends on which thread computes it).
+template <class Fn>
+void for_rows(ForwardState& st, const Fn& fn) {
+  constexpr int64_t kMinRowsToShare = 8;
+  if (st.n_tokens() < kMinRowsToShare) {
+    for (int64_t t = 0; t < st.n_tokens(); ++t) fn(t);
+    return;
+  }
+  st.pool.parallel_for(st.n_tokens(), [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t) fn(t);
+  });
+}
+
+}  // namespace
+
 void norm_rows(ForwardState& st, const float* in, const std::vector<float>& w, float* out,
                int64_t width) {
   const float eps = st.model.hparams().rms_eps;
-  for (int64_t t = 0; t < st.n_tokens(); ++t)
-    ops::rms_norm(in + t * width, w.data(), out + t * width, width, eps);
+  for_rows(
+      st, [&](int64_t t) { ops::rms_norm(in + t * width, w.data(), out + t * width, width, eps); });
 }
 
 void layer_norm_rows(ForwardState& st, const float* in, const std::vector<float>& w,
                      const std::vector<float>& b, float* out, int64_t width) {
   const float eps = st.model.hparams().norm_eps;
-  for (int64_t t = 0; t < st.n_tokens(); ++t)
+  for_rows(st, [&](int64_t t) {
     ops::layer_norm(in + t * width, w.data(), b.empty() ? nullptr : b.data(), out + t * width,
                     width, eps);
+  });
 }
 
 void project(ForwardState& st, const WeightMatrix& w, const std::vector<float>& bias,
              const float* in, float* out) {
   kernels::matmul(w, in, st.n_tokens(), out, st.pool, st.precision);
   if (bias.empty()) return;
-  for (int64_t t = 0; t < st.n_tokens(); ++t)
-    ops::add_inplace(out + t * w.n_rows, bias.data(), w.n_rows);
+  for_rows(st, [&](int64_t t) { ops::add_inplace(out + t * w.n_rows, bias.data(), w.n_rows); });
 }
 
 void swiglu_ffn(ForwardState& st, const LayerWeights& w) {
@@ -93,7 +111,9 @@ void glu_ffn(ForwardState& st, const LayerWeights& w, GluActivation act) {
 
 void add_residual(ForwardState& st) {
   const int64_t E = st.model.hparams().n_embd;
-  ops::add_inplace(st.s.x.data(), st.s.out.data(), st.n_tokens() * E);
+  float* x = st.s.x.data();
+  const float* out = st.s.out.data();
+  for_rows(st, [&](int64_t t) { ops::add_inplace(x + t * E, out + t * E, E); });
 }
 
 namespace {

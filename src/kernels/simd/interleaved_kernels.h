@@ -658,13 +658,24 @@ void pass_of(int n, const interleaved::TileArgs& a, int v0, int t0) {
   K::template pass<N>(a, v0, t0);
 }
 
-// A whole tile: the group's registers of rows RV at a time, tokens TMax at a time.
+// A whole tile: the group's registers of rows RV at a time, tokens at most TMax at a time.
+// The tokens are shared out evenly over the fewest passes (26 tokens by 8: 6, 6, 7, 7), so no
+// pass is left with a token or two whose few accumulator chains would wait on FMA latency.
+// Each token's arithmetic is the same whatever pass it falls in.
 template <class V, class K, int RV, int TMax>
 void run_tile(const interleaved::TileArgs& a) {
   constexpr int kVecs = interleaved::kRows / V::kLanes;
+  const int n_passes = (a.n_tokens + TMax - 1) / TMax;
   for (int v0 = 0; v0 < kVecs; v0 += RV) {
     int t = 0;
-    for (; t + TMax <= a.n_tokens; t += TMax) K::template pass<TMax>(a, v0, t);
-    if (t < a.n_tokens) pass_of<K, TMax>(a.n_tokens - t, a, v0, t);
+    for (int i = 0; i < n_passes; ++i) {
+      const int n = (a.n_tokens - t) / (n_passes - i);  // the later passes take the smaller shares
+      if (n == TMax) {
+        K::template pass<TMax>(a, v0, t);
+      } else {
+        pass_of<K, TMax>(n, a, v0, t);
+      }
+      t += n;
+    }
   }
 }
