@@ -15,12 +15,15 @@ struct BatchToken {
   int32_t pos = 0;  // absolute position in its sequence
   SeqId seq = 0;
   bool logits = false;  // return this token's logits
+  // With ContextParams::embeddings: keep this token's final hidden state (Context::embedding).
+  // Rows wanting neither skip the last layer's work after attention.
+  bool output = true;
 };
 
 class Batch {
  public:
-  void add(int32_t token, int32_t pos, SeqId seq, bool logits) {
-    tokens_.push_back({token, pos, seq, logits});
+  void add(int32_t token, int32_t pos, SeqId seq, bool logits, bool output = true) {
+    tokens_.push_back({token, pos, seq, logits, output});
   }
   void clear() { tokens_.clear(); }
   bool empty() const { return tokens_.empty(); }

@@ -142,21 +142,23 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
   const int64_t E = hp.n_embd;
   logits_row_.assign(static_cast<size_t>(batch.size()), -1);
   if (params_.embeddings) {
-    embd_.resize(static_cast<size_t>(batch.size() * E));
-    for (int32_t i = 0; i < batch.size(); ++i)
-      model_->final_hidden(scratch_.x.data() + i * E, embd_.data() + i * E);
+    embd_.resize(keep_.size() * static_cast<size_t>(E));
+    for (size_t r = 0; r < keep_.size(); ++r)
+      model_->final_hidden(scratch_.x.data() + static_cast<int64_t>(r) * E,
+                           embd_.data() + static_cast<int64_t>(r) * E);
   }
   std::vector<float> rows;  // normalized final hidden states of the rows that want logits
   int32_t n_out = 0;
   for (int32_t i = 0; i < batch.size(); ++i) {
     if (!batch[i].logits) continue;
+    const int64_t r = out_row_[static_cast<size_t>(i)];
     logits_row_[static_cast<size_t>(i)] = n_out++;
     rows.resize(static_cast<size_t>(n_out * E));
     float* row = rows.data() + (n_out - 1) * E;
     if (params_.embeddings) {
-      std::copy_n(embd_.data() + i * E, E, row);
+      std::copy_n(embd_.data() + r * E, E, row);
     } else {
-      model_->final_hidden(scratch_.x.data() + i * E, row);
+      model_->final_hidden(scratch_.x.data() + r * E, row);
     }
   }
   logits_.resize(static_cast<size_t>(n_out) * static_cast<size_t>(hp.n_vocab));
@@ -166,6 +168,20 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
     for (int32_t r = 0; r < n_out; ++r)
       ops::add_inplace(logits_.data() + r * hp.n_vocab, w.output_bias.data(), hp.n_vocab);
   }
+}
+
+// The rows whose final state is wanted (logits, or an output row with embeddings on); the
+// last layer runs past attention for those only. A batch that wants none keeps its first
+// row, so every layer has a row to work on.
+void Context::choose_outputs(const Batch& batch) {
+  keep_.clear();
+  out_row_.assign(static_cast<size_t>(batch.size()), -1);
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].logits || (params_.embeddings && batch[i].output)) keep_.push_back(i);
+  }
+  if (keep_.empty()) keep_.push_back(0);
+  for (size_t r = 0; r < keep_.size(); ++r)
+    out_row_[static_cast<size_t>(keep_[r])] = static_cast<int32_t>(r);
 }
 
 Status Context::decode(const Batch& batch) {
@@ -182,8 +198,14 @@ Status Context::decode(const Batch& batch) {
                   pool,
                   std::span<const BatchToken>(batch.tokens()),
                   scratch_};
+  choose_outputs(batch);
   model_->embed_input(st);
-  for (int32_t il = 0; il < model_->hparams().n_layer; ++il) model_->forward_layer(il, st);
+  const int32_t n_layer = model_->hparams().n_layer;
+  for (int32_t il = 0; il < n_layer; ++il) {
+    if (il == n_layer - 1 && keep_.size() < static_cast<size_t>(batch.size()))
+      st.keep_rows = &keep_;
+    model_->forward_layer(il, st);
+  }
   compute_logits(batch, pool);
   return Status::ok();
 }
@@ -194,8 +216,10 @@ std::vector<float> Context::pool(PoolingType type, const float* rows, int64_t n_
 
 std::span<const float> Context::embedding(int32_t i) const {
   const auto E = static_cast<size_t>(model_->hparams().n_embd);
-  if (!params_.embeddings || i < 0 || (static_cast<size_t>(i) + 1) * E > embd_.size()) return {};
-  return {embd_.data() + static_cast<size_t>(i) * E, E};
+  if (!params_.embeddings || i < 0 || static_cast<size_t>(i) >= out_row_.size() ||
+      out_row_[static_cast<size_t>(i)] < 0)
+    return {};
+  return {embd_.data() + static_cast<size_t>(out_row_[static_cast<size_t>(i)]) * E, E};
 }
 
 std::span<const float> Context::logits(int32_t i) const {

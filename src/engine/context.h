@@ -51,7 +51,8 @@ class Context {
   // Logits of batch token `i` of the last decode (which must have asked for them): [n_vocab].
   std::span<const float> logits(int32_t i) const;
   // With ContextParams::embeddings, batch token `i`'s final hidden state after the output norm,
-  // as the reference's embeddings are taken: [n_embd]. Empty otherwise.
+  // as the reference's embeddings are taken: [n_embd]. Empty otherwise, and for a token added
+  // with output = false (its last layer stopped after attention).
   std::span<const float> embedding(int32_t i) const;
   // One sequence's pooled output from its final hidden states (pool_sequence() on this
   // context's model, threads and precision).
@@ -68,6 +69,7 @@ class Context {
   Status reserve_kv(const Batch& batch);
   void prepare_scratch(int64_t n_tokens);
   void compute_rope(const Batch& batch);
+  void choose_outputs(const Batch& batch);
   void compute_logits(const Batch& batch, ThreadPool& pool);
 
   std::shared_ptr<const Model> model_;
@@ -78,7 +80,9 @@ class Context {
   Scratch scratch_;
   std::vector<float> logits_;        // [n_out][n_vocab]
   std::vector<int32_t> logits_row_;  // batch index -> row in logits_, or -1
-  std::vector<float> embd_;          // [batch size][n_embd] with params_.embeddings
+  std::vector<float> embd_;          // [kept rows][n_embd] with params_.embeddings
+  std::vector<int32_t> out_row_;     // batch index -> row of the final state, or -1 (pruned)
+  std::vector<int32_t> keep_;        // batch indices whose final state is computed
 };
 
 }  // namespace hearth::engine

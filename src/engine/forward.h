@@ -29,6 +29,7 @@ struct Scratch {
   std::vector<float> up;                          // [T][F] ([T][2F] for a fused gate-up matrix)
   std::vector<float> rope_cos, rope_sin;          // [T][R/2]
   std::vector<float> rope_cos_swa, rope_sin_swa;  // [T][R/2] sliding-window layers' rope
+  std::vector<BatchToken> kept_tokens;            // the rows left after pruning
 };
 
 struct ForwardState {
@@ -40,6 +41,11 @@ struct ForwardState {
   ThreadPool& pool;
   std::span<const BatchToken> tokens;
   Scratch& s;
+  // Set for the last layer when only some rows' outputs are wanted: the batch indices to
+  // keep. self_attention() stores every row's K and V and attends for every row, then drops
+  // the others from tokens, s.x, s.cur and s.attn, so the rest of the layer runs on the kept
+  // rows only (each row's arithmetic is unchanged).
+  const std::vector<int32_t>* keep_rows = nullptr;
   int64_t n_tokens() const { return static_cast<int64_t>(tokens.size()); }
 };
 

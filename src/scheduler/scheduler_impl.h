@@ -121,6 +121,7 @@ class SchedulerImpl final : public Scheduler {
   void prompt_finished(Slot& slot, std::span<const float> logits);
   void gather_embeddings(std::span<const StepToken> chunk);
   void keep_row(std::vector<float>& rows, std::span<const float> row) const;
+  bool wants_hidden(const Slot& slot, int32_t pos) const;
   void finish_embedding(Slot& slot);
   void account_prompt(const RunningTask& t);
   void sample_into(Slot& slot, std::span<const float> logits);

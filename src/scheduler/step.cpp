@@ -184,8 +184,11 @@ bool SchedulerImpl::forward(std::span<const StepToken> chunk) {
   std::vector<int32_t> next(slots_.size());
   for (const Slot& s : slots_)
     next[static_cast<size_t>(s.id)] = static_cast<int32_t>(s.cached.size());
-  for (const StepToken& t : chunk)
-    batch.add(t.token, next[static_cast<size_t>(t.slot)]++, t.slot, t.logits);
+  for (const StepToken& t : chunk) {
+    const Slot& s = slots_[static_cast<size_t>(t.slot)];
+    const int32_t pos = next[static_cast<size_t>(t.slot)]++;
+    batch.add(t.token, pos, t.slot, t.logits, wants_hidden(s, pos));
+  }
   Status st = ctx_->decode(batch);
   if (st.code() == ErrorCode::kResourceExhausted && evict_idle_slots()) st = ctx_->decode(batch);
   if (st.is_ok()) return true;
@@ -249,6 +252,20 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
   }
 }
 
+// Whether the engine computes a token's final hidden state: the rows of embedding inputs
+// that the pooling reads (an input starts at position 0: embedding tasks reuse no cache).
+bool SchedulerImpl::wants_hidden(const Slot& slot, int32_t pos) const {
+  if (!slot.task || slot.task->kind == TaskKind::kCompletion) return false;
+  switch (engine::pooled_rows(model_->hparams(), config_.pooling)) {
+    case engine::PooledRows::kFirst:
+      return pos == 0;
+    case engine::PooledRows::kLast:
+      return pos == slot.task->n_prompt() - 1;
+    default:
+      return true;
+  }
+}
+
 // Only the rows the pooling reads are kept: every row for none and mean, else the first (cls,
 // rank) or the latest (last, Qwen3's rank), so a long last-pooled input holds one row.
 void SchedulerImpl::keep_row(std::vector<float>& rows, std::span<const float> row) const {
@@ -266,7 +283,7 @@ void SchedulerImpl::gather_embeddings(std::span<const StepToken> chunk) {
     Slot& s = slots_[static_cast<size_t>(chunk[i].slot)];
     if (!s.task || s.task->kind == TaskKind::kCompletion) continue;
     const std::span<const float> row = ctx_->embedding(static_cast<int32_t>(i));
-    keep_row(s.task->rows, row);
+    if (!row.empty()) keep_row(s.task->rows, row);  // empty: a row the pooling does not read
     if (static_cast<int32_t>(s.cached.size()) == s.task->n_prompt() &&
         std::find(done.begin(), done.end(), &s) == done.end())
       done.push_back(&s);

@@ -67,6 +67,36 @@ TEST_F(ContextTest, TwoSequencesInOneCallMatchSeparateCalls) {
   EXPECT_TRUE(together->logits(0).empty()) << "rows that did not ask for logits have none";
 }
 
+// Rows that want no logits stop after the last layer's attention; the rows that do get the
+// logits they get when every row wants its own, and the cache gets every row's K and V (the
+// continuation matches).
+TEST_F(ContextTest, RowsWithoutOutputsSkipTheLastLayersRestUnchanged) {
+  const auto run = [&](bool all_rows) {
+    auto ctx = make();
+    Batch b;
+    for (size_t i = 0; i < kPromptA.size(); ++i)
+      b.add(kPromptA[i], static_cast<int32_t>(i), 0,
+            all_rows || i == 2 || i + 1 == kPromptA.size());
+    EXPECT_TRUE(ctx->decode(b).is_ok());
+    std::vector<std::vector<float>> out;
+    for (int32_t i : {2, b.size() - 1}) {
+      auto l = ctx->logits(i);
+      out.emplace_back(l.begin(), l.end());
+    }
+    Batch next;
+    next.add(kPromptB[0], static_cast<int32_t>(kPromptA.size()), 0, true);
+    EXPECT_TRUE(ctx->decode(next).is_ok());
+    out.emplace_back(ctx->logits(0).begin(), ctx->logits(0).end());
+    return out;
+  };
+  const auto all = run(true), some = run(false);
+  ASSERT_EQ(all.size(), some.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_FALSE(some[i].empty());
+    EXPECT_EQ(all[i], some[i]) << "output " << i;
+  }
+}
+
 TEST_F(ContextTest, DecodeTokenMixedWithPrefillChunk) {
   auto ref = make();
   prefill(*ref, kPromptA, 0);

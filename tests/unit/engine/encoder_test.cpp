@@ -96,6 +96,28 @@ TEST_P(Encoder, EveryTokenSeesItsWholeSequence) {
   EXPECT_NE(first_one, first_other) << "token 0 must depend on token 2";
 }
 
+// Rows added with output = false (the pooling does not read them) get no final state, and
+// the rows kept are the ones a full computation gives.
+TEST_P(Encoder, UnreadRowsAreSkippedKeptRowsUnchanged) {
+  const std::vector<int32_t> a = {101, 7592, 2088, 102}, b = {101, 2023, 2003, 1037, 3231, 102};
+  const auto full = rows({a, b});
+  auto ctx = context();
+  Batch batch;
+  for (size_t i = 0; i < a.size(); ++i) batch.add(a[i], static_cast<int32_t>(i), 0, false, i == 0);
+  for (size_t i = 0; i < b.size(); ++i)
+    batch.add(b[i], static_cast<int32_t>(i), 1, false, i + 1 == b.size());
+  ASSERT_TRUE(ctx->decode(batch).is_ok());
+  const auto E = static_cast<std::ptrdiff_t>(model_->hparams().n_embd);
+  const auto first_a = ctx->embedding(0);
+  const auto last_b = ctx->embedding(batch.size() - 1);
+  EXPECT_EQ(std::vector<float>(first_a.begin(), first_a.end()),
+            std::vector<float>(full[0].begin(), full[0].begin() + E));
+  EXPECT_EQ(std::vector<float>(last_b.begin(), last_b.end()),
+            std::vector<float>(full[1].end() - E, full[1].end()));
+  EXPECT_TRUE(ctx->embedding(1).empty());
+  EXPECT_TRUE(ctx->embedding(static_cast<int32_t>(a.size())).empty());
+}
+
 // modern-bert's local layers: with two layers of a +-2 window, token 0 sees tokens up to 4
 // positions on, and nothing further.
 TEST_P(Encoder, LocalLayersSeeOnlyTheirWindow) {
