@@ -38,7 +38,13 @@ struct KeyRange {
   int32_t last = 0;
   int32_t query_pos = 0;
   const float* slopes = nullptr;  // [G] the slopes of the group's heads
+  float softcap = 0.0f;           // > 0: score = softcap * tanh(score), the scale pre-divided
 };
+
+// A scaled score through the soft cap, as the reference's flash attention applies it.
+inline float capped(const KeyRange& r, float s) {
+  return r.softcap > 0.0f ? r.softcap * std::tanh(s) : s;
+}
 
 // The ALiBi term of a score at key position j: slope * -|query - j|, the distance rounded to
 // f16 as the reference's mask holds it.
@@ -166,7 +172,7 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, cons
   for (int32_t j = range.first; j <= range.last; ++j) {
     const uint8_t* k = rows.k(j);
     for (int32_t g = 0; g < G; ++g) {
-      float s = score(k, g, g == 0) * scale;
+      float s = capped(range, score(k, g, g == 0) * scale);
       if (range.slopes != nullptr) s += alibi_term(range, g, j);
       float ms = 1.0f;  // rescale of what was accumulated so far
       float vs = 1.0f;  // weight of this position
@@ -234,7 +240,8 @@ void f16v_prefix(const ForwardState& st, int32_t il, SeqId seq, const KeyRange& 
       for (int32_t g = 0; g < G; ++g) {
         const auto gi = static_cast<size_t>(g);
         const auto ig = static_cast<size_t>(i) * static_cast<size_t>(G) + gi;
-        float s = scratch.scores[gi * static_cast<size_t>(n) + static_cast<size_t>(i)] * scale;
+        float s = capped(
+            range, scratch.scores[gi * static_cast<size_t>(n) + static_cast<size_t>(i)] * scale);
         if (range.slopes != nullptr) s += alibi_term(range, g, j0 + i);
         float ms = 1.0f, vs = 1.0f;
         scratch.rescale[ig] = s > scratch.max_score[gi] ? 1 : 0;
@@ -434,10 +441,15 @@ void attend_tokens(ForwardState& st, int32_t il, float scale, const std::vector<
   });
 }
 
-void attend_causal(ForwardState& st, int32_t il, float scale) {
+// Causal attention; a window (> 0) limits each query to its last `window` positions, and a
+// soft cap passes the scaled scores through cap * tanh(s / cap). Either takes the per-token
+// path (the tiles know neither).
+void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0,
+                   float softcap = 0.0f) {
   const bool f16v =
       st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
-  if (f16v && (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
+  if (window <= 0 && softcap <= 0.0f && f16v &&
+      (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
     // One item per block of tokens and KV head.
     const int32_t Hkv = st.model.hparams().n_head_kv;
     const auto blocks = query_blocks(st);
@@ -455,10 +467,13 @@ void attend_causal(ForwardState& st, int32_t il, float scale) {
   }
   std::vector<KeyRange> ranges(static_cast<size_t>(st.n_tokens()));
   for (size_t t = 0; t < ranges.size(); ++t) {
-    ranges[t].last = st.tokens[t].pos;
-    ranges[t].query_pos = st.tokens[t].pos;
+    const int32_t pos = st.tokens[t].pos;
+    ranges[t].first = window > 0 ? std::max(0, pos - window + 1) : 0;
+    ranges[t].last = pos;
+    ranges[t].query_pos = pos;
+    ranges[t].softcap = softcap;
   }
-  attend_tokens(st, il, scale, ranges, {});
+  attend_tokens(st, il, softcap > 0.0f ? scale / softcap : scale, ranges, {});
 }
 
 // Non-causal attention: every token sees its sequence up to the sequence's last position in
@@ -500,7 +515,7 @@ void attend_whole_sequences(ForwardState& st, int32_t il, float scale,
 
 void attend_all(ForwardState& st, int32_t il, float scale, const AttentionOptions& opt) {
   if (opt.causal) {
-    attend_causal(st, il, scale);
+    attend_causal(st, il, scale, opt.window, opt.softcap);
   } else {
     attend_whole_sequences(st, il, scale, opt);
   }

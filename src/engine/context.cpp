@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "kernels/quant.h"
@@ -167,6 +168,11 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
   if (!w.output_bias.empty()) {
     for (int32_t r = 0; r < n_out; ++r)
       ops::add_inplace(logits_.data() + r * hp.n_vocab, w.output_bias.data(), hp.n_vocab);
+  }
+  if (const float cap = hp.final_logit_softcap; cap > 0.0f) {
+    // As the reference's graph: scale by 1/cap, tanh, scale by cap.
+    const float inv = 1.0f / cap;
+    for (float& v : logits_) v = std::tanh(v * inv) * cap;
   }
 }
 

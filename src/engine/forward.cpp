@@ -196,7 +196,13 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
     apply_rope(st, st.s.k.data(), Hkv, D, opt.rope, opt.swa_rope);
   }
   store_kv(st, il);
-  const float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
+  float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
+  if (opt.q_scale != 0.0f) {
+    float* q = st.s.q.data();
+    const int64_t n = st.n_tokens() * hp.n_embd_q();
+    for (int64_t i = 0; i < n; ++i) q[i] *= opt.q_scale;
+    scale = 1.0f;
+  }
   attend_all(st, il, scale, opt);
   if (st.keep_rows != nullptr) prune_rows(st);
   project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());

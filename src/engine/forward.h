@@ -63,6 +63,15 @@ struct AttentionOptions {
   // Non-causal only. >= 0: a symmetric sliding window, keys at most this many positions
   // before or after the query (modern-bert's local layers: n_swa / 2).
   int32_t half_window = -1;
+  // Causal only. > 0: a sliding window, each query sees its last `window` positions (itself
+  // included; gemma2/3's local layers).
+  int32_t window = 0;
+  // Causal only. > 0: attention logit soft-capping, score = softcap * tanh(score / softcap)
+  // (gemma2).
+  float softcap = 0.0f;
+  // != 0: q is multiplied by this after RoPE and the scores are not scaled again (gemma's
+  // query pre-scaling; the reference rounds the scaled q for the K cache's dot).
+  float q_scale = 0.0f;
   // Non-causal only. > 0: ALiBi (jina-bert-v2), each head's scores biased by
   // slope_h * -|query position - key position|.
   float max_alibi_bias = 0.0f;

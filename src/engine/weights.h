@@ -46,7 +46,9 @@ struct LayerWeights {
   std::vector<float> q_norm_b, k_norm_b;
   // jina-bert-v2: a second post-attention LayerNorm, after re-adding the block input.
   std::vector<float> attn_norm_2, attn_norm_2_b;
-  std::vector<float> ffn_norm;                          // [E]
+  std::vector<float> ffn_norm;  // [E]
+  // gemma2/3: RMSNorms of the attention and FFN outputs before their residual adds.
+  std::vector<float> attn_post_norm, ffn_post_norm;     // [E] [E]
   WeightMatrix ffn_gate, ffn_up;                        // [E, F]
   WeightMatrix ffn_down;                                // [F, E]
   std::vector<float> ffn_gate_b, ffn_up_b, ffn_down_b;  // optional biases

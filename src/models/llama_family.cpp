@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace hearth::models {
 
 using engine::LayerWeights;
@@ -16,12 +18,35 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   opt.rope = spec_.rope;
   opt.causal = hparams().causal;  // <arch>.attention.causal (bidirectional embedding models)
   opt.apply_rope = spec_.nope_period <= 0 || (il + 1) % spec_.nope_period != 0;
+  opt.q_scale = spec_.q_scale;
+  opt.softcap = spec_.attn_softcap;
+  if (spec_.is_local(il)) {
+    opt.window = spec_.n_swa;
+    opt.swa_rope = hparams().has_rope_swa;
+  }
   engine::norm_rows(st, st.s.x.data(), w.attn_norm, st.s.cur.data(), E);
   engine::self_attention(st, il, w, opt);
+  if (spec_.post_norms)
+    engine::norm_rows(st, st.s.out.data(), w.attn_post_norm, st.s.out.data(), E);
   engine::add_residual(st);
   engine::norm_rows(st, st.s.x.data(), w.ffn_norm, st.s.cur.data(), E);
-  engine::swiglu_ffn(st, w);
+  if (spec_.gelu_ffn) {
+    engine::glu_ffn(st, w, engine::GluActivation::kGelu);
+  } else {
+    engine::swiglu_ffn(st, w);
+  }
+  if (spec_.post_norms) engine::norm_rows(st, st.s.out.data(), w.ffn_post_norm, st.s.out.data(), E);
   engine::add_residual(st);
+}
+
+// Token rows, scaled by sqrt(E) for gemma (the reference's f32 scale of its input rows).
+void LlamaFamilyModel::embed_input(engine::ForwardState& st) const {
+  Model::embed_input(st);
+  if (!spec_.scale_embeddings) return;
+  const float scale = std::sqrt(static_cast<float>(hparams().n_embd));
+  float* x = st.s.x.data();
+  const int64_t n = st.n_tokens() * hparams().n_embd;
+  for (int64_t i = 0; i < n; ++i) x[i] *= scale;
 }
 
 namespace {
@@ -52,6 +77,10 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
   if (spec.qk_norm) {
     HEARTH_ASSIGN_OR_RETURN(w.q_norm, ld.vector(p + "attn_q_norm.weight", hp.head_dim));
     HEARTH_ASSIGN_OR_RETURN(w.k_norm, ld.vector(p + "attn_k_norm.weight", hp.head_dim));
+  }
+  if (spec.post_norms) {
+    HEARTH_ASSIGN_OR_RETURN(w.attn_post_norm, ld.vector(p + "post_attention_norm.weight", E));
+    HEARTH_ASSIGN_OR_RETURN(w.ffn_post_norm, ld.vector(p + "post_ffw_norm.weight", E));
   }
   HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + "ffn_norm.weight", E));
   HEARTH_ASSIGN_OR_RETURN(w.ffn_gate, ld.matrix(p + "ffn_gate.weight", E, F));

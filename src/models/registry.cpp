@@ -15,11 +15,14 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 8> kArchitectures = {{
+constexpr std::array<ArchEntry, 11> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
     {"smollm3", &load_smollm3},
+    {"gemma", &load_gemma},
+    {"gemma2", &load_gemma2},
+    {"gemma3", &load_gemma3},
     {"bert", &load_bert},
     {"nomic-bert", &load_nomic_bert},
     {"jina-bert-v2", &load_jina_bert_v2},

@@ -1,5 +1,7 @@
-// The reference engine's own numbers (../shared/golden/logits): top-10 log-probabilities
-// at every teacher-forced step, for stories260K and each tiny random-weight model.
+// The reference engine's own numbers: top-10 log-probabilities at every teacher-forced step,
+// for stories260K and each tiny random-weight model (../shared/golden/logits), and for the
+// architectures added since (tests/data/logits: vectors recorded the same way through the
+// reference's library on models hearth-synth writes from the recorded "synth" arguments).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,7 @@
 #include "golden/model_fixture.h"
 #include "kernels/cpu_level.h"
 #include "kernels/interleaved.h"
+#include "support/process.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
@@ -16,7 +19,7 @@ namespace {
 
 struct LogitsCase {
   std::string vectors;  // json file
-  std::string model;    // gguf path
+  std::string model;    // gguf path; empty: hearth-synth writes it from the file's "synth"
   double tolerance;
 };
 
@@ -50,9 +53,31 @@ std::vector<LogitsCase> all_cases() {
                                                     : shared_path("models/tiny/" + stem + ".gguf");
     cases.push_back({e.path().string(), model, tolerance_for(stem)});
   }
+  const std::string ours = std::string(HEARTH_SOURCE_DIR) + "/tests/data/logits";
+  for (const auto& e : std::filesystem::directory_iterator(ours)) {
+    if (e.path().extension() == ".json")
+      cases.push_back({e.path().string(), "", tolerance_for(e.path().stem().string())});
+  }
   std::sort(cases.begin(), cases.end(),
             [](const auto& a, const auto& b) { return a.vectors < b.vectors; });
   return cases;
+}
+
+// The model of a case: the shared file, or the one hearth-synth writes into `dir` from the
+// vectors' "synth" arguments ("" with `why` set when it cannot).
+std::string case_model(const LogitsCase& c, const nlohmann::json& doc, const std::string& dir,
+                       std::string& why) {
+  if (!c.model.empty()) return c.model;
+  std::vector<std::string> args{bin_dir() + "/hearth-synth"};
+  for (const auto& a : doc["synth"]) {
+    const std::string arg = a;
+    args.push_back(arg.rfind("models/", 0) == 0 ? shared_path(arg) : arg);
+  }
+  const std::string out = dir + "/model.gguf";
+  args.insert(args.end(), {"-o", out});
+  const ProcessResult r = run_process(args, 120);
+  if (r.exit_code != 0) why = "hearth-synth failed: " + r.err;
+  return r.exit_code == 0 ? out : "";
 }
 
 void PrintTo(const LogitsCase& c, std::ostream* os) {
@@ -97,14 +122,19 @@ void check_cases(const nlohmann::json& doc, engine::Context& ctx, double toleran
 TEST_P(GoldenLogits, TopTenAgreeAtEveryStep) {
   const LogitsCase& c = GetParam();
   const auto doc = nlohmann::json::parse(read_file(c.vectors));
+  const std::string dir = make_temp_dir("golden-logits");
+  std::string why;
+  const std::string model = case_model(c, doc, dir, why);
+  ASSERT_FALSE(model.empty()) << why;
   for (const bool repack : {true, false}) {
     SCOPED_TRACE(repack ? "repacked weights" : "file layout (-nr)");
-    LoadedModel lm = load_with_context(c.model, 256, 1, 2, TensorType::kF16,
+    LoadedModel lm = load_with_context(model, 256, 1, 2, TensorType::kF16,
                                        kernels::MatmulPrecision::kReference, repack);
     ASSERT_TRUE(lm.ctx);
     ASSERT_EQ(lm.model->hparams().n_vocab, doc["n_vocab"].get<int>());
     check_cases(doc, *lm.ctx, c.tolerance);
   }
+  std::filesystem::remove_all(dir);
 }
 
 // The tiny models of the types with an interleaved layout are loaded repacked (so the test
@@ -165,7 +195,7 @@ INSTANTIATE_TEST_SUITE_P(Models, GoldenLogits, ::testing::ValuesIn(all_cases()),
                          });
 
 TEST(GoldenLogitsSuite, FindsVectors) {
-  EXPECT_GE(all_cases().size(), 21u) << "missing " << shared_path("golden/logits");
+  EXPECT_GE(all_cases().size(), 30u) << "missing " << shared_path("golden/logits");
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
   app.add_option("--arch", p.arch,
-                 "llama, qwen2, qwen3, smollm3, bert, nomic-bert, jina-bert-v2 or modern-bert")
+                 "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, bert, nomic-bert, "
+                 "jina-bert-v2 or modern-bert")
       ->capture_default_str();
   app.add_option("--n-embd", p.n_embd)->capture_default_str();
   app.add_option("--n-layer", p.n_layer)->capture_default_str();
@@ -41,10 +42,15 @@ int main(int argc, char** argv) {
   app.add_flag("--qk-norm", p.qk_norm, "jina-bert-v2: q/k LayerNorms");
   app.add_flag("--attn-norm-2", p.attn_norm_2, "jina-bert-v2: second attention LayerNorm");
   app.add_flag("--separate-gate", p.separate_gate, "jina-bert-v2: ffn_gate apart from ffn_up");
-  app.add_option("--swa", p.n_swa, "modern-bert: sliding window (0: none)")->capture_default_str();
-  app.add_option("--swa-pattern", p.swa_pattern, "modern-bert: every Nth layer global")
+  app.add_option("--swa", p.n_swa, "modern-bert, gemma2/3: sliding window (0: none)")
       ->capture_default_str();
-  app.add_option("--rope-base-swa", p.rope_base_swa, "modern-bert: local layers' rope base")
+  app.add_option("--swa-pattern", p.swa_pattern, "modern-bert, gemma2/3: window layer pattern")
+      ->capture_default_str();
+  app.add_option("--rope-base-swa", p.rope_base_swa, "local layers' rope base")
+      ->capture_default_str();
+  app.add_option("--attn-softcap", p.attn_softcap, "gemma2: attention logit soft cap")
+      ->capture_default_str();
+  app.add_option("--final-softcap", p.final_softcap, "gemma2/3: final logit soft cap")
       ->capture_default_str();
   app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
   CLI11_PARSE(app, argc, argv);

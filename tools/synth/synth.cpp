@@ -103,6 +103,13 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
   w.set_f32(a + ".rope.freq_base", p.rope_base);
   w.set_f32(a + ".attention.layer_norm_rms_epsilon", p.rms_eps);
   if (p.pooling >= 0) w.set_u32(a + ".pooling_type", static_cast<uint32_t>(p.pooling));
+  if (is_gemma(a) && p.n_swa > 0) {  // local layers: window, pattern, their rope base
+    w.set_u32(a + ".attention.sliding_window", static_cast<uint32_t>(p.n_swa));
+    w.set_u32(a + ".attention.sliding_window_pattern", static_cast<uint32_t>(p.swa_pattern));
+    w.set_f32(a + ".rope.freq_base_swa", p.rope_base_swa);
+  }
+  if (p.attn_softcap > 0.0f) w.set_f32(a + ".attn_logit_softcapping", p.attn_softcap);
+  if (p.final_softcap > 0.0f) w.set_f32(a + ".final_logit_softcapping", p.final_softcap);
   w.set_u32("general.quantization_version", 2);
 }
 
@@ -126,13 +133,18 @@ Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, b + "attn_v.bias", {Ekv}, TensorType::kF32, 0.02f, 0.0f));
   }
-  if (p.arch == "qwen3") {
+  if (p.arch == "qwen3" || p.arch == "gemma3") {
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, b + "attn_q_norm.weight", {head_dim}, TensorType::kF32, 0.05f, 1.0f));
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, b + "attn_k_norm.weight", {head_dim}, TensorType::kF32, 0.05f, 1.0f));
   }
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_output.weight", {Eq, E}, p.type, s_in, 0.0f));
+  if (p.arch == "gemma2" || p.arch == "gemma3") {
+    for (const char* n : {"post_attention_norm", "post_ffw_norm"})
+      HEARTH_RETURN_IF_ERROR(
+          add_random(w, p, b + n + ".weight", {E}, TensorType::kF32, 0.05f, 1.0f));
+  }
   HEARTH_RETURN_IF_ERROR(
       add_random(w, p, b + "ffn_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate.weight", {E, F}, p.type, s_in, 0.0f));
@@ -164,10 +176,10 @@ namespace {
 
 Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
-      !is_encoder(p.arch))
+      !is_gemma(p.arch) && !is_encoder(p.arch))
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
-                             "nomic-bert, jina-bert-v2, modern-bert)",
+                             "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3)",
                              p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
@@ -202,10 +214,15 @@ Status synthesize(const SynthParams& p, const std::string& out_path) {
   int32_t n_vocab = 0;
   HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab));
   const int64_t E = p.n_embd;
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, "token_embd.weight", {E, n_vocab}, p.type, 1.0f, 0.0f));
+  // Gemma scales its input rows by sqrt(E): rows of scale 1/sqrt(E) keep them near unit size
+  // (and the tied output's logits in a sane range).
+  const float embd_scale = is_gemma(p.arch) ? 1.0f / std::sqrt(static_cast<float>(E)) : 1.0f;
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, "token_embd.weight", {E, n_vocab}, p.type, embd_scale, 0.0f));
   HEARTH_RETURN_IF_ERROR(
       add_random(w, p, "output_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
-  if (!p.tied_output) {
+  // gemma and gemma2 always tie the output to the embeddings (an output.weight is refused).
+  if (!p.tied_output && p.arch != "gemma" && p.arch != "gemma2") {
     const TensorType out_type = p.output_type.value_or(p.type);
     HEARTH_RETURN_IF_ERROR(add_random(w, p, "output.weight", {E, n_vocab}, out_type,
                                       1.0f / std::sqrt(static_cast<float>(E)), 0.0f));

@@ -13,7 +13,8 @@
 namespace hearth::synth {
 
 struct SynthParams {
-  // llama | qwen2 | qwen3 | smollm3 | bert | nomic-bert | jina-bert-v2 | modern-bert
+  // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | bert | nomic-bert |
+  // jina-bert-v2 | modern-bert
   std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
@@ -39,12 +40,15 @@ struct SynthParams {
   bool qk_norm = false;
   bool attn_norm_2 = false;
   bool separate_gate = false;
-  // modern-bert: sliding window (0: none), its layer pattern, the local rope base, and the
-  // hidden_activation key ("" : not written).
+  // modern-bert, gemma2, gemma3: sliding window (0: none), its layer pattern, the local rope
+  // base; modern-bert's hidden_activation key ("": not written).
   int32_t n_swa = 0;
   int32_t swa_pattern = 3;
   float rope_base_swa = 10000.0f;
   std::string hidden_act;
+  // gemma2/3: attn_logit_softcapping and final_logit_softcapping keys (0: not written).
+  float attn_softcap = 0.0f;
+  float final_softcap = 0.0f;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).

@@ -17,6 +17,10 @@ inline bool is_encoder(std::string_view arch) {
   return arch == "bert" || arch == "nomic-bert" || arch == "jina-bert-v2" || arch == "modern-bert";
 }
 
+inline bool is_gemma(std::string_view arch) {
+  return arch == "gemma" || arch == "gemma2" || arch == "gemma3";
+}
+
 namespace detail {
 
 // Rows of `values` ([n_rows][n_cols]) encoded as `type`.

@@ -187,6 +187,34 @@ TEST(LongContext, LogitsDoNotDependOnChunkingOrNeighbours) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
+// Sliding-window layers (gemma2 and gemma3 with a window of 16, soft caps on gemma2): a
+// token's logits still do not depend on chunking or neighbours, past the window and past
+// the exact prefix; and a batch of sixteen sequences gives each its logits alone.
+TEST(SlidingWindow, LogitsDoNotDependOnChunkingOrNeighbours) {
+  for (const char* arch : {"gemma2", "gemma3"}) {
+    SCOPED_TRACE(arch);
+    synth::SynthParams p = small_model(TensorType::kQ8_0);
+    p.arch = arch;
+    p.n_swa = 16;
+    p.swa_pattern = 2;
+    p.attn_softcap = p.arch == "gemma2" ? 5.0f : 0.0f;
+    p.final_softcap = 10.0f;
+    const std::string path = write_model(p, "swa.gguf");
+    auto m = models::load_model(path);
+    ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+    const auto whole = long_prompt_logits(*m, 150, false);
+    for (const auto& [chunk, other] : {std::pair{1, false}, std::pair{7, true}}) {
+      const auto got = long_prompt_logits(*m, chunk, other);
+      for (size_t k = 0; k < whole.size(); ++k) {
+        ASSERT_FALSE(whole[k].empty());
+        EXPECT_TRUE(got[k] == whole[k]) << "chunk " << chunk << " wanted row " << k;
+      }
+    }
+    expect_invariant(path);
+    std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     EveryWeightType, SmallModel,
     ::testing::Values(TensorType::kF32, TensorType::kF16, TensorType::kBF16, TensorType::kQ8_0,
