@@ -123,10 +123,20 @@ void Context::prepare_scratch(int64_t T) {
   }
 }
 
+// The per-pair rope divisors: rope_freqs, or phi3's long factors when a sequence may pass
+// the model's original context, else its short ones (as the reference chooses them).
+const std::vector<float>& Context::rope_factors() const {
+  const auto& w = model_->weights();
+  const auto& hp = model_->hparams();
+  if (!w.rope_freqs.empty()) return w.rope_freqs;
+  const int32_t n_ctx_seq = params_.n_ctx_seq > 0 ? params_.n_ctx_seq : params_.n_ctx;
+  return n_ctx_seq > hp.rope.n_ctx_orig ? w.rope_long : w.rope_short;
+}
+
 void Context::compute_rope(const Batch& batch) {
   const auto& hp = model_->hparams();
   const int32_t half = hp.n_rot / 2;
-  const auto& factors = model_->weights().rope_freqs;
+  const auto& factors = rope_factors();
   for (int32_t i = 0; i < batch.size(); ++i) {
     ops::rope_angles(hp.rope, hp.n_rot, factors.empty() ? nullptr : factors.data(), batch[i].pos,
                      scratch_.rope_cos.data() + i * half, scratch_.rope_sin.data() + i * half);
@@ -168,6 +178,10 @@ void Context::compute_logits(const Batch& batch, ThreadPool& pool) {
   if (!w.output_bias.empty()) {
     for (int32_t r = 0; r < n_out; ++r)
       ops::add_inplace(logits_.data() + r * hp.n_vocab, w.output_bias.data(), hp.n_vocab);
+  }
+  if (hp.logit_scale > 0.0f) {
+    const float inv = 1.0f / hp.logit_scale;
+    for (float& v : logits_) v *= inv;
   }
   if (const float cap = hp.final_logit_softcap; cap > 0.0f) {
     // As the reference's graph: scale by 1/cap, tanh, scale by cap.

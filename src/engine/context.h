@@ -19,8 +19,10 @@
 namespace hearth::engine {
 
 struct ContextParams {
-  int32_t n_ctx = 4096;                  // KV capacity in tokens, over all sequences
-  int32_t n_seq_max = 1;                 // sequences [0, n_seq_max)
+  int32_t n_ctx = 4096;   // KV capacity in tokens, over all sequences
+  int32_t n_seq_max = 1;  // sequences [0, n_seq_max)
+  // The context one sequence may reach (0: n_ctx); picks phi3's long or short rope factors.
+  int32_t n_ctx_seq = 0;
   int32_t n_threads = 0;                 // threads for single-token steps; 0 = hardware threads
   int32_t n_threads_batch = 0;           // threads for multi-token steps; 0 = n_threads
   int32_t kv_block_size = 16;            // tokens per KV block
@@ -68,6 +70,7 @@ class Context {
   Status validate(const Batch& batch) const;
   Status reserve_kv(const Batch& batch);
   void prepare_scratch(int64_t n_tokens);
+  const std::vector<float>& rope_factors() const;
   void compute_rope(const Batch& batch);
   void choose_outputs(const Batch& batch);
   void compute_logits(const Batch& batch, ThreadPool& pool);

@@ -182,11 +182,14 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
   project(st, w.wq, w.bq, st.s.cur.data(), st.s.q.data());
   project(st, w.wk, w.bk, st.s.cur.data(), st.s.k.data());
   project(st, w.wv, w.bv, st.s.cur.data(), st.s.v.data());
-  if (opt.qk_layer_norm) {
+  if (opt.qk_norm == QkNorm::kRowLayerNorm) {
     if (!w.q_norm.empty())
       layer_norm_rows(st, st.s.q.data(), w.q_norm, w.q_norm_b, st.s.q.data(), hp.n_embd_q());
     if (!w.k_norm.empty())
       layer_norm_rows(st, st.s.k.data(), w.k_norm, w.k_norm_b, st.s.k.data(), hp.n_embd_k());
+  } else if (opt.qk_norm == QkNorm::kRowRms) {
+    if (!w.q_norm.empty()) norm_rows(st, st.s.q.data(), w.q_norm, st.s.q.data(), hp.n_embd_q());
+    if (!w.k_norm.empty()) norm_rows(st, st.s.k.data(), w.k_norm, st.s.k.data(), hp.n_embd_k());
   } else {
     if (!w.q_norm.empty()) norm_heads(st, st.s.q.data(), H, D, w.q_norm);
     if (!w.k_norm.empty()) norm_heads(st, st.s.k.data(), Hkv, D, w.k_norm);

@@ -49,13 +49,16 @@ struct ForwardState {
   int64_t n_tokens() const { return static_cast<int64_t>(tokens.size()); }
 };
 
+enum class QkNorm { kHeadRms, kRowLayerNorm, kRowRms };
+
 struct AttentionOptions {
   ops::RopeKind rope = ops::RopeKind::kNorm;
   bool apply_rope = true;  // false on NoPE layers
   bool swa_rope = false;   // the sliding-window layers' rope table (hparams.rope_swa)
-  // The q/k norms are LayerNorms with biases over the whole q and k rows (jina-bert-v2), not
-  // per-head RMSNorms.
-  bool qk_layer_norm = false;
+  // What the q/k norms (where the layer has them) are: per-head RMSNorms (qwen3, gemma3),
+  // LayerNorms with biases over the whole q and k rows (jina-bert-v2), or RMSNorms over the
+  // whole rows (olmo2).
+  QkNorm qk_norm = QkNorm::kHeadRms;
   float kq_scale = 0.0f;  // 0: 1/sqrt(head_dim)
   // false (encoders): each token attends to every token of its sequence in the batch, not
   // only to those before it.

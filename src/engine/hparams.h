@@ -47,6 +47,9 @@ struct ModelHparams {
   // the context computes a second table when has_rope_swa.
   bool has_rope_swa = false;
   RopeParams rope_swa;
+  // > 0: logits divided by it (granite's logit_scale; multiplied by its inverse as the
+  // reference does).
+  float logit_scale = 0.0f;
   // > 0: final logit soft-capping, logit = cap * tanh(logit / cap) (gemma2, gemma3).
   float final_logit_softcap = 0.0f;
   // Rows of ffn_up when it holds the gate and up halves together (GEGLU encoders): 2F; else 0.

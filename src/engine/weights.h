@@ -63,6 +63,8 @@ struct ModelWeights {
   WeightMatrix output;             // [E, V]; the embedding matrix when tied
   std::vector<float> output_bias;  // optional [V]
   std::vector<float> rope_freqs;   // optional per-pair divisors [R/2]
+  // phi3 LongRoPE: per-pair divisors for contexts past n_ctx_orig (long) or within it.
+  std::vector<float> rope_long, rope_short;
   // Encoders: token type 0's row [E] (added to every token), absolute positions [E, n_ctx],
   // the embedding LayerNorm [E] [E].
   std::vector<float> token_type0;

@@ -27,6 +27,13 @@ Result<ModelPtr> load_gemma2(std::shared_ptr<const gguf::Archive> archive,
 Result<ModelPtr> load_gemma3(std::shared_ptr<const gguf::Archive> archive,
                              engine::ModelHparams hparams, const engine::LoadOptions& options);
 
+Result<ModelPtr> load_granite(std::shared_ptr<const gguf::Archive> archive,
+                              engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_phi3(std::shared_ptr<const gguf::Archive> archive,
+                           engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_olmo2(std::shared_ptr<const gguf::Archive> archive,
+                            engine::ModelHparams hparams, const engine::LoadOptions& options);
+
 Result<ModelPtr> load_bert(std::shared_ptr<const gguf::Archive> archive,
                            engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_nomic_bert(std::shared_ptr<const gguf::Archive> archive,

@@ -48,7 +48,7 @@ class EncoderModel final : public engine::Model {
     opt.causal = false;
     opt.apply_rope = kind_ == EncoderKind::kNomicBert;
     opt.rope = engine::ops::RopeKind::kNeox;
-    opt.qk_layer_norm = true;
+    opt.qk_norm = engine::QkNorm::kRowLayerNorm;
     if (kind_ == EncoderKind::kJinaBertV2) opt.max_alibi_bias = kJinaMaxAlibiBias;
     std::copy_n(st.s.x.data(), n, st.s.cur.data());  // cur keeps the block input
     engine::self_attention(st, il, w, opt);

@@ -11,7 +11,7 @@ namespace hearth::models {
 
 Result<ModelPtr> load_gemma(std::shared_ptr<const gguf::Archive> archive, engine::ModelHparams hp,
                             const engine::LoadOptions& options) {
-  FamilySpec spec = gemma::base_spec(/*post_norms=*/false);
+  FamilySpec spec = gemma::base_spec(hp, /*post_norms=*/false);
   spec.q_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim_v));
   return load_llama_family(std::move(archive), std::move(hp), spec, options);
 }

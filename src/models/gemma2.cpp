@@ -17,9 +17,9 @@ Result<ModelPtr> load_gemma2(std::shared_ptr<const gguf::Archive> archive, engin
                              const engine::LoadOptions& options) {
   const gguf::File& f = archive->primary();
   const std::string a = hp.arch;
-  FamilySpec spec = gemma::base_spec(/*post_norms=*/true);
-  HEARTH_ASSIGN_OR_RETURN(spec.n_swa, gemma::window(f, a, 4096));
-  spec.swa_period = gemma::swa_period(f, a, 2);
+  FamilySpec spec = gemma::base_spec(hp, /*post_norms=*/true);
+  HEARTH_ASSIGN_OR_RETURN(spec.n_swa, read_window(f, a, 4096));
+  spec.swa_period = read_swa_period(f, a, 2);
   HEARTH_ASSIGN_OR_RETURN(spec.attn_softcap,
                           engine::read_f32_key(f, a + ".attn_logit_softcapping", 50.0f));
   HEARTH_ASSIGN_OR_RETURN(hp.final_logit_softcap,

@@ -15,11 +15,11 @@ Result<ModelPtr> load_gemma3(std::shared_ptr<const gguf::Archive> archive, engin
                              const engine::LoadOptions& options) {
   const gguf::File& f = archive->primary();
   const std::string a = hp.arch;
-  FamilySpec spec = gemma::base_spec(/*post_norms=*/true);
+  FamilySpec spec = gemma::base_spec(hp, /*post_norms=*/true);
   spec.qk_norm = true;
-  HEARTH_ASSIGN_OR_RETURN(spec.n_swa, gemma::window(f, a, 0));
+  HEARTH_ASSIGN_OR_RETURN(spec.n_swa, read_window(f, a, 0));
   if (spec.n_swa > 0) {
-    spec.swa_period = gemma::swa_period(f, a, 6);
+    spec.swa_period = read_swa_period(f, a, 6);
     hp.has_rope_swa = true;
     hp.rope_swa = hp.rope;
     hp.rope_swa.scaling = engine::RopeScaling::kNone;

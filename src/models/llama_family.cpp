@@ -1,7 +1,10 @@
 #include "models/llama_family.h"
 
+#include "models/encoder_parts.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace hearth::models {
@@ -18,35 +21,52 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   opt.rope = spec_.rope;
   opt.causal = hparams().causal;  // <arch>.attention.causal (bidirectional embedding models)
   opt.apply_rope = spec_.nope_period <= 0 || (il + 1) % spec_.nope_period != 0;
+  opt.kq_scale = spec_.kq_scale;
   opt.q_scale = spec_.q_scale;
   opt.softcap = spec_.attn_softcap;
+  opt.qk_norm = spec_.qk_norm_rows ? engine::QkNorm::kRowRms : engine::QkNorm::kHeadRms;
   if (spec_.is_local(il)) {
     opt.window = spec_.n_swa;
     opt.swa_rope = hparams().has_rope_swa;
   }
-  engine::norm_rows(st, st.s.x.data(), w.attn_norm, st.s.cur.data(), E);
+  const auto block_input = [&](const std::vector<float>& norm) {
+    if (spec_.pre_norms) {
+      engine::norm_rows(st, st.s.x.data(), norm, st.s.cur.data(), E);
+    } else {
+      std::copy_n(st.s.x.data(), st.n_tokens() * E, st.s.cur.data());
+    }
+  };
+  const auto block_output = [&](const std::vector<float>& post_norm) {
+    if (spec_.post_norms) engine::norm_rows(st, st.s.out.data(), post_norm, st.s.out.data(), E);
+    if (spec_.residual_scale != 0.0f) {
+      float* out = st.s.out.data();
+      const int64_t n = st.n_tokens() * E;
+      for (int64_t i = 0; i < n; ++i) out[i] *= spec_.residual_scale;
+    }
+    engine::add_residual(st);
+  };
+  block_input(w.attn_norm);
   engine::self_attention(st, il, w, opt);
-  if (spec_.post_norms)
-    engine::norm_rows(st, st.s.out.data(), w.attn_post_norm, st.s.out.data(), E);
-  engine::add_residual(st);
-  engine::norm_rows(st, st.s.x.data(), w.ffn_norm, st.s.cur.data(), E);
+  block_output(w.attn_post_norm);
+  block_input(w.ffn_norm);
   if (spec_.gelu_ffn) {
     engine::glu_ffn(st, w, engine::GluActivation::kGelu);
+  } else if (spec_.fused_gate_up) {
+    engine::glu_ffn(st, w, engine::GluActivation::kSilu);
   } else {
     engine::swiglu_ffn(st, w);
   }
-  if (spec_.post_norms) engine::norm_rows(st, st.s.out.data(), w.ffn_post_norm, st.s.out.data(), E);
-  engine::add_residual(st);
+  block_output(w.ffn_post_norm);
 }
 
-// Token rows, scaled by sqrt(E) for gemma (the reference's f32 scale of its input rows).
+// Token rows, multiplied by embd_scale where the architecture scales them (an f32 scale, as
+// the reference's graph applies it).
 void LlamaFamilyModel::embed_input(engine::ForwardState& st) const {
   Model::embed_input(st);
-  if (!spec_.scale_embeddings) return;
-  const float scale = std::sqrt(static_cast<float>(hparams().n_embd));
+  if (spec_.embd_scale == 0.0f) return;
   float* x = st.s.x.data();
   const int64_t n = st.n_tokens() * hparams().n_embd;
-  for (int64_t i = 0; i < n; ++i) x[i] *= scale;
+  for (int64_t i = 0; i < n; ++i) x[i] *= spec_.embd_scale;
 }
 
 namespace {
@@ -57,10 +77,16 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
   const int64_t E = hp.n_embd, Eq = hp.n_embd_q(), Ek = hp.n_embd_k(), Ev = hp.n_embd_v(),
                 F = hp.n_ff;
   const int64_t Eo = int64_t{hp.n_head} * hp.head_dim_v;
-  HEARTH_ASSIGN_OR_RETURN(w.attn_norm, ld.vector(p + "attn_norm.weight", E));
-  HEARTH_ASSIGN_OR_RETURN(w.wq, ld.matrix(p + "attn_q.weight", E, Eq));
-  HEARTH_ASSIGN_OR_RETURN(w.wk, ld.matrix(p + "attn_k.weight", E, Ek));
-  HEARTH_ASSIGN_OR_RETURN(w.wv, ld.matrix(p + "attn_v.weight", E, Ev));
+  if (spec.pre_norms) {
+    HEARTH_ASSIGN_OR_RETURN(w.attn_norm, ld.vector(p + "attn_norm.weight", E));
+  }
+  if (spec.fused_qkv && ld.has(p + "attn_qkv.weight")) {
+    HEARTH_RETURN_IF_ERROR(encoder::load_qkv(ld, hp, p, w));
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(w.wq, ld.matrix(p + "attn_q.weight", E, Eq));
+    HEARTH_ASSIGN_OR_RETURN(w.wk, ld.matrix(p + "attn_k.weight", E, Ek));
+    HEARTH_ASSIGN_OR_RETURN(w.wv, ld.matrix(p + "attn_v.weight", E, Ev));
+  }
   HEARTH_ASSIGN_OR_RETURN(w.wo, ld.matrix(p + "attn_output.weight", Eo, E));
   const bool bias_optional = !spec.qkv_bias;
   if (spec.qkv_bias || spec.optional_biases) {
@@ -75,16 +101,24 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
     HEARTH_ASSIGN_OR_RETURN(w.ffn_down_b, ld.vector(p + "ffn_down.bias", E, true));
   }
   if (spec.qk_norm) {
-    HEARTH_ASSIGN_OR_RETURN(w.q_norm, ld.vector(p + "attn_q_norm.weight", hp.head_dim));
-    HEARTH_ASSIGN_OR_RETURN(w.k_norm, ld.vector(p + "attn_k_norm.weight", hp.head_dim));
+    const int64_t q_width = spec.qk_norm_rows ? Eq : hp.head_dim;
+    const int64_t k_width = spec.qk_norm_rows ? Ek : hp.head_dim;
+    HEARTH_ASSIGN_OR_RETURN(w.q_norm, ld.vector(p + "attn_q_norm.weight", q_width));
+    HEARTH_ASSIGN_OR_RETURN(w.k_norm, ld.vector(p + "attn_k_norm.weight", k_width));
   }
   if (spec.post_norms) {
     HEARTH_ASSIGN_OR_RETURN(w.attn_post_norm, ld.vector(p + "post_attention_norm.weight", E));
     HEARTH_ASSIGN_OR_RETURN(w.ffn_post_norm, ld.vector(p + "post_ffw_norm.weight", E));
   }
-  HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + "ffn_norm.weight", E));
-  HEARTH_ASSIGN_OR_RETURN(w.ffn_gate, ld.matrix(p + "ffn_gate.weight", E, F));
-  HEARTH_ASSIGN_OR_RETURN(w.ffn_up, ld.matrix(p + "ffn_up.weight", E, F));
+  if (spec.pre_norms) {
+    HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + "ffn_norm.weight", E));
+  }
+  if (spec.fused_gate_up) {
+    HEARTH_ASSIGN_OR_RETURN(w.ffn_up, ld.matrix(p + "ffn_up.weight", E, 2 * F));
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(w.ffn_gate, ld.matrix(p + "ffn_gate.weight", E, F));
+    HEARTH_ASSIGN_OR_RETURN(w.ffn_up, ld.matrix(p + "ffn_up.weight", E, F));
+  }
   HEARTH_ASSIGN_OR_RETURN(w.ffn_down, ld.matrix(p + "ffn_down.weight", F, E));
   return Status::ok();
 }
@@ -104,9 +138,22 @@ Status settle_vocab(const gguf::Archive& archive, ModelHparams& hp) {
 
 }  // namespace
 
+uint32_t read_swa_period(const gguf::File& f, const std::string& arch, uint32_t fallback) {
+  const gguf::Value* v = f.find(arch + ".attention.sliding_window_pattern");
+  if (v == nullptr || v->type() != gguf::ValueType::kU32) return fallback;
+  return static_cast<uint32_t>(*v->as_uint());
+}
+
+Result<int32_t> read_window(const gguf::File& f, const std::string& arch, int64_t fallback) {
+  HEARTH_ASSIGN_OR_RETURN(int64_t n,
+                          engine::read_u32_key(f, arch + ".attention.sliding_window", fallback));
+  return static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX));
+}
+
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive, ModelHparams hp,
                                    const FamilySpec& spec, const engine::LoadOptions& options) {
   HEARTH_RETURN_IF_ERROR(settle_vocab(*archive, hp));
+  if (spec.fused_gate_up) hp.n_ff_up = 2 * hp.n_ff;
   TensorLoader ld(*archive, options);
   ModelWeights w;
   const int64_t E = hp.n_embd, V = hp.n_vocab;
@@ -118,6 +165,9 @@ Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive,
     HEARTH_ASSIGN_OR_RETURN(w.output_bias, ld.vector("output.bias", V, true));
   }
   HEARTH_ASSIGN_OR_RETURN(w.rope_freqs, ld.vector("rope_freqs.weight", hp.n_rot / 2, true));
+  // phi3's LongRoPE factors: the context picks long or short by its per-sequence size.
+  HEARTH_ASSIGN_OR_RETURN(w.rope_long, ld.vector("rope_factors_long.weight", hp.n_rot / 2, true));
+  HEARTH_ASSIGN_OR_RETURN(w.rope_short, ld.vector("rope_factors_short.weight", hp.n_rot / 2, true));
   if (spec.rank_head) {
     HEARTH_ASSIGN_OR_RETURN(w.cls_out, ld.row_matrix("cls.output.weight", E, hp.n_cls_out, true));
   }

@@ -1,7 +1,8 @@
 // The pre-norm transformer shared by the llama family (llama, mistral, qwen2, qwen3,
-// smollm3, gemma, gemma2, gemma3): RMSNorm -> self-attention -> residual, RMSNorm -> SwiGLU
-// (gemma: GELU-gated) FFN -> residual; gemma2/3 normalize each block's output again before
-// its residual add. Each architecture file describes its variant with a FamilySpec.
+// smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2): RMSNorm -> self-attention ->
+// residual, RMSNorm -> SwiGLU (gemma: GELU-gated) FFN -> residual; gemma2/3 and olmo2
+// normalize each block's output again before its residual add (olmo2 without the norms
+// before). Each architecture file describes its variant with a FamilySpec.
 #pragma once
 
 #include <memory>
@@ -20,13 +21,21 @@ struct FamilySpec {
   bool output_bias = false;      // an output.bias may be present
   int32_t nope_period = 0;       // > 0: layers with (il + 1) % nope_period == 0 skip RoPE
   bool rank_head = false;        // qwen3: an optional cls.output [E, n_cls_out] (rerankers)
-  // gemma: input rows scaled by sqrt(E), a GELU-gated FFN, q multiplied by q_scale after
-  // RoPE (the scores then unscaled); gemma2/3: post-attention and post-FFN RMSNorms.
-  bool scale_embeddings = false;
-  bool gelu_ffn = false;
-  bool post_norms = false;
+  // Input rows multiplied by embd_scale (0: not; gemma: sqrt(E), granite: its key);
+  // block outputs by residual_scale before each residual add (granite); scores by kq_scale
+  // (0: 1/sqrt(D); granite's attention.scale), or q by q_scale after RoPE with the scores
+  // then unscaled (gemma, phi3).
+  float embd_scale = 0.0f;
+  float residual_scale = 0.0f;
+  float kq_scale = 0.0f;
   float q_scale = 0.0f;
-  float attn_softcap = 0.0f;  // gemma2: attention logit soft-capping
+  bool gelu_ffn = false;       // gemma: a GELU-gated FFN
+  bool post_norms = false;     // gemma2/3, olmo2: post-attention and post-FFN RMSNorms
+  bool pre_norms = true;       // olmo2: false, blocks read the residual stream unnormalized
+  bool qk_norm_rows = false;   // olmo2: q/k RMSNorms over whole rows ([H*D], [Hkv*D])
+  bool fused_qkv = false;      // phi3: attn_qkv [E, H*D + 2 Hkv*D] in place of q/k/v
+  bool fused_gate_up = false;  // phi3: ffn_up [E, 2F], gate half then up half, no ffn_gate
+  float attn_softcap = 0.0f;   // gemma2: attention logit soft-capping
   // Sliding-window layers (gemma2/3): n_swa > 0 and layer il local when swa_period == 0 or
   // il % swa_period < swa_period - 1 (the last layer of each period is global).
   int32_t n_swa = 0;
@@ -49,6 +58,12 @@ class LlamaFamilyModel : public engine::Model {
  private:
   FamilySpec spec_;
 };
+
+// <arch>.attention.sliding_window_pattern as a scalar; the reference reads an array (or a
+// missing key) as `fallback`.
+uint32_t read_swa_period(const gguf::File& f, const std::string& arch, uint32_t fallback);
+// <arch>.attention.sliding_window, or `fallback` when absent.
+Result<int32_t> read_window(const gguf::File& f, const std::string& arch, int64_t fallback);
 
 // Loads the tensors of a llama-family model with exact shape checks and builds it.
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive,

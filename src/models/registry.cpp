@@ -15,7 +15,7 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 11> kArchitectures = {{
+constexpr std::array<ArchEntry, 14> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
@@ -23,6 +23,9 @@ constexpr std::array<ArchEntry, 11> kArchitectures = {{
     {"gemma", &load_gemma},
     {"gemma2", &load_gemma2},
     {"gemma3", &load_gemma3},
+    {"granite", &load_granite},
+    {"phi3", &load_phi3},
+    {"olmo2", &load_olmo2},
     {"bert", &load_bert},
     {"nomic-bert", &load_nomic_bert},
     {"jina-bert-v2", &load_jina_bert_v2},

@@ -338,6 +338,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   // Separate slots get a context each; a unified cache is one pool of n_ctx_slot tokens that
   // every slot draws from (llama-server's -kvu, forced by -np auto).
   cp.n_ctx = config.kv_unified ? config.n_ctx_slot : config.n_slots * config.n_ctx_slot;
+  cp.n_ctx_seq = config.n_ctx_slot;
   cp.n_seq_max = config.n_slots;
   cp.n_threads = config.n_threads;
   cp.n_threads_batch = config.n_threads_batch;

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
   app.add_option("--arch", p.arch,
-                 "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, bert, nomic-bert, "
+                 "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, bert, "
+                 "nomic-bert, "
                  "jina-bert-v2 or modern-bert")
       ->capture_default_str();
   app.add_option("--n-embd", p.n_embd)->capture_default_str();
@@ -51,6 +52,16 @@ int main(int argc, char** argv) {
   app.add_option("--attn-softcap", p.attn_softcap, "gemma2: attention logit soft cap")
       ->capture_default_str();
   app.add_option("--final-softcap", p.final_softcap, "gemma2/3: final logit soft cap")
+      ->capture_default_str();
+  app.add_option("--logit-scale", p.logit_scale, "granite: logit_scale")->capture_default_str();
+  app.add_option("--residual-scale", p.residual_scale, "granite: residual_scale")
+      ->capture_default_str();
+  app.add_option("--embedding-scale", p.embedding_scale, "granite: embedding_scale")
+      ->capture_default_str();
+  app.add_option("--attention-scale", p.attention_scale, "granite: attention.scale")
+      ->capture_default_str();
+  app.add_option("--long-rope", p.n_ctx_orig,
+                 "phi3: LongRoPE factors with this original context length (0: none)")
       ->capture_default_str();
   app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
   CLI11_PARSE(app, argc, argv);

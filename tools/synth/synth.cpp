@@ -103,53 +103,92 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
   w.set_f32(a + ".rope.freq_base", p.rope_base);
   w.set_f32(a + ".attention.layer_norm_rms_epsilon", p.rms_eps);
   if (p.pooling >= 0) w.set_u32(a + ".pooling_type", static_cast<uint32_t>(p.pooling));
-  if (is_gemma(a) && p.n_swa > 0) {  // local layers: window, pattern, their rope base
+  if ((is_gemma(a) || a == "olmo2") &&
+      p.n_swa > 0) {  // local layers: window, pattern, their rope base
     w.set_u32(a + ".attention.sliding_window", static_cast<uint32_t>(p.n_swa));
     w.set_u32(a + ".attention.sliding_window_pattern", static_cast<uint32_t>(p.swa_pattern));
     w.set_f32(a + ".rope.freq_base_swa", p.rope_base_swa);
   }
   if (p.attn_softcap > 0.0f) w.set_f32(a + ".attn_logit_softcapping", p.attn_softcap);
+  if (a == "granite") {  // Granite's multipliers (logit_scale is required)
+    w.set_f32(a + ".logit_scale", p.logit_scale > 0.0f ? p.logit_scale : 1.0f);
+    if (p.residual_scale != 0.0f) w.set_f32(a + ".residual_scale", p.residual_scale);
+    if (p.embedding_scale != 0.0f) w.set_f32(a + ".embedding_scale", p.embedding_scale);
+    if (p.attention_scale != 0.0f) w.set_f32(a + ".attention.scale", p.attention_scale);
+  }
   if (p.final_softcap > 0.0f) w.set_f32(a + ".final_logit_softcapping", p.final_softcap);
   w.set_u32("general.quantization_version", 2);
 }
 
+Status add_norm_weight(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
+  return add_random(w, p, name, {n}, TensorType::kF32, 0.05f, 1.0f);
+}
+
+Status add_bias(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
+  return add_random(w, p, name, {n}, TensorType::kF32, 0.02f, 0.0f);
+}
+
+// Q, K, V (fused into attn_qkv for phi3), their biases (qwen2) and norms (per head: qwen3,
+// gemma3; whole rows: olmo2), and the output projection.
+Status add_attention(gguf::Writer& w, const SynthParams& p, const std::string& b,
+                     int32_t head_dim) {
+  const int64_t E = p.n_embd, Eq = int64_t{p.n_head} * head_dim,
+                Ekv = int64_t{p.n_head_kv} * head_dim;
+  const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
+  if (p.arch == "phi3") {
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_qkv.weight", {E, Eq + 2 * Ekv}, p.type, s_in, 0.0f));
+  } else {
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_q.weight", {E, Eq}, p.type, s_in, 0.0f));
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_k.weight", {E, Ekv}, p.type, s_in, 0.0f));
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_v.weight", {E, Ekv}, p.type, s_in, 0.0f));
+  }
+  if (p.arch == "qwen2") {
+    HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_q.bias", Eq));
+    HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_k.bias", Ekv));
+    HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_v.bias", Ekv));
+  }
+  if (p.arch == "qwen3" || p.arch == "gemma3" || p.arch == "olmo2") {
+    const bool rows = p.arch == "olmo2";
+    HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_q_norm.weight", rows ? Eq : head_dim));
+    HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_k_norm.weight", rows ? Ekv : head_dim));
+  }
+  return add_random(w, p, b + "attn_output.weight", {Eq, E}, p.type, s_in, 0.0f);
+}
+
 Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head_dim) {
   const std::string b = fmt::format("blk.{}.", il);
-  const int64_t E = p.n_embd, Eq = int64_t{p.n_head} * head_dim,
-                Ekv = int64_t{p.n_head_kv} * head_dim, F = p.n_ff;
+  const int64_t E = p.n_embd, F = p.n_ff;
   // Scales keep activations of a deep random network in a sane range.
   const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
   const float s_ff = 1.0f / std::sqrt(static_cast<float>(F));
-  HEARTH_RETURN_IF_ERROR(
-      add_random(w, p, b + "attn_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_q.weight", {E, Eq}, p.type, s_in, 0.0f));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_k.weight", {E, Ekv}, p.type, s_in, 0.0f));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_v.weight", {E, Ekv}, p.type, s_in, 0.0f));
-  if (p.arch == "qwen2") {
-    HEARTH_RETURN_IF_ERROR(
-        add_random(w, p, b + "attn_q.bias", {Eq}, TensorType::kF32, 0.02f, 0.0f));
-    HEARTH_RETURN_IF_ERROR(
-        add_random(w, p, b + "attn_k.bias", {Ekv}, TensorType::kF32, 0.02f, 0.0f));
-    HEARTH_RETURN_IF_ERROR(
-        add_random(w, p, b + "attn_v.bias", {Ekv}, TensorType::kF32, 0.02f, 0.0f));
-  }
-  if (p.arch == "qwen3" || p.arch == "gemma3") {
-    HEARTH_RETURN_IF_ERROR(
-        add_random(w, p, b + "attn_q_norm.weight", {head_dim}, TensorType::kF32, 0.05f, 1.0f));
-    HEARTH_RETURN_IF_ERROR(
-        add_random(w, p, b + "attn_k_norm.weight", {head_dim}, TensorType::kF32, 0.05f, 1.0f));
-  }
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_output.weight", {Eq, E}, p.type, s_in, 0.0f));
-  if (p.arch == "gemma2" || p.arch == "gemma3") {
+  const bool pre_norms = p.arch != "olmo2";
+  if (pre_norms) HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_norm.weight", E));
+  HEARTH_RETURN_IF_ERROR(add_attention(w, p, b, head_dim));
+  if (p.arch == "gemma2" || p.arch == "gemma3" || p.arch == "olmo2") {
     for (const char* n : {"post_attention_norm", "post_ffw_norm"})
-      HEARTH_RETURN_IF_ERROR(
-          add_random(w, p, b + n + ".weight", {E}, TensorType::kF32, 0.05f, 1.0f));
+      HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + n + ".weight", E));
   }
-  HEARTH_RETURN_IF_ERROR(
-      add_random(w, p, b + "ffn_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate.weight", {E, F}, p.type, s_in, 0.0f));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, F}, p.type, s_in, 0.0f));
+  if (pre_norms) HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "ffn_norm.weight", E));
+  if (p.arch == "phi3") {  // gate and up fused: [E, 2F]
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, 2 * F}, p.type, s_in, 0));
+  } else {
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate.weight", {E, F}, p.type, s_in, 0.0f));
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, F}, p.type, s_in, 0.0f));
+  }
   return add_random(w, p, b + "ffn_down.weight", {F, E}, p.type, s_ff, 0.0f);
+}
+
+// phi3's LongRoPE: the scaling keys and per-pair factors, long and short ([R/2], near 1-4).
+Status add_long_rope(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
+  const std::string a = p.arch;
+  w.set_string(a + ".rope.scaling.type", "longrope");
+  w.set_u32(a + ".rope.scaling.original_context_length", static_cast<uint32_t>(p.n_ctx_orig));
+  w.set_f32(a + ".rope.scaling.attn_factor", 1.19f);
+  const int64_t half = head_dim / 2;
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, "rope_factors_long.weight", {half}, TensorType::kF32, 0.5f, 2.5f));
+  return add_random(w, p, "rope_factors_short.weight", {half}, TensorType::kF32, 0.1f, 1.1f);
 }
 
 }  // namespace
@@ -176,11 +215,14 @@ namespace {
 
 Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
-      !is_gemma(p.arch) && !is_encoder(p.arch))
-    return error(ErrorCode::kInvalidArgument,
-                 fmt::format("unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
-                             "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3)",
-                             p.arch));
+      !is_gemma(p.arch) && p.arch != "granite" && p.arch != "phi3" && p.arch != "olmo2" &&
+      !is_encoder(p.arch))
+    return error(
+        ErrorCode::kInvalidArgument,
+        fmt::format(
+            "unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
+            "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2)",
+            p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
     return error(ErrorCode::kInvalidArgument, "every size must be positive");
@@ -216,7 +258,8 @@ Status synthesize(const SynthParams& p, const std::string& out_path) {
   const int64_t E = p.n_embd;
   // Gemma scales its input rows by sqrt(E): rows of scale 1/sqrt(E) keep them near unit size
   // (and the tied output's logits in a sane range).
-  const float embd_scale = is_gemma(p.arch) ? 1.0f / std::sqrt(static_cast<float>(E)) : 1.0f;
+  float embd_scale = is_gemma(p.arch) ? 1.0f / std::sqrt(static_cast<float>(E)) : 1.0f;
+  if (p.arch == "granite" && p.embedding_scale > 0.0f) embd_scale = 1.0f / p.embedding_scale;
   HEARTH_RETURN_IF_ERROR(
       add_random(w, p, "token_embd.weight", {E, n_vocab}, p.type, embd_scale, 0.0f));
   HEARTH_RETURN_IF_ERROR(
@@ -228,6 +271,7 @@ Status synthesize(const SynthParams& p, const std::string& out_path) {
                                       1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
   }
   for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_layer(w, p, il, head_dim));
+  if (p.arch == "phi3" && p.n_ctx_orig > 0) HEARTH_RETURN_IF_ERROR(add_long_rope(w, p, head_dim));
   if (p.n_cls_out > 0) {  // a Qwen3-Reranker-style classifier
     if (p.n_cls_out > 1) {
       std::vector<std::string> labels;

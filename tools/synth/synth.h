@@ -13,8 +13,8 @@
 namespace hearth::synth {
 
 struct SynthParams {
-  // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | bert | nomic-bert |
-  // jina-bert-v2 | modern-bert
+  // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | granite | phi3 | olmo2 |
+  // bert | nomic-bert | jina-bert-v2 | modern-bert
   std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
@@ -49,6 +49,14 @@ struct SynthParams {
   // gemma2/3: attn_logit_softcapping and final_logit_softcapping keys (0: not written).
   float attn_softcap = 0.0f;
   float final_softcap = 0.0f;
+  // granite: logit_scale (written as 1 when 0), residual_scale, embedding_scale and
+  // attention.scale (0: not written).
+  float logit_scale = 0.0f;
+  float residual_scale = 0.0f;
+  float embedding_scale = 0.0f;
+  float attention_scale = 0.0f;
+  // phi3: > 0 writes LongRoPE (this original context length, long and short factors).
+  int32_t n_ctx_orig = 0;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).
