@@ -152,6 +152,26 @@ Status read_norms(const gguf::File& f, const std::string& a, ModelHparams& hp) {
   return Status::ok();
 }
 
+// The expert counts and widths of mixture-of-experts models (all 0 for dense ones).
+Status read_experts(const gguf::File& f, const std::string& a, ModelHparams& hp) {
+  int64_t v = 0;
+  HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".expert_count", 0, false));
+  const int64_t n_expert = v;
+  HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".expert_used_count", 0, false));
+  const int64_t n_used = v;
+  if (n_expert < 0 || n_expert > 4096 || n_used < 0 || n_used > n_expert ||
+      (n_expert > 0 && n_used == 0))
+    return corrupt(f, fmt::format("{} experts with {} used per token is not a valid mixture",
+                                  n_expert, n_used));
+  hp.n_expert = static_cast<int32_t>(n_expert);
+  hp.n_expert_used = static_cast<int32_t>(n_used);
+  HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".expert_feed_forward_length", 0, false));
+  hp.n_ff_exp = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".expert_shared_feed_forward_length", 0, false));
+  hp.n_ff_shexp = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+  return Status::ok();
+}
+
 // A count narrowed to int32, saturating; check_shapes rejects implausible sizes.
 int32_t narrow(int64_t v) {
   return static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
@@ -195,6 +215,7 @@ Result<ModelHparams> read_hparams(const gguf::File& f) {
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".rope.dimension_count", hp.head_dim, false));
   hp.n_rot = narrow(v);
   HEARTH_RETURN_IF_ERROR(read_norms(f, a, hp));
+  HEARTH_RETURN_IF_ERROR(read_experts(f, a, hp));
   HEARTH_RETURN_IF_ERROR(read_rope(f, a, hp));
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".pooling_type", -1, false));
   if (v < -1 || v > static_cast<int64_t>(PoolingType::kRank))

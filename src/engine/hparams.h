@@ -43,6 +43,13 @@ struct ModelHparams {
   bool causal = true;       // <arch>.attention.causal; encoders attend to their whole input
   int32_t n_cls_out = 1;    // rank head outputs: <arch>.classifier.output_labels, else 1
   RopeParams rope;
+  // Mixture of experts: <arch>.expert_count (0: dense), .expert_used_count, the experts'
+  // FFN width (.expert_feed_forward_length) and the shared expert's
+  // (.expert_shared_feed_forward_length).
+  int32_t n_expert = 0;
+  int32_t n_expert_used = 0;
+  int32_t n_ff_exp = 0;
+  int32_t n_ff_shexp = 0;
   // The rope of sliding-window layers where it differs (modern-bert: <arch>.rope.freq_base_swa);
   // the context computes a second table when has_rope_swa.
   bool has_rope_swa = false;

@@ -60,6 +60,32 @@ Result<WeightMatrix> TensorLoader::row_matrix(const std::string& name, int64_t n
   return w;
 }
 
+Result<std::vector<WeightMatrix>> TensorLoader::matrices(const std::string& name, int64_t n_cols,
+                                                         int64_t n_rows, int64_t n_mats) {
+  HEARTH_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, find(name, false));
+  if (t->ne[0] != n_cols || t->ne[1] != n_rows || t->ne[2] != n_mats || t->ne[3] != 1)
+    return error(
+        ErrorCode::kCorruptFile,
+        fmt::format("{}: tensor '{}' has shape {}, expected [{}, {}, {}]",
+                    archive_.primary().name(), name, t->shape_string(), n_cols, n_rows, n_mats));
+  if (!kernels::can_matmul(t->type))
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("{}: tensor '{}' has type {}, which Hearth cannot multiply yet",
+                             archive_.primary().name(), name, tensor_type_name(t->type)));
+  std::vector<WeightMatrix> out;
+  const size_t stride = row_bytes(traits_of(t->type), static_cast<uint64_t>(n_cols));
+  for (int64_t m = 0; m < n_mats; ++m) {
+    WeightMatrix w;
+    w.type = t->type;
+    w.n_cols = n_cols;
+    w.n_rows = n_rows;
+    w.row_stride = stride;
+    w.data = t->data + static_cast<size_t>(m) * static_cast<size_t>(n_rows) * stride;
+    out.push_back(options_.repack && kernels::can_interleave(w) ? repack(w) : w);
+  }
+  return out;
+}
+
 Result<std::vector<float>> TensorLoader::vector(const std::string& name, int64_t n, bool optional) {
   HEARTH_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, find(name, optional));
   if (t == nullptr) return std::vector<float>{};

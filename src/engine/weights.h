@@ -36,6 +36,17 @@ struct FreeBytes {
 };
 using OwnedBytes = std::unique_ptr<uint8_t, FreeBytes>;
 
+// A mixture-of-experts FFN (qwen2moe, qwen3moe, olmoe, mixtral): the router, each
+// expert's gate/up/down (the slices of the file's 3-D ffn_*_exps tensors), and an optional
+// shared expert with its sigmoid gate (qwen2moe).
+struct MoeWeights {
+  WeightMatrix router;                               // ffn_gate_inp [E, n_expert]
+  std::vector<WeightMatrix> gate, up, down;          // [n_expert] of [E, Fe] [E, Fe] [Fe, E]
+  WeightMatrix shared_gate, shared_up, shared_down;  // [E, Fs] [E, Fs] [Fs, E]
+  WeightMatrix shared_router;                        // ffn_gate_inp_shexp [E, 1]
+  bool present() const { return !gate.empty(); }
+};
+
 // One transformer block of the llama family. Shapes in GGUF order.
 struct LayerWeights {
   std::vector<float> attn_norm;       // [E]
@@ -52,6 +63,7 @@ struct LayerWeights {
   WeightMatrix ffn_gate, ffn_up;                        // [E, F]
   WeightMatrix ffn_down;                                // [F, E]
   std::vector<float> ffn_gate_b, ffn_up_b, ffn_down_b;  // optional biases
+  MoeWeights moe;  // in place of ffn_gate/up/down on mixture-of-experts layers
   // Encoders (post-norm): LayerNorm after the attention and after the FFN residual adds.
   std::vector<float> attn_out_norm, attn_out_norm_b;  // [E] [E]
   std::vector<float> out_norm, out_norm_b;            // [E] [E]
@@ -91,6 +103,10 @@ class TensorLoader {
   // yields an empty view.
   Result<WeightMatrix> matrix(const std::string& name, int64_t n_cols, int64_t n_rows,
                               bool optional = false);
+  // The n_mats matrices [n_cols, n_rows] of a 3-D tensor [n_cols, n_rows, n_mats] (experts),
+  // each repacked like matrix() does.
+  Result<std::vector<WeightMatrix>> matrices(const std::string& name, int64_t n_cols,
+                                             int64_t n_rows, int64_t n_mats);
   // The same in the file's row layout, for a matrix whose rows are also read one by one
   // (token embeddings).
   Result<WeightMatrix> row_matrix(const std::string& name, int64_t n_cols, int64_t n_rows,

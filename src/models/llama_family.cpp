@@ -1,5 +1,6 @@
 #include "models/llama_family.h"
 
+#include "engine/moe.h"
 #include "models/encoder_parts.h"
 
 #include <fmt/format.h>
@@ -49,7 +50,9 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   engine::self_attention(st, il, w, opt);
   block_output(w.attn_post_norm);
   block_input(w.ffn_norm);
-  if (spec_.gelu_ffn) {
+  if (w.moe.present()) {
+    engine::moe_ffn(st, w, {hparams().n_expert_used, spec_.moe_norm_weights});
+  } else if (spec_.gelu_ffn) {
     engine::glu_ffn(st, w, engine::GluActivation::kGelu);
   } else if (spec_.fused_gate_up) {
     engine::glu_ffn(st, w, engine::GluActivation::kSilu);
@@ -70,6 +73,25 @@ void LlamaFamilyModel::embed_input(engine::ForwardState& st) const {
 }
 
 namespace {
+
+// A mixture-of-experts FFN: the router, the experts' 3-D tensors, and the shared expert.
+Status load_experts(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& spec,
+                    const std::string& p, engine::MoeWeights& m) {
+  const int64_t E = hp.n_embd, X = hp.n_expert;
+  // The experts' width: expert_feed_forward_length, else F / k as the reference falls back.
+  const int64_t Fe = hp.n_ff_exp > 0 ? hp.n_ff_exp : hp.n_ff / hp.n_expert_used;
+  HEARTH_ASSIGN_OR_RETURN(m.router, ld.matrix(p + "ffn_gate_inp.weight", E, X));
+  HEARTH_ASSIGN_OR_RETURN(m.gate, ld.matrices(p + "ffn_gate_exps.weight", E, Fe, X));
+  HEARTH_ASSIGN_OR_RETURN(m.up, ld.matrices(p + "ffn_up_exps.weight", E, Fe, X));
+  HEARTH_ASSIGN_OR_RETURN(m.down, ld.matrices(p + "ffn_down_exps.weight", Fe, E, X));
+  if (!spec.shared_expert) return Status::ok();
+  const int64_t Fs = hp.n_ff_shexp > 0 ? hp.n_ff_shexp : hp.n_ff;
+  HEARTH_ASSIGN_OR_RETURN(m.shared_router, ld.matrix(p + "ffn_gate_inp_shexp.weight", E, 1));
+  HEARTH_ASSIGN_OR_RETURN(m.shared_gate, ld.matrix(p + "ffn_gate_shexp.weight", E, Fs));
+  HEARTH_ASSIGN_OR_RETURN(m.shared_up, ld.matrix(p + "ffn_up_shexp.weight", E, Fs));
+  HEARTH_ASSIGN_OR_RETURN(m.shared_down, ld.matrix(p + "ffn_down_shexp.weight", Fs, E));
+  return Status::ok();
+}
 
 Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& spec, int32_t il,
                   LayerWeights& w) {
@@ -113,6 +135,10 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
   if (spec.pre_norms) {
     HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + "ffn_norm.weight", E));
   }
+  if (hp.n_expert > 0) {
+    HEARTH_RETURN_IF_ERROR(load_experts(ld, hp, spec, p, w.moe));
+    return Status::ok();
+  }
   if (spec.fused_gate_up) {
     HEARTH_ASSIGN_OR_RETURN(w.ffn_up, ld.matrix(p + "ffn_up.weight", E, 2 * F));
   } else {
@@ -137,6 +163,13 @@ Status settle_vocab(const gguf::Archive& archive, ModelHparams& hp) {
 }
 
 }  // namespace
+
+Status require_experts(const gguf::Archive& archive, const ModelHparams& hp) {
+  if (hp.n_expert > 0) return Status::ok();
+  return error(ErrorCode::kCorruptFile,
+               fmt::format("{}: {} needs {}.expert_count and .expert_used_count",
+                           archive.primary().name(), hp.arch, hp.arch));
+}
 
 uint32_t read_swa_period(const gguf::File& f, const std::string& arch, uint32_t fallback) {
   const gguf::Value* v = f.find(arch + ".attention.sliding_window_pattern");

@@ -36,6 +36,11 @@ struct FamilySpec {
   bool fused_qkv = false;      // phi3: attn_qkv [E, H*D + 2 Hkv*D] in place of q/k/v
   bool fused_gate_up = false;  // phi3: ffn_up [E, 2F], gate half then up half, no ffn_gate
   float attn_softcap = 0.0f;   // gemma2: attention logit soft-capping
+  // Mixture of experts (when the file has <arch>.expert_count): whether the top-k routing
+  // weights are renormalized (qwen3moe, mixtral), and whether a shared expert is required
+  // (qwen2moe).
+  bool moe_norm_weights = false;
+  bool shared_expert = false;
   // Sliding-window layers (gemma2/3): n_swa > 0 and layer il local when swa_period == 0 or
   // il % swa_period < swa_period - 1 (the last layer of each period is global).
   int32_t n_swa = 0;
@@ -58,6 +63,9 @@ class LlamaFamilyModel : public engine::Model {
  private:
   FamilySpec spec_;
 };
+
+// kCorruptFile unless the model has experts (<arch>.expert_count, .expert_used_count).
+Status require_experts(const gguf::Archive& archive, const engine::ModelHparams& hp);
 
 // <arch>.attention.sliding_window_pattern as a scalar; the reference reads an array (or a
 // missing key) as `fallback`.

@@ -15,7 +15,7 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 14> kArchitectures = {{
+constexpr std::array<ArchEntry, 17> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
@@ -26,6 +26,9 @@ constexpr std::array<ArchEntry, 14> kArchitectures = {{
     {"granite", &load_granite},
     {"phi3", &load_phi3},
     {"olmo2", &load_olmo2},
+    {"qwen2moe", &load_qwen2moe},
+    {"qwen3moe", &load_qwen3moe},
+    {"olmoe", &load_olmoe},
     {"bert", &load_bert},
     {"nomic-bert", &load_nomic_bert},
     {"jina-bert-v2", &load_jina_bert_v2},

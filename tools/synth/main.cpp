@@ -18,10 +18,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
-  app.add_option("--arch", p.arch,
-                 "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, bert, "
-                 "nomic-bert, "
-                 "jina-bert-v2 or modern-bert")
+  app.add_option(
+         "--arch", p.arch,
+         "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "
+         "qwen3moe, olmoe, bert, "
+         "nomic-bert, "
+         "jina-bert-v2 or modern-bert")
       ->capture_default_str();
   app.add_option("--n-embd", p.n_embd)->capture_default_str();
   app.add_option("--n-layer", p.n_layer)->capture_default_str();
@@ -59,6 +61,12 @@ int main(int argc, char** argv) {
   app.add_option("--embedding-scale", p.embedding_scale, "granite: embedding_scale")
       ->capture_default_str();
   app.add_option("--attention-scale", p.attention_scale, "granite: attention.scale")
+      ->capture_default_str();
+  app.add_option("--n-expert", p.n_expert, "mixture of experts: experts (0: dense)")
+      ->capture_default_str();
+  app.add_option("--n-expert-used", p.n_expert_used, "experts per token")->capture_default_str();
+  app.add_option("--n-ff-exp", p.n_ff_exp, "experts' FFN width (0: --n-ff)")->capture_default_str();
+  app.add_option("--n-ff-shexp", p.n_ff_shexp, "qwen2moe: shared expert width (0: --n-ff)")
       ->capture_default_str();
   app.add_option("--long-rope", p.n_ctx_orig,
                  "phi3: LongRoPE factors with this original context length (0: none)")

@@ -110,6 +110,14 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
     w.set_f32(a + ".rope.freq_base_swa", p.rope_base_swa);
   }
   if (p.attn_softcap > 0.0f) w.set_f32(a + ".attn_logit_softcapping", p.attn_softcap);
+  if (p.n_expert > 0) {
+    w.set_u32(a + ".expert_count", static_cast<uint32_t>(p.n_expert));
+    w.set_u32(a + ".expert_used_count", static_cast<uint32_t>(p.n_expert_used));
+    if (p.n_ff_exp > 0)
+      w.set_u32(a + ".expert_feed_forward_length", static_cast<uint32_t>(p.n_ff_exp));
+    if (p.n_ff_shexp > 0)
+      w.set_u32(a + ".expert_shared_feed_forward_length", static_cast<uint32_t>(p.n_ff_shexp));
+  }
   if (a == "granite") {  // Granite's multipliers (logit_scale is required)
     w.set_f32(a + ".logit_scale", p.logit_scale > 0.0f ? p.logit_scale : 1.0f);
     if (p.residual_scale != 0.0f) w.set_f32(a + ".residual_scale", p.residual_scale);
@@ -143,17 +151,42 @@ Status add_attention(gguf::Writer& w, const SynthParams& p, const std::string& b
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_k.weight", {E, Ekv}, p.type, s_in, 0.0f));
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_v.weight", {E, Ekv}, p.type, s_in, 0.0f));
   }
-  if (p.arch == "qwen2") {
+  if (p.arch == "qwen2" || p.arch == "qwen2moe") {
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_q.bias", Eq));
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_k.bias", Ekv));
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_v.bias", Ekv));
   }
-  if (p.arch == "qwen3" || p.arch == "gemma3" || p.arch == "olmo2") {
-    const bool rows = p.arch == "olmo2";
+  if (p.arch == "qwen3" || p.arch == "gemma3" || p.arch == "olmo2" || p.arch == "qwen3moe" ||
+      p.arch == "olmoe") {
+    const bool rows = p.arch == "olmo2" || p.arch == "olmoe";
     HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_q_norm.weight", rows ? Eq : head_dim));
     HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_k_norm.weight", rows ? Ekv : head_dim));
   }
   return add_random(w, p, b + "attn_output.weight", {Eq, E}, p.type, s_in, 0.0f);
+}
+
+// A routed FFN: the router [E, X], the experts' 3-D tensors, and qwen2moe's shared expert.
+Status add_experts(gguf::Writer& w, const SynthParams& p, const std::string& b) {
+  const int64_t E = p.n_embd, X = p.n_expert;
+  const int64_t Fe = p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff;
+  const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
+  const float s_ff = 1.0f / std::sqrt(static_cast<float>(Fe));
+  // Router logits of spread ~4: distinct choices, so the engines' rounding rarely reorders
+  // the k-th and (k+1)-th expert of a token.
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, b + "ffn_gate_inp.weight", {E, X}, p.type, 4.0f * s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, b + "ffn_gate_exps.weight", {E, Fe, X}, p.type, s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up_exps.weight", {E, Fe, X}, p.type, s_in, 0));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, b + "ffn_down_exps.weight", {Fe, E, X}, p.type, s_ff, 0.0f));
+  if (p.arch != "qwen2moe") return Status::ok();
+  const int64_t Fs = p.n_ff_shexp > 0 ? p.n_ff_shexp : p.n_ff;
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate_inp_shexp.weight", {E}, p.type, s_in, 0));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate_shexp.weight", {E, Fs}, p.type, s_in, 0));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up_shexp.weight", {E, Fs}, p.type, s_in, 0));
+  return add_random(w, p, b + "ffn_down_shexp.weight", {Fs, E}, p.type,
+                    1.0f / std::sqrt(static_cast<float>(Fs)), 0.0f);
 }
 
 Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head_dim) {
@@ -170,6 +203,7 @@ Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head
       HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + n + ".weight", E));
   }
   if (pre_norms) HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "ffn_norm.weight", E));
+  if (p.n_expert > 0) return add_experts(w, p, b);
   if (p.arch == "phi3") {  // gate and up fused: [E, 2F]
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, 2 * F}, p.type, s_in, 0));
   } else {
@@ -216,12 +250,13 @@ namespace {
 Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
       !is_gemma(p.arch) && p.arch != "granite" && p.arch != "phi3" && p.arch != "olmo2" &&
-      !is_encoder(p.arch))
+      p.arch != "qwen2moe" && p.arch != "qwen3moe" && p.arch != "olmoe" && !is_encoder(p.arch))
     return error(
         ErrorCode::kInvalidArgument,
         fmt::format(
             "unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
-            "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2)",
+            "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2, "
+            "qwen2moe, qwen3moe, olmoe)",
             p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)

@@ -14,7 +14,7 @@ namespace hearth::synth {
 
 struct SynthParams {
   // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | granite | phi3 | olmo2 |
-  // bert | nomic-bert | jina-bert-v2 | modern-bert
+  // qwen2moe | qwen3moe | olmoe | bert | nomic-bert | jina-bert-v2 | modern-bert
   std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
@@ -55,6 +55,12 @@ struct SynthParams {
   float residual_scale = 0.0f;
   float embedding_scale = 0.0f;
   float attention_scale = 0.0f;
+  // Mixture of experts (llama = Mixtral, qwen2moe, qwen3moe, olmoe): experts, used per token,
+  // their FFN width (0: n_ff), and qwen2moe's shared expert width (0: n_ff).
+  int32_t n_expert = 0;
+  int32_t n_expert_used = 0;
+  int32_t n_ff_exp = 0;
+  int32_t n_ff_shexp = 0;
   // phi3: > 0 writes LongRoPE (this original context length, long and short factors).
   int32_t n_ctx_orig = 0;
 };

@@ -215,6 +215,23 @@ TEST(SlidingWindow, LogitsDoNotDependOnChunkingOrNeighbours) {
   }
 }
 
+// Mixtures of experts (qwen3moe, 16 experts, top 4; qwen2moe with a shared expert): the
+// tokens of a call route to different experts, each expert runs once over its tokens, and
+// every sequence still gets the logits it gets alone.
+TEST(MixtureOfExperts, LogitsAloneEqualLogitsAmongFifteenOthers) {
+  for (const char* arch : {"qwen3moe", "qwen2moe"}) {
+    SCOPED_TRACE(arch);
+    synth::SynthParams p = small_model(TensorType::kQ4_K);
+    p.arch = arch;
+    p.n_expert = 16;
+    p.n_expert_used = 4;
+    p.n_ff_exp = 128;
+    const std::string path = write_model(p, "moe.gguf");
+    expect_invariant(path);
+    std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     EveryWeightType, SmallModel,
     ::testing::Values(TensorType::kF32, TensorType::kF16, TensorType::kBF16, TensorType::kQ8_0,

@@ -1,0 +1,124 @@
+#include "engine/moe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "engine/model.h"
+#include "kernels/matmul.h"
+
+namespace hearth::engine {
+namespace {
+
+// One token's routing: the chosen experts in order of decreasing probability, and weights.
+struct Route {
+  std::vector<int32_t> expert;
+  std::vector<float> weight;
+};
+
+// Softmax over the router logits (f32 exponentials, the sum in f64 as the reference's), the
+// top k by probability, their weights optionally normalized by their sum (clamped below at
+// the smallest normal f16, as the reference does).
+Route route(const float* logits, int32_t n_expert, const MoeOptions& opt) {
+  std::vector<float> p(logits, logits + n_expert);
+  const float top = *std::max_element(p.begin(), p.end());
+  double sum = 0.0;
+  for (float& v : p) {
+    v = std::exp(v - top);
+    sum += v;
+  }
+  const auto inv = static_cast<float>(1.0 / sum);
+  for (float& v : p) v *= inv;
+  std::vector<int32_t> order(static_cast<size_t>(n_expert));
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(
+      order.begin(), order.begin() + opt.n_used, order.end(),
+      [&](int32_t a, int32_t b) { return p[static_cast<size_t>(a)] > p[static_cast<size_t>(b)]; });
+  Route r;
+  r.expert.assign(order.begin(), order.begin() + opt.n_used);
+  for (int32_t e : r.expert) r.weight.push_back(p[static_cast<size_t>(e)]);
+  if (opt.norm_weights) {
+    double total = 0.0;
+    for (float v : r.weight) total += v;
+    const float denom = std::max(static_cast<float>(total), 6.103515625e-5f);
+    for (float& v : r.weight) v /= denom;
+  }
+  return r;
+}
+
+float silu(float x) {
+  return x / (1.0f + std::exp(-x));
+}
+
+// y[r] = W_down (silu(W_gate x[r]) * W_up x[r]) for the n rows of x: one expert's FFN.
+void expert_ffn(ForwardState& st, const WeightMatrix& gate, const WeightMatrix& up,
+                const WeightMatrix& down, const float* x, int64_t n, float* y) {
+  const int64_t F = gate.n_rows;
+  std::vector<float> g(static_cast<size_t>(n * F)), u(static_cast<size_t>(n * F));
+  kernels::matmul(gate, x, n, g.data(), st.pool, st.precision);
+  kernels::matmul(up, x, n, u.data(), st.pool, st.precision);
+  ops::swiglu(g.data(), u.data(), g.data(), n * F);
+  kernels::matmul(down, g.data(), n, y, st.pool, st.precision);
+}
+
+}  // namespace
+
+void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt) {
+  const MoeWeights& m = w.moe;
+  const int64_t T = st.n_tokens(), E = st.model.hparams().n_embd;
+  const auto n_expert = static_cast<int32_t>(m.gate.size());
+  const int32_t K = opt.n_used;
+  std::vector<float> logits(static_cast<size_t>(T * n_expert));
+  kernels::matmul(m.router, st.s.cur.data(), T, logits.data(), st.pool, st.precision);
+  std::vector<Route> routes;
+  routes.reserve(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t)
+    routes.push_back(route(logits.data() + t * n_expert, n_expert, opt));
+  // Each active expert's rows: (token, slot k), gathered, multiplied once, scattered into
+  // expert_out [T][K][E].
+  std::vector<std::vector<std::pair<int64_t, int32_t>>> rows(static_cast<size_t>(n_expert));
+  for (int64_t t = 0; t < T; ++t)
+    for (int32_t k = 0; k < K; ++k)
+      rows[static_cast<size_t>(routes[static_cast<size_t>(t)].expert[static_cast<size_t>(k)])]
+          .emplace_back(t, k);
+  std::vector<float> expert_out(static_cast<size_t>(T * K * E));
+  std::vector<float> xs, ys;
+  for (int32_t e = 0; e < n_expert; ++e) {
+    const auto& mine = rows[static_cast<size_t>(e)];
+    if (mine.empty()) continue;
+    const auto n = static_cast<int64_t>(mine.size());
+    xs.resize(static_cast<size_t>(n * E));
+    ys.resize(static_cast<size_t>(n * E));
+    for (int64_t i = 0; i < n; ++i)
+      std::copy_n(st.s.cur.data() + mine[static_cast<size_t>(i)].first * E, E, xs.data() + i * E);
+    const auto ue = static_cast<size_t>(e);
+    expert_ffn(st, m.gate[ue], m.up[ue], m.down[ue], xs.data(), n, ys.data());
+    for (int64_t i = 0; i < n; ++i) {
+      const auto [t, k] = mine[static_cast<size_t>(i)];
+      std::copy_n(ys.data() + i * E, E, expert_out.data() + (t * K + k) * E);
+    }
+  }
+  // out[t] = ((o_0 w_0 + o_1 w_1) + o_2 w_2) ...: each product rounded, then added in order.
+  for (int64_t t = 0; t < T; ++t) {
+    float* out = st.s.out.data() + t * E;
+    const Route& r = routes[static_cast<size_t>(t)];
+    for (int32_t k = 0; k < K; ++k) {
+      const float* o = expert_out.data() + (t * K + k) * E;
+      const float wk = r.weight[static_cast<size_t>(k)];
+      for (int64_t i = 0; i < E; ++i) out[i] = k == 0 ? o[i] * wk : out[i] + o[i] * wk;
+    }
+  }
+  if (!present(m.shared_gate)) return;
+  // The shared expert, scaled per row by sigmoid(g) computed as silu(g) / g (the reference's).
+  std::vector<float> shared(static_cast<size_t>(T * E)), g(static_cast<size_t>(T));
+  expert_ffn(st, m.shared_gate, m.shared_up, m.shared_down, st.s.cur.data(), T, shared.data());
+  kernels::matmul(m.shared_router, st.s.cur.data(), T, g.data(), st.pool, st.precision);
+  for (int64_t t = 0; t < T; ++t) {
+    const float gate = silu(g[static_cast<size_t>(t)]) / g[static_cast<size_t>(t)];
+    float* out = st.s.out.data() + t * E;
+    for (int64_t i = 0; i < E; ++i) out[i] += shared[static_cast<size_t>(t * E + i)] * gate;
+  }
+}
+
+}  // namespace hearth::engine
