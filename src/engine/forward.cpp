@@ -152,6 +152,20 @@ void store_kv(ForwardState& st, int32_t il) {
   }
 }
 
+// q *= 1 + temp_scale * ln(floor(p / temp_floor) + 1) per token, the factor rounded to f32
+// from the f64 expression as the reference computes its input.
+void scale_q_by_position(ForwardState& st, const AttentionOptions& opt) {
+  const int64_t width = st.model.hparams().n_embd_q();
+  for (int64_t t = 0; t < st.n_tokens(); ++t) {
+    const float pos = static_cast<float>(st.tokens[static_cast<size_t>(t)].pos);
+    const float steps = std::floor(pos / static_cast<float>(opt.temp_floor));
+    const auto factor = static_cast<float>(
+        std::log(static_cast<double>(steps) + 1.0) * static_cast<double>(opt.temp_scale) + 1.0);
+    float* q = st.s.q.data() + t * width;
+    for (int64_t i = 0; i < width; ++i) q[i] *= factor;
+  }
+}
+
 // Keeps rows *st.keep_rows (ascending batch indices) of the batch state after attention.
 void prune_rows(ForwardState& st) {
   const auto& hp = st.model.hparams();
@@ -198,6 +212,7 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
     apply_rope(st, st.s.q.data(), H, D, opt.rope, opt.swa_rope);
     apply_rope(st, st.s.k.data(), Hkv, D, opt.rope, opt.swa_rope);
   }
+  if (opt.temp_scale != 0.0f) scale_q_by_position(st, opt);
   store_kv(st, il);
   float scale = opt.kq_scale != 0.0f ? opt.kq_scale : 1.0f / std::sqrt(static_cast<float>(D));
   if (opt.q_scale != 0.0f) {

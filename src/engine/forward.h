@@ -75,6 +75,10 @@ struct AttentionOptions {
   // != 0: q is multiplied by this after RoPE and the scores are not scaled again (gemma's
   // query pre-scaling; the reference rounds the scaled q for the K cache's dot).
   float q_scale = 0.0f;
+  // != 0: attention temperature tuning (mistral3): after RoPE, q of a token at position p is
+  // multiplied by 1 + temp_scale * ln(floor(p / temp_floor) + 1).
+  float temp_scale = 0.0f;
+  int32_t temp_floor = 1;
   // Non-causal only. > 0: ALiBi (jina-bert-v2), each head's scores biased by
   // slope_h * -|query position - key position|.
   float max_alibi_bias = 0.0f;

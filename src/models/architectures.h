@@ -34,6 +34,8 @@ Result<ModelPtr> load_phi3(std::shared_ptr<const gguf::Archive> archive,
 Result<ModelPtr> load_olmo2(std::shared_ptr<const gguf::Archive> archive,
                             engine::ModelHparams hparams, const engine::LoadOptions& options);
 
+Result<ModelPtr> load_mistral3(std::shared_ptr<const gguf::Archive> archive,
+                               engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_qwen2moe(std::shared_ptr<const gguf::Archive> archive,
                                engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_qwen3moe(std::shared_ptr<const gguf::Archive> archive,

@@ -25,6 +25,8 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   opt.kq_scale = spec_.kq_scale;
   opt.q_scale = spec_.q_scale;
   opt.softcap = spec_.attn_softcap;
+  opt.temp_scale = spec_.attn_temp_scale;
+  opt.temp_floor = spec_.attn_temp_floor;
   opt.qk_norm = spec_.qk_norm_rows ? engine::QkNorm::kRowRms : engine::QkNorm::kHeadRms;
   if (spec_.is_local(il)) {
     opt.window = spec_.n_swa;

@@ -1,7 +1,7 @@
 // The pre-norm transformer shared by the llama family (llama, mistral, qwen2, qwen3,
-// smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2): RMSNorm -> self-attention ->
-// residual, RMSNorm -> SwiGLU (gemma: GELU-gated) FFN -> residual; gemma2/3 and olmo2
-// normalize each block's output again before its residual add (olmo2 without the norms
+// smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, mistral3 and the MoE variants): RMSNorm ->
+// self-attention -> residual, RMSNorm -> SwiGLU (gemma: GELU-gated) FFN -> residual; gemma2/3 and
+// olmo2 normalize each block's output again before its residual add (olmo2 without the norms
 // before). Each architecture file describes its variant with a FamilySpec.
 #pragma once
 
@@ -36,6 +36,9 @@ struct FamilySpec {
   bool fused_qkv = false;      // phi3: attn_qkv [E, H*D + 2 Hkv*D] in place of q/k/v
   bool fused_gate_up = false;  // phi3: ffn_up [E, 2F], gate half then up half, no ffn_gate
   float attn_softcap = 0.0f;   // gemma2: attention logit soft-capping
+  // mistral3: attention temperature tuning (0: off) and its position floor (n_ctx_orig).
+  float attn_temp_scale = 0.0f;
+  int32_t attn_temp_floor = 0;
   // Mixture of experts (when the file has <arch>.expert_count): whether the top-k routing
   // weights are renormalized (qwen3moe, mixtral), and whether a shared expert is required
   // (qwen2moe).

@@ -15,7 +15,7 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 17> kArchitectures = {{
+constexpr std::array<ArchEntry, 18> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
@@ -26,6 +26,7 @@ constexpr std::array<ArchEntry, 17> kArchitectures = {{
     {"granite", &load_granite},
     {"phi3", &load_phi3},
     {"olmo2", &load_olmo2},
+    {"mistral3", &load_mistral3},
     {"qwen2moe", &load_qwen2moe},
     {"qwen3moe", &load_qwen3moe},
     {"olmoe", &load_olmoe},

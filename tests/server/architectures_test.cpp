@@ -78,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(Issue16, ServedArchitecture,
                          ::testing::Values("tiny-gemma-f16", "tiny-gemma2-f16", "tiny-gemma3-q8_0",
                                            "tiny-granite-f16", "tiny-phi3-q8_0", "tiny-olmo2-f16",
                                            "tiny-qwen3moe-f16", "tiny-qwen2moe-q8_0",
-                                           "tiny-olmoe-f16", "tiny-mixtral-f16"),
+                                           "tiny-olmoe-f16", "tiny-mixtral-f16",
+                                           "tiny-mistral3-f16"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (char& ch : n)

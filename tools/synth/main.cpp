@@ -68,8 +68,12 @@ int main(int argc, char** argv) {
   app.add_option("--n-ff-exp", p.n_ff_exp, "experts' FFN width (0: --n-ff)")->capture_default_str();
   app.add_option("--n-ff-shexp", p.n_ff_shexp, "qwen2moe: shared expert width (0: --n-ff)")
       ->capture_default_str();
+  app.add_option("--attn-temp-scale", p.attn_temp_scale,
+                 "mistral3: attention temperature scale (its floor: --long-rope's length)")
+      ->capture_default_str();
   app.add_option("--long-rope", p.n_ctx_orig,
-                 "phi3: LongRoPE factors with this original context length (0: none)")
+                 "phi3: LongRoPE factors with this original context length (0: none); "
+                 "mistral3: the temperature floor")
       ->capture_default_str();
   app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
   CLI11_PARSE(app, argc, argv);

@@ -118,6 +118,10 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
     if (p.n_ff_shexp > 0)
       w.set_u32(a + ".expert_shared_feed_forward_length", static_cast<uint32_t>(p.n_ff_shexp));
   }
+  if (p.attn_temp_scale != 0.0f) {  // mistral3: the floor is the original context length
+    w.set_f32(a + ".attention.temperature_scale", p.attn_temp_scale);
+    w.set_u32(a + ".rope.scaling.original_context_length", static_cast<uint32_t>(p.n_ctx_orig));
+  }
   if (a == "granite") {  // Granite's multipliers (logit_scale is required)
     w.set_f32(a + ".logit_scale", p.logit_scale > 0.0f ? p.logit_scale : 1.0f);
     if (p.residual_scale != 0.0f) w.set_f32(a + ".residual_scale", p.residual_scale);
@@ -250,13 +254,14 @@ namespace {
 Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
       !is_gemma(p.arch) && p.arch != "granite" && p.arch != "phi3" && p.arch != "olmo2" &&
-      p.arch != "qwen2moe" && p.arch != "qwen3moe" && p.arch != "olmoe" && !is_encoder(p.arch))
+      p.arch != "qwen2moe" && p.arch != "qwen3moe" && p.arch != "olmoe" && p.arch != "mistral3" &&
+      !is_encoder(p.arch))
     return error(
         ErrorCode::kInvalidArgument,
         fmt::format(
             "unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
             "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2, "
-            "qwen2moe, qwen3moe, olmoe)",
+            "qwen2moe, qwen3moe, olmoe, mistral3)",
             p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)

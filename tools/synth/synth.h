@@ -61,6 +61,8 @@ struct SynthParams {
   int32_t n_expert_used = 0;
   int32_t n_ff_exp = 0;
   int32_t n_ff_shexp = 0;
+  // mistral3: attention.temperature_scale (0: not written).
+  float attn_temp_scale = 0.0f;
   // phi3: > 0 writes LongRoPE (this original context length, long and short factors).
   int32_t n_ctx_orig = 0;
 };
