@@ -52,14 +52,15 @@ float silu(float x) {
 }
 
 // y[r] = W_down (silu(W_gate x[r]) * W_up x[r]) for the n rows of x: one expert's FFN.
-void expert_ffn(ForwardState& st, const WeightMatrix& gate, const WeightMatrix& up,
-                const WeightMatrix& down, const float* x, int64_t n, float* y) {
+void expert_ffn(ThreadPool& pool, kernels::MatmulPrecision precision, const WeightMatrix& gate,
+                const WeightMatrix& up, const WeightMatrix& down, const float* x, int64_t n,
+                float* y) {
   const int64_t F = gate.n_rows;
   std::vector<float> g(static_cast<size_t>(n * F)), u(static_cast<size_t>(n * F));
-  kernels::matmul(gate, x, n, g.data(), st.pool, st.precision);
-  kernels::matmul(up, x, n, u.data(), st.pool, st.precision);
+  kernels::matmul(gate, x, n, g.data(), pool, precision);
+  kernels::matmul(up, x, n, u.data(), pool, precision);
   ops::swiglu(g.data(), u.data(), g.data(), n * F);
-  kernels::matmul(down, g.data(), n, y, st.pool, st.precision);
+  kernels::matmul(down, g.data(), n, y, pool, precision);
 }
 
 }  // namespace
@@ -83,21 +84,40 @@ void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt) {
       rows[static_cast<size_t>(routes[static_cast<size_t>(t)].expert[static_cast<size_t>(k)])]
           .emplace_back(t, k);
   std::vector<float> expert_out(static_cast<size_t>(T * K * E));
-  std::vector<float> xs, ys;
-  for (int32_t e = 0; e < n_expert; ++e) {
+  // Runs expert e over its rows (gathered, one matmul each, scattered), on `pool`.
+  const auto run_expert = [&](int32_t e, ThreadPool& pool, std::vector<float>& xs,
+                              std::vector<float>& ys) {
     const auto& mine = rows[static_cast<size_t>(e)];
-    if (mine.empty()) continue;
     const auto n = static_cast<int64_t>(mine.size());
     xs.resize(static_cast<size_t>(n * E));
     ys.resize(static_cast<size_t>(n * E));
     for (int64_t i = 0; i < n; ++i)
       std::copy_n(st.s.cur.data() + mine[static_cast<size_t>(i)].first * E, E, xs.data() + i * E);
     const auto ue = static_cast<size_t>(e);
-    expert_ffn(st, m.gate[ue], m.up[ue], m.down[ue], xs.data(), n, ys.data());
+    expert_ffn(pool, st.precision, m.gate[ue], m.up[ue], m.down[ue], xs.data(), n, ys.data());
     for (int64_t i = 0; i < n; ++i) {
       const auto [t, k] = mine[static_cast<size_t>(i)];
       std::copy_n(ys.data() + i * E, E, expert_out.data() + (t * K + k) * E);
     }
+  };
+  std::vector<int32_t> active;
+  for (int32_t e = 0; e < n_expert; ++e)
+    if (!rows[static_cast<size_t>(e)].empty()) active.push_back(e);
+  if (static_cast<int64_t>(active.size()) >= 2 * st.pool.n_threads() && st.pool.n_threads() > 1) {
+    // Enough experts to share: each thread runs whole experts on its own (no hand-off per
+    // matmul), the busiest first so the last ones even the load out.
+    std::stable_sort(active.begin(), active.end(), [&](int32_t a, int32_t b) {
+      return rows[static_cast<size_t>(a)].size() > rows[static_cast<size_t>(b)].size();
+    });
+    st.pool.parallel_for(static_cast<int64_t>(active.size()), [&](int64_t begin, int64_t end, int) {
+      thread_local ThreadPool alone(1);
+      thread_local std::vector<float> xs, ys;
+      for (int64_t i = begin; i < end; ++i)
+        run_expert(active[static_cast<size_t>(i)], alone, xs, ys);
+    });
+  } else {
+    std::vector<float> xs, ys;
+    for (int32_t e : active) run_expert(e, st.pool, xs, ys);
   }
   // out[t] = ((o_0 w_0 + o_1 w_1) + o_2 w_2) ...: each product rounded, then added in order.
   for (int64_t t = 0; t < T; ++t) {
@@ -112,7 +132,8 @@ void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt) {
   if (!present(m.shared_gate)) return;
   // The shared expert, scaled per row by sigmoid(g) computed as silu(g) / g (the reference's).
   std::vector<float> shared(static_cast<size_t>(T * E)), g(static_cast<size_t>(T));
-  expert_ffn(st, m.shared_gate, m.shared_up, m.shared_down, st.s.cur.data(), T, shared.data());
+  expert_ffn(st.pool, st.precision, m.shared_gate, m.shared_up, m.shared_down, st.s.cur.data(), T,
+             shared.data());
   kernels::matmul(m.shared_router, st.s.cur.data(), T, g.data(), st.pool, st.precision);
   for (int64_t t = 0; t < T; ++t) {
     const float gate = silu(g[static_cast<size_t>(t)]) / g[static_cast<size_t>(t)];

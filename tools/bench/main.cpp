@@ -91,9 +91,8 @@ Status run_tests(Session& s, engine::Context& ctx, const ModelInfo& info, TestRo
         row.n_prompt = 0;
         row.n_gen = n;
         row.samples_ns = runs.ns;
-        row.roofline = roofline_for(
-            s, row.n_threads, static_cast<double>(info.streamed_bytes) + runs.kv_bytes_per_step, 1,
-            mean_tokens_per_s(n, runs.ns));
+        row.roofline = roofline_for(s, row.n_threads, info.step_bytes(1) + runs.kv_bytes_per_step,
+                                    1, mean_tokens_per_s(n, runs.ns));
         s.report.test(row);
         row.roofline.reset();
       }
@@ -147,8 +146,7 @@ Status run_one_batched(Session& s, engine::Context& ctx, BatchedRow row, int32_t
   HEARTH_ASSIGN_OR_RETURN(row.run, run_batched(ctx, pp, tg, pl, rp));
   if (tg > 0 && row.run.t_tg > 0)
     row.roofline =
-        roofline_for(s, row.n_threads,
-                     static_cast<double>(row.model->streamed_bytes) + row.run.kv_bytes_per_step, pl,
+        roofline_for(s, row.n_threads, row.model->step_bytes(pl) + row.run.kv_bytes_per_step, pl,
                      pl * tg / row.run.t_tg);
   s.report.batched(row);
   return Status::ok();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -72,11 +73,22 @@ ModelInfo describe_model(const std::string& path, const engine::Model& model) {
     // A decode step reads one row of an untied embedding matrix, not the whole of it.
     const bool embedding_only = !tied && t->data == w.token_embd.data;
     if (!embedding_only) info.streamed_bytes += t->n_bytes;
+    if (t->name.find("_exps.") != std::string_view::npos) info.expert_bytes += t->n_bytes;
   }
+  info.n_expert = model.hparams().n_expert;
+  info.n_expert_used = model.hparams().n_expert_used;
   info.n_vocab = model.hparams().n_vocab;
   info.desc = fmt::format("{} {} {}", model.hparams().arch, params_label(info.n_params),
                           main_weight_type(archive));
   return info;
+}
+
+double ModelInfo::step_bytes(int32_t n_seq) const {
+  if (n_expert <= 0 || expert_bytes == 0) return static_cast<double>(streamed_bytes);
+  const double untouched =
+      std::pow(1.0 - static_cast<double>(n_expert_used) / n_expert, std::max(1, n_seq));
+  return static_cast<double>(streamed_bytes - expert_bytes) +
+         static_cast<double>(expert_bytes) * (1.0 - untouched);
 }
 
 Status warm_up(engine::Context& ctx, int32_t n_tokens, uint32_t seed) {

@@ -18,7 +18,13 @@ struct ModelInfo {
   uint64_t size_bytes = 0;      // all tensor bytes
   uint64_t n_params = 0;        // all tensor elements
   uint64_t streamed_bytes = 0;  // weight bytes one decode step reads (not an untied embedding)
+  uint64_t expert_bytes = 0;    // of those, the experts' (ffn_*_exps) of a mixture of experts
+  int32_t n_expert = 0, n_expert_used = 0;
   int32_t n_vocab = 0;
+  // The weight bytes a decode step of `n_seq` sequences reads: every dense weight, and of the
+  // experts the share that n_seq tokens' routes are expected to touch (uniform routing:
+  // 1 - (1 - k/X)^n_seq).
+  double step_bytes(int32_t n_seq) const;
 };
 
 ModelInfo describe_model(const std::string& path, const engine::Model& model);
