@@ -42,7 +42,8 @@ inline constexpr std::string_view kNoteNuma = "Hearth has no NUMA placement stra
 inline constexpr std::string_view kNoteDownloads =
     "the token is only used for downloads, which Hearth does not perform";
 inline constexpr std::string_view kNoteCheckpoints =
-    "Hearth's architectures (no SWA or recurrent layers) need no context checkpoints";
+    "Hearth's KV cache keeps every position of sliding-window layers and Hearth runs no "
+    "recurrent layers, so no context checkpoints are needed";
 inline constexpr std::string_view kNoteDeprecated = "the option is deprecated and has no effect";
 inline constexpr std::string_view kNoteFlashAttn =
     "Hearth has a single attention path; the value is only validated";
@@ -52,7 +53,8 @@ inline constexpr std::string_view kNoteWarmup = "Hearth runs no warm-up pass";
 inline constexpr std::string_view kNoteLogFormat =
     "Hearth's log format is fixed (level letter and time, no colours)";
 inline constexpr std::string_view kNoteSwaFull =
-    "Hearth's architectures have no sliding-window attention layers";
+    "Hearth's KV cache already keeps every position of sliding-window layers (a full-size "
+    "cache), so prompts are always fully reusable";
 
 // Removed upstream: the error text (the reference's wording).
 inline constexpr std::string_view kRemovedDraftMax =
