@@ -184,7 +184,7 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
       {{"--log-colors", "on"}, "log format is fixed"},
       {{"--no-log-prefix"}, "log format is fixed"},
       {{"--log-timestamps"}, "log format is fixed"},
-      {{"--swa-full"}, "no sliding-window attention layers"},
+      {{"--swa-full"}, "keeps every position of sliding-window layers"},
   };
   for (const Case& c : cases) {
     ParseOutcome out = parse(c.args);
