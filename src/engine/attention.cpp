@@ -41,6 +41,11 @@ struct KeyRange {
   float softcap = 0.0f;           // > 0: score = softcap * tanh(score), the scale pre-divided
 };
 
+// The first position a query at `pos` sees: 0, or the start of its sliding window.
+inline int32_t first_visible(int32_t pos, int32_t window) {
+  return window > 0 ? std::max(0, pos - window + 1) : 0;
+}
+
 // A scaled score through the soft cap, as the reference's flash attention applies it.
 inline float capped(const KeyRange& r, float s) {
   return r.softcap > 0.0f ? r.softcap * std::tanh(s) : s;
@@ -282,12 +287,14 @@ struct BlockQueries {
   std::vector<float> m, s;   // [nq] running maxima and sums
   std::vector<float> acc;    // [nq][Dv] f32 accumulators
   std::vector<int> n_valid;  // [nq] visible keys of the current tile
+  std::vector<int> n_skip;   // [nq] of those, hidden below a sliding window's start
   std::vector<float> k_tile, v_tile, k_row;
 };
 
 // Each query's f16 prefix (positions < kExactPositions), continued in f32.
 void start_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_end,
-                 int32_t kv_head, float scale, AttendScratch& scratch, BlockQueries& bq) {
+                 int32_t kv_head, float scale, int32_t window, AttendScratch& scratch,
+                 BlockQueries& bq) {
   const auto& hp = st.model.hparams();
   const int32_t H = hp.n_head, D = hp.head_dim, Dv = hp.head_dim_v, G = H / hp.n_head_kv;
   const auto nq = static_cast<size_t>((t_end - t_begin) * G);
@@ -296,12 +303,14 @@ void start_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_
   bq.s.resize(nq);
   bq.acc.resize(nq * static_cast<size_t>(Dv));
   bq.n_valid.resize(nq);
+  bq.n_skip.resize(nq);
   for (int64_t t = t_begin; t < t_end; ++t) {
     const BatchToken& bt = st.tokens[static_cast<size_t>(t)];
     const float* q = st.s.q.data() + (t * H + static_cast<int64_t>(kv_head) * G) * D;
     const auto i0 = static_cast<size_t>((t - t_begin) * G);
     std::copy(q, q + G * D, bq.q.begin() + static_cast<std::ptrdiff_t>(i0) * D);
     KeyRange range;
+    range.first = first_visible(bt.pos, window);
     range.last = bt.pos;
     f16v_prefix(st, il, bt.seq, range, kv_head, G, q, scale, std::min(bt.pos + 1, kExactPositions),
                 scratch);
@@ -339,11 +348,12 @@ void load_tile(const ForwardState& st, const KvHeadRows& rows, int32_t j0, int n
 }
 
 void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_end,
-                  int32_t kv_head, float scale, AttendScratch& scratch, BlockQueries& bq) {
+                  int32_t kv_head, float scale, int32_t window, AttendScratch& scratch,
+                  BlockQueries& bq) {
   constexpr int kT = kernels::kAttentionTileKeys;
   const auto& hp = st.model.hparams();
   const int32_t H = hp.n_head, D = hp.head_dim, Dv = hp.head_dim_v, G = H / hp.n_head_kv;
-  start_block(st, il, t_begin, t_end, kv_head, scale, scratch, bq);
+  start_block(st, il, t_begin, t_end, kv_head, scale, window, scratch, bq);
   const BatchToken& last = st.tokens[static_cast<size_t>(t_end - 1)];
   const KvHeadRows rows(st, il, last.seq, kv_head);
   bq.k_tile.resize(static_cast<size_t>(D) * kT);
@@ -353,6 +363,7 @@ void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t
   tile.q = bq.q.data();
   tile.n_q = static_cast<int>(bq.m.size());
   tile.n_valid = bq.n_valid.data();
+  tile.n_skip = window > 0 ? bq.n_skip.data() : nullptr;
   tile.k_t = bq.k_tile.data();
   tile.v = bq.v_tile.data();
   tile.d_k = D;
@@ -361,13 +372,21 @@ void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t
   tile.m = bq.m.data();
   tile.sum = bq.s.data();
   tile.acc = bq.acc.data();
-  for (int32_t j0 = kExactPositions; j0 <= last.pos; j0 += kT) {
+  // Tiles start at fixed positions (kExactPositions + a multiple of kT); those wholly below
+  // every query's window are skipped, which changes no query's result.
+  const int32_t lowest = first_visible(st.tokens[static_cast<size_t>(t_begin)].pos, window);
+  const int32_t start = std::max(kExactPositions, lowest / kT * kT);
+  for (int32_t j0 = start; j0 <= last.pos; j0 += kT) {
     const int n = std::min<int32_t>(kT, last.pos + 1 - j0);
     load_tile(st, rows, j0, n, bq);
     for (int64_t t = t_begin; t < t_end; ++t) {
-      const int visible = std::clamp(st.tokens[static_cast<size_t>(t)].pos + 1 - j0, 0, n);
-      for (int32_t g = 0; g < G; ++g)
+      const int32_t pos = st.tokens[static_cast<size_t>(t)].pos;
+      const int visible = std::clamp(pos + 1 - j0, 0, n);
+      const int hidden = std::clamp(first_visible(pos, window) - j0, 0, n);
+      for (int32_t g = 0; g < G; ++g) {
         bq.n_valid[static_cast<size_t>((t - t_begin) * G + g)] = visible;
+        bq.n_skip[static_cast<size_t>((t - t_begin) * G + g)] = hidden;
+      }
     }
     kernels::attend_tile(tile);
   }
@@ -441,15 +460,14 @@ void attend_tokens(ForwardState& st, int32_t il, float scale, const std::vector<
   });
 }
 
-// Causal attention; a window (> 0) limits each query to its last `window` positions, and a
-// soft cap passes the scaled scores through cap * tanh(s / cap). Either takes the per-token
-// path (the tiles know neither).
+// Causal attention; a window (> 0) limits each query to its last `window` positions (the
+// tiles hide the keys below it), and a soft cap passes the scaled scores through
+// cap * tanh(s / cap) (the per-token path: the tiles have no cap).
 void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0,
                    float softcap = 0.0f) {
   const bool f16v =
       st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
-  if (window <= 0 && softcap <= 0.0f && f16v &&
-      (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
+  if (softcap <= 0.0f && f16v && (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
     // One item per block of tokens and KV head.
     const int32_t Hkv = st.model.hparams().n_head_kv;
     const auto blocks = query_blocks(st);
@@ -459,8 +477,8 @@ void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0
       BlockQueries bq;
       for (int64_t item = begin; item < end; ++item) {
         const auto& b = blocks[static_cast<size_t>(item / Hkv)];
-        attend_block(st, il, b.first, b.second, static_cast<int32_t>(item % Hkv), scale, scratch,
-                     bq);
+        attend_block(st, il, b.first, b.second, static_cast<int32_t>(item % Hkv), scale, window,
+                     scratch, bq);
       }
     });
     return;
@@ -468,7 +486,7 @@ void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0
   std::vector<KeyRange> ranges(static_cast<size_t>(st.n_tokens()));
   for (size_t t = 0; t < ranges.size(); ++t) {
     const int32_t pos = st.tokens[t].pos;
-    ranges[t].first = window > 0 ? std::max(0, pos - window + 1) : 0;
+    ranges[t].first = first_visible(pos, window);
     ranges[t].last = pos;
     ranges[t].query_pos = pos;
     ranges[t].softcap = softcap;

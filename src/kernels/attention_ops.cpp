@@ -55,12 +55,13 @@ void scalar_attend_tile(const AttentionTile& t) {
   constexpr int kT = kAttentionTileKeys;
   float s[kT];
   for (int i = 0; i < t.n_q; ++i) {
-    const int n = t.n_valid[i];
+    const int skip = t.n_skip != nullptr ? t.n_skip[i] : 0;
+    const int n = t.n_valid[i] - skip;
     if (n <= 0) continue;
     const float* q = t.q + static_cast<size_t>(i) * static_cast<size_t>(t.d_k);
     for (int k = 0; k < n; ++k) {
       float x = 0.0f;
-      for (int d = 0; d < t.d_k; ++d) x = std::fma(q[d], t.k_t[d * kT + k], x);
+      for (int d = 0; d < t.d_k; ++d) x = std::fma(q[d], t.k_t[d * kT + skip + k], x);
       s[k] = x * t.scale;
     }
     float* acc = t.acc + static_cast<size_t>(i) * static_cast<size_t>(t.d_v);
@@ -69,7 +70,7 @@ void scalar_attend_tile(const AttentionTile& t) {
     for (int k = 0; k < n; ++k)
       s[k] = t.m[i] == -INFINITY ? 0.0f : attention_tile_exp(s[k] - t.m[i]);
     attention_tile_add_weights(s, n, t.sum[i]);
-    for (int k = 0; k < n; ++k) scalar_f32_fma_row(acc, t.v + k * t.d_v, s[k], t.d_v);
+    for (int k = 0; k < n; ++k) scalar_f32_fma_row(acc, t.v + (skip + k) * t.d_v, s[k], t.d_v);
   }
 }
 

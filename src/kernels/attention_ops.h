@@ -32,8 +32,11 @@ struct AttentionTile {
   const float* q = nullptr;  // [n_q][d_k]
   int n_q = 0;
   const int* n_valid = nullptr;  // [n_q] visible keys, 0..kAttentionTileKeys
-  const float* k_t = nullptr;    // [d_k][kAttentionTileKeys] the keys, transposed
-  const float* v = nullptr;      // [kAttentionTileKeys][d_v]
+  // [n_q] or null: of those, the first n_skip[i] are hidden too (a sliding window's start):
+  // the query then runs the steps above on keys [n_skip, n_valid) as if the tile began there.
+  const int* n_skip = nullptr;
+  const float* k_t = nullptr;  // [d_k][kAttentionTileKeys] the keys, transposed
+  const float* v = nullptr;    // [kAttentionTileKeys][d_v]
   int d_k = 0;
   int d_v = 0;
   float scale = 1.0f;

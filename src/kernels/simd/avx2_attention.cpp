@@ -212,10 +212,13 @@ void attend_tile_avx2(const AttentionTile& t) {
     }
     for (int j = 0; j < nq; ++j) {
       const int i = i0 + j;
-      const int n = t.n_valid[i];
+      // Keys [skip, n_valid) are the query's: the steps run on them as if the tile began at
+      // skip (the exponentials of the others are computed and left unused).
+      const int skip = t.n_skip != nullptr ? t.n_skip[i] : 0;
+      const int n = t.n_valid[i] - skip;
       if (n <= 0) continue;
       float* acc = t.acc + static_cast<size_t>(i) * static_cast<size_t>(t.d_v);
-      const float ms = attention_tile_rescale(s[j], n, t.m[i], t.sum[i]);
+      const float ms = attention_tile_rescale(s[j] + skip, n, t.m[i], t.sum[i]);
       if (ms != 1.0f) f32_scale_avx2(acc, ms, t.d_v);
       const __m256 m = _mm256_set1_ps(t.m[i]);
       const bool none = t.m[i] == -__builtin_inff();
@@ -223,8 +226,9 @@ void attend_tile_avx2(const AttentionTile& t) {
         const __m256 p = tile_exp8(_mm256_sub_ps(_mm256_loadu_ps(s[j] + h), m));
         _mm256_storeu_ps(s[j] + h, none ? _mm256_setzero_ps() : p);
       }
-      attention_tile_add_weights(s[j], n, t.sum[i]);
-      tile_accumulate(acc, t.v, s[j], n, t.d_v);
+      attention_tile_add_weights(s[j] + skip, n, t.sum[i]);
+      tile_accumulate(acc, t.v + static_cast<size_t>(skip) * static_cast<size_t>(t.d_v),
+                      s[j] + skip, n, t.d_v);
     }
   }
 }

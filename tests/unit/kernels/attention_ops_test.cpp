@@ -188,54 +188,105 @@ TEST(AttentionOps, F16AccumulateEqualsTheRowOperations) {
 }
 
 // attend_tile of every level gives the scalar tile's bits over a run of tiles, for query
-// counts around the SIMD group (4), visible-key counts from 0 to a whole tile, widths with
-// and without a tail, and scores spread wide enough to move the running maximum.
+// counts around the SIMD group (4), visible-key counts from 0 to a whole tile, windows
+// hiding the first keys (or all of them), widths with and without a tail, and scores spread
+// wide enough to move the running maximum.
 TEST(AttentionOps, AttendTileLevelsMatchScalar) {
   constexpr int kT = kAttentionTileKeys;
   const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
   for (CpuLevel level : runnable_cpu_levels()) {
     const AttentionOps& ops = attention_ops(level);
-    for (int n_q : {1, 4, 7}) {
-      for (int dim : {64, 36}) {
-        const auto q = test::gaussian(static_cast<size_t>(n_q * dim), 31);
-        std::vector<float> m_ref(static_cast<size_t>(n_q), -kInf), s_ref(static_cast<size_t>(n_q));
-        std::vector<float> acc_ref(static_cast<size_t>(n_q * dim));
-        auto m_got = m_ref, s_got = s_ref, acc_got = acc_ref;
-        for (int tile = 0; tile < 6; ++tile) {
-          auto k_t = test::gaussian(static_cast<size_t>(dim * kT), 40u + tile, 1.0f + tile);
-          const auto v = test::gaussian(static_cast<size_t>(kT * dim), 50u + tile);
-          std::vector<int> n_valid(static_cast<size_t>(n_q));
-          for (int i = 0; i < n_q; ++i)
-            n_valid[static_cast<size_t>(i)] = (i * 5 + tile * 3) % (kT + 1);
-          AttentionTile t;
-          t.q = q.data();
-          t.n_q = n_q;
-          t.n_valid = n_valid.data();
-          t.k_t = k_t.data();
-          t.v = v.data();
-          t.d_k = dim;
-          t.d_v = dim;
-          t.scale = 0.125f;
-          t.m = m_ref.data();
-          t.sum = s_ref.data();
-          t.acc = acc_ref.data();
-          ref.attend_tile(t);
-          t.m = m_got.data();
-          t.sum = s_got.data();
-          t.acc = acc_got.data();
-          ops.attend_tile(t);
-        }
-        const std::string where = std::string(cpu_level_name(level)) + " n_q " +
-                                  std::to_string(n_q) + " dim " + std::to_string(dim);
-        for (size_t i = 0; i < acc_ref.size(); ++i)
-          ASSERT_TRUE(test::same_float(acc_got[i], acc_ref[i])) << where << " acc " << i;
-        for (size_t i = 0; i < m_ref.size(); ++i) {
-          ASSERT_TRUE(test::same_float(m_got[i], m_ref[i])) << where;
-          ASSERT_TRUE(test::same_float(s_got[i], s_ref[i])) << where;
+    for (const bool windowed : {false, true})
+      for (int n_q : {1, 4, 7}) {
+        for (int dim : {64, 36}) {
+          const auto q = test::gaussian(static_cast<size_t>(n_q * dim), 31);
+          std::vector<float> m_ref(static_cast<size_t>(n_q), -kInf),
+              s_ref(static_cast<size_t>(n_q));
+          std::vector<float> acc_ref(static_cast<size_t>(n_q * dim));
+          auto m_got = m_ref, s_got = s_ref, acc_got = acc_ref;
+          for (int tile = 0; tile < 6; ++tile) {
+            auto k_t = test::gaussian(static_cast<size_t>(dim * kT), 40u + tile, 1.0f + tile);
+            const auto v = test::gaussian(static_cast<size_t>(kT * dim), 50u + tile);
+            std::vector<int> n_valid(static_cast<size_t>(n_q)), n_skip(static_cast<size_t>(n_q));
+            for (int i = 0; i < n_q; ++i) {
+              n_valid[static_cast<size_t>(i)] = (i * 5 + tile * 3) % (kT + 1);
+              n_skip[static_cast<size_t>(i)] =
+                  (i * 3 + tile) % (n_valid[static_cast<size_t>(i)] + 2);
+            }
+            AttentionTile t;
+            t.q = q.data();
+            t.n_q = n_q;
+            t.n_valid = n_valid.data();
+            t.n_skip = windowed ? n_skip.data() : nullptr;
+            t.k_t = k_t.data();
+            t.v = v.data();
+            t.d_k = dim;
+            t.d_v = dim;
+            t.scale = 0.125f;
+            t.m = m_ref.data();
+            t.sum = s_ref.data();
+            t.acc = acc_ref.data();
+            ref.attend_tile(t);
+            t.m = m_got.data();
+            t.sum = s_got.data();
+            t.acc = acc_got.data();
+            ops.attend_tile(t);
+          }
+          const std::string where = std::string(cpu_level_name(level)) + " n_q " +
+                                    std::to_string(n_q) + " dim " + std::to_string(dim) +
+                                    (windowed ? " windowed" : "");
+          for (size_t i = 0; i < acc_ref.size(); ++i)
+            ASSERT_TRUE(test::same_float(acc_got[i], acc_ref[i])) << where << " acc " << i;
+          for (size_t i = 0; i < m_ref.size(); ++i) {
+            ASSERT_TRUE(test::same_float(m_got[i], m_ref[i])) << where;
+            ASSERT_TRUE(test::same_float(s_got[i], s_ref[i])) << where;
+          }
         }
       }
-    }
   }
+}
+
+// Keys below a window's start are hidden: a tile with n_skip = 3 gives the bits of the same
+// query over a tile that begins at its fourth key.
+TEST(AttentionOps, AttendTileSkipsKeysBelowTheWindow) {
+  constexpr int kT = kAttentionTileKeys;
+  const int dim = 16, skip = 3, n = 12;
+  const auto q = test::gaussian(dim, 6);
+  const auto k_t = test::gaussian(static_cast<size_t>(dim * kT), 7);
+  const auto v = test::gaussian(static_cast<size_t>(kT * dim), 8);
+  std::vector<float> k_shift(static_cast<size_t>(dim * kT), 0.0f), v_shift(v.size(), 0.0f);
+  for (int d = 0; d < dim; ++d)
+    for (int k = 0; k + skip < kT; ++k)
+      k_shift[static_cast<size_t>(d * kT + k)] = k_t[static_cast<size_t>(d * kT + k + skip)];
+  std::copy(v.begin() + skip * dim, v.end(), v_shift.begin());
+  const auto run = [&](const std::vector<float>& keys, const std::vector<float>& values, int valid,
+                       const int* hidden) {
+    float m = -kInf, sum = 0.0f;
+    std::vector<float> acc(dim, 0.0f);
+    AttentionTile t;
+    t.q = q.data();
+    t.n_q = 1;
+    t.n_valid = &valid;
+    t.n_skip = hidden;
+    t.k_t = keys.data();
+    t.v = values.data();
+    t.d_k = dim;
+    t.d_v = dim;
+    t.scale = 0.25f;
+    t.m = &m;
+    t.sum = &sum;
+    t.acc = acc.data();
+    attend_tile(t);
+    acc.push_back(m);
+    acc.push_back(sum);
+    return acc;
+  };
+  const auto windowed = run(k_t, v, n, &skip);
+  const auto shifted = run(k_shift, v_shift, n - skip, nullptr);
+  for (size_t i = 0; i < windowed.size(); ++i)
+    EXPECT_TRUE(test::same_float(windowed[i], shifted[i])) << i;
+  const int all = n;
+  EXPECT_EQ(run(k_t, v, n, &all)[static_cast<size_t>(dim) + 1], 0.0f) << "every key hidden";
 }
 
 // The tile's soft-max against a double-precision evaluation of the same keys.
