@@ -117,7 +117,7 @@ void Context::prepare_scratch(int64_t T) {
   scratch_.up.resize(size(std::max(hp.n_ff, hp.n_ff_up)));
   scratch_.rope_cos.resize(size(hp.n_rot / 2));
   scratch_.rope_sin.resize(size(hp.n_rot / 2));
-  if (hp.has_rope_swa) {
+  if (hp.rope_swa) {
     scratch_.rope_cos_swa.resize(size(hp.n_rot / 2));
     scratch_.rope_sin_swa.resize(size(hp.n_rot / 2));
   }
@@ -140,8 +140,8 @@ void Context::compute_rope(const Batch& batch) {
   for (int32_t i = 0; i < batch.size(); ++i) {
     ops::rope_angles(hp.rope, hp.n_rot, factors.empty() ? nullptr : factors.data(), batch[i].pos,
                      scratch_.rope_cos.data() + i * half, scratch_.rope_sin.data() + i * half);
-    if (hp.has_rope_swa)
-      ops::rope_angles(hp.rope_swa, hp.n_rot, nullptr, batch[i].pos,
+    if (hp.rope_swa)
+      ops::rope_angles(*hp.rope_swa, hp.n_rot, nullptr, batch[i].pos,
                        scratch_.rope_cos_swa.data() + i * half,
                        scratch_.rope_sin_swa.data() + i * half);
   }

@@ -55,19 +55,6 @@ void project(ForwardState& st, const WeightMatrix& w, const std::vector<float>& 
   for_rows(st, [&](int64_t t) { ops::add_inplace(out + t * w.n_rows, bias.data(), w.n_rows); });
 }
 
-void swiglu_ffn(ForwardState& st, const LayerWeights& w) {
-  const int64_t n_ff = w.ffn_gate.n_rows;
-  const int64_t T = st.n_tokens();
-  project(st, w.ffn_gate, w.ffn_gate_b, st.s.cur.data(), st.s.gate.data());
-  project(st, w.ffn_up, w.ffn_up_b, st.s.cur.data(), st.s.up.data());
-  float* gate = st.s.gate.data();
-  const float* up = st.s.up.data();
-  st.pool.parallel_for(T, [=](int64_t begin, int64_t end, int) {
-    ops::swiglu(gate + begin * n_ff, up + begin * n_ff, gate + begin * n_ff, (end - begin) * n_ff);
-  });
-  project(st, w.ffn_down, w.ffn_down_b, st.s.gate.data(), st.s.out.data());
-}
-
 void gelu_ffn(ForwardState& st, const LayerWeights& w) {
   const int64_t n_ff = w.ffn_up.n_rows;
   project(st, w.ffn_up, w.ffn_up_b, st.s.cur.data(), st.s.up.data());

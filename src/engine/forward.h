@@ -98,14 +98,13 @@ void project(ForwardState& st, const WeightMatrix& w, const std::vector<float>& 
 // sequence, output projection. Result in s.out.
 void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
                     const AttentionOptions& opt);
-// SwiGLU feed-forward on s.cur; result in s.out.
-void swiglu_ffn(ForwardState& st, const LayerWeights& w);
 // GELU feed-forward (encoders): s.out = W_down gelu(W_up s.cur + b_up) + b_down.
 void gelu_ffn(ForwardState& st, const LayerWeights& w);
 enum class GluActivation { kGelu, kSilu, kRelu };
 // Gated feed-forward on s.cur; result in s.out: W_down (act(g) * u) + b_down, where g and u
 // are the separate gate and up projections (+ biases), or the first and second halves of a
-// fused ffn_up of 2F rows (+ its bias) when there is no ffn_gate (GEGLU encoders).
+// fused ffn_up of 2F rows (+ its bias) when there is no ffn_gate (GEGLU encoders, phi3).
+// kSilu is the llama family's SwiGLU.
 void glu_ffn(ForwardState& st, const LayerWeights& w, GluActivation act);
 // s.x += s.out
 void add_residual(ForwardState& st);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -50,10 +51,9 @@ struct ModelHparams {
   int32_t n_expert_used = 0;
   int32_t n_ff_exp = 0;
   int32_t n_ff_shexp = 0;
-  // The rope of sliding-window layers where it differs (modern-bert: <arch>.rope.freq_base_swa);
-  // the context computes a second table when has_rope_swa.
-  bool has_rope_swa = false;
-  RopeParams rope_swa;
+  // The rope of sliding-window layers where it differs (<arch>.rope.freq_base_swa and the
+  // like); the context computes a second table when there is one.
+  std::optional<RopeParams> rope_swa;
   // > 0: logits divided by it (granite's logit_scale; multiplied by its inverse as the
   // reference does).
   float logit_scale = 0.0f;

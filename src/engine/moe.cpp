@@ -56,7 +56,9 @@ void expert_ffn(ThreadPool& pool, kernels::MatmulPrecision precision, const Weig
                 const WeightMatrix& up, const WeightMatrix& down, const float* x, int64_t n,
                 float* y) {
   const int64_t F = gate.n_rows;
-  std::vector<float> g(static_cast<size_t>(n * F)), u(static_cast<size_t>(n * F));
+  thread_local std::vector<float> g, u;  // reused: this runs per expert, layer and step
+  g.resize(static_cast<size_t>(n * F));
+  u.resize(static_cast<size_t>(n * F));
   kernels::matmul(gate, x, n, g.data(), pool, precision);
   kernels::matmul(up, x, n, u.data(), pool, precision);
   ops::swiglu(g.data(), u.data(), g.data(), n * F);

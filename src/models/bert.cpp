@@ -17,7 +17,7 @@
 #include "engine/model.h"
 #include "kernels/quant.h"
 #include "models/architectures.h"
-#include "models/encoder_parts.h"
+#include "models/load_parts.h"
 
 namespace hearth::models {
 
@@ -92,7 +92,7 @@ class EncoderModel final : public engine::Model {
  private:
   void feed_forward(engine::ForwardState& st, const LayerWeights& w) const {
     if (kind_ == EncoderKind::kNomicBert) {
-      engine::swiglu_ffn(st, w);
+      engine::glu_ffn(st, w, engine::GluActivation::kSilu);
     } else if (engine::present(w.ffn_gate) || w.ffn_up.n_rows != w.ffn_down.n_cols) {
       engine::glu_ffn(st, w, engine::GluActivation::kGelu);  // jina: separate or fused gate
     } else {
@@ -135,7 +135,7 @@ Status load_block(TensorLoader& ld, ModelHparams& hp, EncoderKind kind, int32_t 
   const std::string p = fmt::format("blk.{}.", il);
   const int64_t E = hp.n_embd, F = hp.n_ff;
   const bool jina = kind == EncoderKind::kJinaBertV2;
-  HEARTH_RETURN_IF_ERROR(encoder::load_qkv(ld, hp, p, w));
+  HEARTH_RETURN_IF_ERROR(parts::load_qkv(ld, hp, p, w));
   HEARTH_ASSIGN_OR_RETURN(w.wo, ld.matrix(p + "attn_output.weight", hp.n_embd_v(), E));
   HEARTH_ASSIGN_OR_RETURN(w.bo, ld.vector(p + "attn_output.bias", E, !jina));
   HEARTH_ASSIGN_OR_RETURN(w.attn_out_norm, ld.vector(p + "attn_output_norm.weight", E));
@@ -205,7 +205,7 @@ Status load_embeddings(TensorLoader& ld, const gguf::Archive& archive, const Mod
 
 Result<ModelPtr> load_encoder(std::shared_ptr<const gguf::Archive> archive, ModelHparams hp,
                               EncoderKind kind, const engine::LoadOptions& options) {
-  HEARTH_RETURN_IF_ERROR(encoder::prepare_hparams(*archive, hp));
+  HEARTH_RETURN_IF_ERROR(parts::prepare_encoder_hparams(*archive, hp));
   if (kind == EncoderKind::kBert && hp.n_ctx_train < 1)
     return error(ErrorCode::kCorruptFile,
                  fmt::format("{}: '{}.context_length' must be positive (it sizes the position "

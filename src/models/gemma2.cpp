@@ -24,9 +24,8 @@ Result<ModelPtr> load_gemma2(std::shared_ptr<const gguf::Archive> archive, engin
                           engine::read_f32_key(f, a + ".attn_logit_softcapping", 50.0f));
   HEARTH_ASSIGN_OR_RETURN(hp.final_logit_softcap,
                           engine::read_f32_key(f, a + ".final_logit_softcapping", 30.0f));
-  hp.has_rope_swa = true;
   hp.rope_swa = hp.rope;
-  HEARTH_ASSIGN_OR_RETURN(hp.rope_swa.freq_base,
+  HEARTH_ASSIGN_OR_RETURN(hp.rope_swa->freq_base,
                           engine::read_f32_key(f, a + ".rope.freq_base_swa", hp.rope.freq_base));
   spec.q_scale = gemma::attention_scale(hp, 46);
   return load_llama_family(std::move(archive), std::move(hp), spec, options);

@@ -20,11 +20,10 @@ Result<ModelPtr> load_gemma3(std::shared_ptr<const gguf::Archive> archive, engin
   HEARTH_ASSIGN_OR_RETURN(spec.n_swa, read_window(f, a, 0));
   if (spec.n_swa > 0) {
     spec.swa_period = read_swa_period(f, a, 6);
-    hp.has_rope_swa = true;
     hp.rope_swa = hp.rope;
-    hp.rope_swa.scaling = engine::RopeScaling::kNone;
-    hp.rope_swa.freq_scale = 1.0f;
-    HEARTH_ASSIGN_OR_RETURN(hp.rope_swa.freq_base,
+    hp.rope_swa->scaling = engine::RopeScaling::kNone;
+    hp.rope_swa->freq_scale = 1.0f;
+    HEARTH_ASSIGN_OR_RETURN(hp.rope_swa->freq_base,
                             engine::read_f32_key(f, a + ".rope.freq_base_swa", 10000.0f));
   }
   HEARTH_ASSIGN_OR_RETURN(hp.final_logit_softcap,

@@ -1,12 +1,12 @@
 #include "models/llama_family.h"
 
-#include "engine/moe.h"
-#include "models/encoder_parts.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "engine/moe.h"
+#include "models/load_parts.h"
 
 namespace hearth::models {
 
@@ -30,7 +30,7 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   opt.qk_norm = spec_.qk_norm_rows ? engine::QkNorm::kRowRms : engine::QkNorm::kHeadRms;
   if (spec_.is_local(il)) {
     opt.window = spec_.n_swa;
-    opt.swa_rope = hparams().has_rope_swa;
+    opt.swa_rope = hparams().rope_swa.has_value();
   }
   const auto block_input = [&](const std::vector<float>& norm) {
     if (spec_.pre_norms) {
@@ -54,12 +54,9 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   block_input(w.ffn_norm);
   if (w.moe.present()) {
     engine::moe_ffn(st, w, {hparams().n_expert_used, spec_.moe_norm_weights});
-  } else if (spec_.gelu_ffn) {
-    engine::glu_ffn(st, w, engine::GluActivation::kGelu);
-  } else if (spec_.fused_gate_up) {
-    engine::glu_ffn(st, w, engine::GluActivation::kSilu);
-  } else {
-    engine::swiglu_ffn(st, w);
+  } else {  // separate gate, or phi3's fused gate-up (glu_ffn tells them apart)
+    engine::glu_ffn(st, w,
+                    spec_.gelu_ffn ? engine::GluActivation::kGelu : engine::GluActivation::kSilu);
   }
   block_output(w.ffn_post_norm);
 }
@@ -105,7 +102,7 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
     HEARTH_ASSIGN_OR_RETURN(w.attn_norm, ld.vector(p + "attn_norm.weight", E));
   }
   if (spec.fused_qkv && ld.has(p + "attn_qkv.weight")) {
-    HEARTH_RETURN_IF_ERROR(encoder::load_qkv(ld, hp, p, w));
+    HEARTH_RETURN_IF_ERROR(parts::load_qkv(ld, hp, p, w));
   } else {
     HEARTH_ASSIGN_OR_RETURN(w.wq, ld.matrix(p + "attn_q.weight", E, Eq));
     HEARTH_ASSIGN_OR_RETURN(w.wk, ld.matrix(p + "attn_k.weight", E, Ek));
@@ -151,19 +148,6 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
   return Status::ok();
 }
 
-// The vocabulary size is the embedding matrix's row count when the metadata has none.
-Status settle_vocab(const gguf::Archive& archive, ModelHparams& hp) {
-  const gguf::TensorInfo* emb = archive.find_tensor("token_embd.weight");
-  if (emb == nullptr)
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("{}: required tensor 'token_embd.weight' is missing",
-                             archive.primary().name()));
-  if (hp.n_vocab == 0) hp.n_vocab = static_cast<int32_t>(std::min<int64_t>(emb->ne[1], INT32_MAX));
-  if (hp.n_vocab <= 0)
-    return error(ErrorCode::kCorruptFile, archive.primary().name() + ": empty vocabulary");
-  return Status::ok();
-}
-
 }  // namespace
 
 Status require_experts(const gguf::Archive& archive, const ModelHparams& hp) {
@@ -187,7 +171,7 @@ Result<int32_t> read_window(const gguf::File& f, const std::string& arch, int64_
 
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive, ModelHparams hp,
                                    const FamilySpec& spec, const engine::LoadOptions& options) {
-  HEARTH_RETURN_IF_ERROR(settle_vocab(*archive, hp));
+  HEARTH_RETURN_IF_ERROR(parts::settle_vocab(*archive, hp));
   if (spec.fused_gate_up) hp.n_ff_up = 2 * hp.n_ff;
   TensorLoader ld(*archive, options);
   ModelWeights w;

@@ -13,7 +13,7 @@
 #include "engine/forward.h"
 #include "engine/model.h"
 #include "models/architectures.h"
-#include "models/encoder_parts.h"
+#include "models/load_parts.h"
 
 namespace hearth::models {
 
@@ -91,10 +91,9 @@ Result<ModernBertSpec> read_spec(const gguf::File& f, ModelHparams& hp) {
       v != nullptr && v->type() == gguf::ValueType::kU32)
     spec.swa_period = static_cast<uint32_t>(*v->as_uint());
   if (spec.n_swa > 0) {
-    hp.has_rope_swa = true;
     hp.rope_swa = hp.rope;
-    hp.rope_swa.freq_scale = 1.0f;
-    HEARTH_ASSIGN_OR_RETURN(hp.rope_swa.freq_base,
+    hp.rope_swa->freq_scale = 1.0f;
+    HEARTH_ASSIGN_OR_RETURN(hp.rope_swa->freq_base,
                             engine::read_f32_key(f, a + ".rope.freq_base_swa", 10000.0f));
   }
   if (const gguf::Value* act = f.find(a + ".hidden_activation")) {
@@ -124,9 +123,9 @@ Status load_block(TensorLoader& ld, const ModelHparams& hp, int32_t il, LayerWei
   HEARTH_ASSIGN_OR_RETURN(w.attn_norm, ld.vector(p + "attn_norm.weight", E, il == 0));
   const int64_t Eq = hp.n_embd_q(), Ek = hp.n_embd_k(), Ev = hp.n_embd_v();
   HEARTH_ASSIGN_OR_RETURN(WeightMatrix qkv, ld.row_matrix(p + "attn_qkv.weight", E, Eq + Ek + Ev));
-  w.wq = encoder::row_range(qkv, 0, Eq);
-  w.wk = encoder::row_range(qkv, Eq, Ek);
-  w.wv = encoder::row_range(qkv, Eq + Ek, Ev);
+  w.wq = parts::row_range(qkv, 0, Eq);
+  w.wk = parts::row_range(qkv, Eq, Ek);
+  w.wv = parts::row_range(qkv, Eq + Ek, Ev);
   HEARTH_ASSIGN_OR_RETURN(w.wo, ld.matrix(p + "attn_output.weight", hp.n_embd_v(), E));
   HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + "ffn_norm.weight", E));
   HEARTH_ASSIGN_OR_RETURN(w.ffn_up, ld.matrix(p + "ffn_up.weight", E, 2 * F));
@@ -150,7 +149,7 @@ Status load_globals(TensorLoader& ld, const ModelHparams& hp, ModelWeights& w) {
 
 Result<ModelPtr> load_modern_bert(std::shared_ptr<const gguf::Archive> archive, ModelHparams hp,
                                   const engine::LoadOptions& options) {
-  HEARTH_RETURN_IF_ERROR(encoder::prepare_hparams(*archive, hp));
+  HEARTH_RETURN_IF_ERROR(parts::prepare_encoder_hparams(*archive, hp));
   HEARTH_ASSIGN_OR_RETURN(ModernBertSpec spec, read_spec(archive->primary(), hp));
   hp.n_ff_up = 2 * hp.n_ff;
   TensorLoader ld(*archive, options);

@@ -20,12 +20,11 @@ Result<ModelPtr> load_olmo2(std::shared_ptr<const gguf::Archive> archive, engine
   HEARTH_ASSIGN_OR_RETURN(spec.n_swa, read_window(f, hp.arch, 0));
   if (spec.n_swa > 0) {
     spec.swa_period = read_swa_period(f, hp.arch, 4);
-    hp.has_rope_swa = true;
     hp.rope_swa = hp.rope;
-    hp.rope_swa.scaling = engine::RopeScaling::kNone;
-    hp.rope_swa.freq_scale = 1.0f;
-    hp.rope_swa.yarn_ext_factor = 0.0f;
-    hp.rope_swa.attn_factor = 1.0f;
+    hp.rope_swa->scaling = engine::RopeScaling::kNone;
+    hp.rope_swa->freq_scale = 1.0f;
+    hp.rope_swa->yarn_ext_factor = 0.0f;
+    hp.rope_swa->attn_factor = 1.0f;
   }
   return load_llama_family(std::move(archive), std::move(hp), spec, options);
 }

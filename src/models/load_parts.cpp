@@ -1,11 +1,11 @@
-#include "models/encoder_parts.h"
+#include "models/load_parts.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace hearth::models::encoder {
+namespace hearth::models::parts {
 
 using engine::LayerWeights;
 using engine::ModelHparams;
@@ -45,12 +45,20 @@ Status load_qkv(TensorLoader& ld, const ModelHparams& hp, const std::string& p, 
   return Status::ok();
 }
 
-Status prepare_hparams(const gguf::Archive& archive, ModelHparams& hp) {
+Status settle_vocab(const gguf::Archive& archive, ModelHparams& hp) {
   const gguf::TensorInfo* emb = archive.find_tensor("token_embd.weight");
   if (emb == nullptr)
     return error(ErrorCode::kCorruptFile,
-                 archive.primary().name() + ": required tensor 'token_embd.weight' is missing");
+                 fmt::format("{}: required tensor 'token_embd.weight' is missing",
+                             archive.primary().name()));
   if (hp.n_vocab == 0) hp.n_vocab = static_cast<int32_t>(std::min<int64_t>(emb->ne[1], INT32_MAX));
+  if (hp.n_vocab <= 0)
+    return error(ErrorCode::kCorruptFile, archive.primary().name() + ": empty vocabulary");
+  return Status::ok();
+}
+
+Status prepare_encoder_hparams(const gguf::Archive& archive, ModelHparams& hp) {
+  HEARTH_RETURN_IF_ERROR(settle_vocab(archive, hp));
   if (!(hp.norm_eps > 0.0f) || !std::isfinite(hp.norm_eps))
     return error(ErrorCode::kCorruptFile,
                  fmt::format("{}: '{}.attention.layer_norm_epsilon' is missing or not a positive "
@@ -60,4 +68,4 @@ Status prepare_hparams(const gguf::Archive& archive, ModelHparams& hp) {
   return Status::ok();
 }
 
-}  // namespace hearth::models::encoder
+}  // namespace hearth::models::parts
