@@ -21,6 +21,19 @@ inline constexpr int kKScaleBytes = 12;
 inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
 
+// MXFP4's E2M1 code values, doubled to integers (quantization.md §3; the block scale is
+// halved to match, e8m0_half).
+inline constexpr int8_t kFp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// Half of an E8M0 scale, 2^(e - 128), as an f32 (subnormal for e < 2, as the reference
+// builds it bit by bit; NaN (e = 255) is not special).
+inline float e8m0_half(uint8_t e) {
+  const uint32_t bits = e < 2 ? (0x00200000u << e) : (static_cast<uint32_t>(e) - 1u) << 23;
+  float f;
+  __builtin_memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
 struct BlockQ8_0 {
   f16_bits d;
   int8_t qs[kQK];
@@ -58,6 +71,12 @@ struct BlockQ5_1 {
 
 struct BlockIq4Nl {
   f16_bits d;
+  uint8_t qs[kQK / 2];
+};
+
+// MXFP4 (OCP microscaling): one E8M0 exponent, then Q4_0's nibble order of E2M1 codes.
+struct BlockMxfp4 {
+  uint8_t e;
   uint8_t qs[kQK / 2];
 };
 
@@ -115,6 +134,7 @@ static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36);
 static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_1) == 20);
 static_assert(sizeof(BlockQ5_0) == 22 && sizeof(BlockQ5_1) == 24);
 static_assert(sizeof(BlockIq4Nl) == 18 && sizeof(BlockIq4Xs) == 136);
+static_assert(sizeof(BlockMxfp4) == 17);
 static_assert(sizeof(BlockQ2K) == 84 && sizeof(BlockQ3K) == 110);
 static_assert(sizeof(BlockQ4K) == 144 && sizeof(BlockQ5K) == 176);
 static_assert(sizeof(BlockQ6K) == 210 && sizeof(BlockQ8K) == 292);

@@ -215,6 +215,17 @@ void dequantize_row_iq4_nl(const void* src, float* dst, int64_t n) {
   }
 }
 
+void dequantize_row_mxfp4(const void* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n / kQK; ++i, dst += kQK) {
+    const auto b = load_block<BlockMxfp4>(src, i);
+    const float d = e8m0_half(b.e);
+    for (int j = 0; j < kQK / 2; ++j) {
+      dst[j] = static_cast<float>(kFp4Values[b.qs[j] & 0xF]) * d;
+      dst[j + kQK / 2] = static_cast<float>(kFp4Values[b.qs[j] >> 4]) * d;
+    }
+  }
+}
+
 void dequantize_row_iq4_xs(const void* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n / kQKK; ++i, dst += kQKK) {
     const auto b = load_block<BlockIq4Xs>(src, i);

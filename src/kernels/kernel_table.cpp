@@ -40,6 +40,7 @@ constexpr Entry kWeightEntries[] = {
      ref::vec_dot_iq4_nl},
     {TT::kIQ4_XS, ref::dequantize_row_iq4_xs, ref::quantize_row_iq4_xs, TT::kQ8_K,
      ref::vec_dot_iq4_xs},
+    {TT::kMXFP4, ref::dequantize_row_mxfp4, ref::quantize_row_mxfp4, TT::kQ8_0, ref::vec_dot_mxfp4},
 };
 
 struct ActivationEntry {

@@ -23,6 +23,7 @@ void dequantize_row_q5_k(const void* src, float* dst, int64_t n);
 void dequantize_row_q6_k(const void* src, float* dst, int64_t n);
 void dequantize_row_iq4_nl(const void* src, float* dst, int64_t n);
 void dequantize_row_iq4_xs(const void* src, float* dst, int64_t n);
+void dequantize_row_mxfp4(const void* src, float* dst, int64_t n);
 
 // Bit-exact with quantization.md §3.9 (llama.cpp's quantize_row_*_ref).
 void quantize_row_f32(const float* src, void* dst, int64_t n);
@@ -33,6 +34,8 @@ void quantize_row_q4_0(const float* src, void* dst, int64_t n);
 void quantize_row_q4_1(const float* src, void* dst, int64_t n);
 void quantize_row_q5_0(const float* src, void* dst, int64_t n);
 void quantize_row_q5_1(const float* src, void* dst, int64_t n);
+// MXFP4: e = floor(log2 amax) - 2 + 127, each value the nearest code (first on ties).
+void quantize_row_mxfp4(const float* src, void* dst, int64_t n);
 
 // Valid encoders of Hearth's own design (least-squares fits of the block scales); their
 // bytes differ from llama.cpp's iterative search, their error is of the same order.

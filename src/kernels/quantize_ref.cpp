@@ -150,4 +150,40 @@ void quantize_row_q5_1(const float* src, void* dst, int64_t n) {
   }
 }
 
+namespace {
+
+// The code whose value times d is nearest to x, the first on ties (the reference's search).
+int nearest_fp4(float x, float d) {
+  int best = 0;
+  float best_err = std::fabs(static_cast<float>(kFp4Values[0]) * d - x);
+  for (int i = 1; i < 16; ++i) {
+    const float err = std::fabs(static_cast<float>(kFp4Values[i]) * d - x);
+    if (err < best_err) {
+      best = i;
+      best_err = err;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void quantize_row_mxfp4(const float* src, void* dst, int64_t n) {
+  for (int64_t i = 0; i < n / kQK; ++i, src += kQK) {
+    float amax = 0.0f;
+    for (int j = 0; j < kQK; ++j) amax = std::max(amax, std::fabs(src[j]));
+    // The largest code is 6 (12 doubled), so the exponent leaves amax / 2^e in [4, 8); the
+    // reference's cast is undefined outside [0, 255], clamped here.
+    const float e = amax > 0.0f ? std::floor(std::log2(amax)) - 2.0f + 127.0f : 0.0f;
+    BlockMxfp4 b;
+    b.e = static_cast<uint8_t>(trunc_clamped(e, 0, 254));
+    const float d = e8m0_half(b.e);
+    for (int j = 0; j < kQK / 2; ++j) {
+      b.qs[j] =
+          static_cast<uint8_t>(nearest_fp4(src[j], d) | (nearest_fp4(src[j + kQK / 2], d) << 4));
+    }
+    store_block(dst, i, b);
+  }
+}
+
 }  // namespace hearth::kernels::ref

@@ -28,5 +28,6 @@ float vec_dot_q4_k(const void* x, const void* y, int64_t n);    // y: Q8_K
 float vec_dot_q5_k(const void* x, const void* y, int64_t n);    // y: Q8_K
 float vec_dot_q6_k(const void* x, const void* y, int64_t n);    // y: Q8_K
 float vec_dot_iq4_xs(const void* x, const void* y, int64_t n);  // y: Q8_K
+float vec_dot_mxfp4(const void* x, const void* y, int64_t n);   // y: Q8_0
 
 }  // namespace hearth::kernels::ref

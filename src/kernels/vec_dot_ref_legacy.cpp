@@ -147,20 +147,43 @@ float vec_dot_q5_1(const void* x, const void* y, int64_t n) {
   return sumf;
 }
 
-float vec_dot_iq4_nl(const void* x, const void* y, int64_t n) {
+namespace {
+
+// A 4-bit code-book format against Q8_0: per block, the codes' values (`values`) times the
+// activation bytes summed in integers, scaled by f16(dy) * the block's own scale.
+template <class Block, float (*BlockScale)(const Block&)>
+float vec_dot_code_book(const void* x, const void* y, int64_t n, const int8_t (&values)[16]) {
   float sumf = 0.0f;
   int8_t q[kQK];
   for (int64_t i = 0; i < n / kQK; ++i) {
-    const auto bx = load_block<BlockIq4Nl>(x, i);
+    const auto bx = load_block<Block>(x, i);
     const auto by = load_block<BlockQ8_0>(y, i);
     for (int j = 0; j < kQK / 2; ++j) {
-      q[j] = kIq4nlValues[bx.qs[j] & 0xF];
-      q[j + kQK / 2] = kIq4nlValues[bx.qs[j] >> 4];
+      q[j] = values[bx.qs[j] & 0xF];
+      q[j + kQK / 2] = values[bx.qs[j] >> 4];
     }
     const int isum = dot_block(q, by.qs);
-    sumf += (f16_to_f32(by.d) * f16_to_f32(bx.d)) * static_cast<float>(isum);
+    sumf += (f16_to_f32(by.d) * BlockScale(bx)) * static_cast<float>(isum);
   }
   return sumf;
+}
+
+float iq4_nl_scale(const BlockIq4Nl& b) {
+  return f16_to_f32(b.d);
+}
+float mxfp4_scale(const BlockMxfp4& b) {
+  return e8m0_half(b.e);
+}
+
+}  // namespace
+
+float vec_dot_iq4_nl(const void* x, const void* y, int64_t n) {
+  return vec_dot_code_book<BlockIq4Nl, iq4_nl_scale>(x, y, n, kIq4nlValues);
+}
+
+// IQ4_NL's arithmetic with the E2M1 code book and the E8M0 scale (f16(dy) * e8m0_half(e)).
+float vec_dot_mxfp4(const void* x, const void* y, int64_t n) {
+  return vec_dot_code_book<BlockMxfp4, mxfp4_scale>(x, y, n, kFp4Values);
 }
 
 }  // namespace hearth::kernels::ref

@@ -1,4 +1,4 @@
-// AVX2 kernels of the 32-element block formats (Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 IQ4_NL) and the
+// AVX2 kernels of the 32-element block formats (Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 IQ4_NL MXFP4) and the
 // Q8_0/Q8_1 activation quantizers (quantization.md §3, §4).
 //
 // Dot products: per block, the codes are unpacked to 32 bytes and multiplied with the
@@ -14,7 +14,8 @@
 // - Q8_0 (signed codes x): the sign trick, vpmaddubsw(|x|, sign(y, x)).
 // - IQ4_NL (code values x > -128 by table lookup): vpmaddubsw(|y|, sign(x, y)), with |y|
 //   once per activation block.
-// - IQ4_NL alternates two accumulators over even and odd blocks and takes an odd last
+// - MXFP4: IQ4_NL's arithmetic with the E2M1 code book and the block's E8M0 scale.
+// - IQ4_NL and MXFP4 alternate two accumulators over even and odd blocks and takes an odd last
 //   block in scalar f32 after the lanes, as the reference engine does.
 //
 // A tile of R rows x T tokens keeps one accumulator (set) per output and runs, for every
@@ -148,6 +149,27 @@ struct Iq4Nl {
   }
 };
 
+struct Mxfp4 {
+  static constexpr int kBytes = 17, kActBytes = 34, kOffset = 0;
+  static constexpr Mul kMul = Mul::kSignByAct;  // code values -12..12
+  static constexpr bool kMin = false, kTwoAcc = true;
+  static __m256i codes(const uint8_t* b) {
+    const __m256i values = _mm256_broadcastsi128_si256(load16(kFp4Values));
+    return _mm256_shuffle_epi8(values, avx2::unpack_nibbles(b + 1));
+  }
+  static float scale(const float* /*f16*/, const uint8_t* b) { return e8m0_half(b[0]); }
+};
+
+// A weight block's scale: the f16 at its start, or the type's own (MXFP4's E8M0 byte).
+template <class K>
+inline float weight_scale(const float* f16, const uint8_t* blk) {
+  if constexpr (requires { K::scale(f16, blk); }) {
+    return K::scale(f16, blk);
+  } else {
+    return load_f16(f16, blk);
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // One block of one activation row (shared by the rows of a tile) and of one weight row
 // (shared by the tokens).
@@ -185,7 +207,7 @@ inline RowBlock load_row(const float* f16, const uint8_t* blk) {
   RowBlock r{};
   r.codes = K::codes(blk);
   if constexpr (K::kMul == Mul::kSignByCodes) r.abs = _mm256_sign_epi8(r.codes, r.codes);
-  r.d = broadcast_f16(f16, blk);
+  r.d = _mm256_set1_ps(weight_scale<K>(f16, blk));
   if constexpr (K::kMin) r.m = load_f16(f16, blk + 2);
   return r;
 }
@@ -267,7 +289,7 @@ template <class K>
 inline float tail_block(const float* f16, const uint8_t* w, const uint8_t* x) {
   const RowBlock r = load_row<K>(f16, w);
   const TokBlock t = load_tok<K>(f16, x);
-  const float d = load_f16(f16, x) * load_f16(f16, w);
+  const float d = load_f16(f16, x) * weight_scale<K>(f16, w);
   return d * static_cast<float>(hsum_i32(block_lanes<K>(r, t)));
 }
 
@@ -449,6 +471,7 @@ void register_avx2_legacy(Table& t) {
   entry(t, TensorType::kQ5_1) = weight_entry<Q5_1>();
   entry(t, TensorType::kQ8_0) = weight_entry<Q8_0>();
   entry(t, TensorType::kIQ4_NL) = weight_entry<Iq4Nl>();
+  entry(t, TensorType::kMXFP4) = weight_entry<Mxfp4>();
   entry(t, TensorType::kQ8_0).from_float = from_float_q8_0;
   entry(t, TensorType::kQ8_1).from_float = from_float_q8_1;
 }

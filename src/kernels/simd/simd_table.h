@@ -64,7 +64,7 @@ inline Entry& entry(Table& t, TensorType type) {
 }
 
 // Each fills the entries of its types; defined in simd/<level>_<family>.cpp.
-void register_avx2_legacy(Table& t);   // Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 IQ4_NL; Q8_0/Q8_1 from_float
+void register_avx2_legacy(Table& t);  // Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 IQ4_NL MXFP4; Q8_0/Q8_1 from_float
 void register_avx2_kquants(Table& t);  // Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_XS; Q8_K from_float
 // AVX-512 VNNI tiles of Q4_0, Q5_0 and Q8_0 (each output equals the AVX2 vec_dot).
 void register_avx512_legacy(Table& t);

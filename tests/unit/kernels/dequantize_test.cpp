@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -55,6 +56,15 @@ float spec_q5_1(const uint8_t* b, int e) {
 }
 float spec_iq4_nl(const uint8_t* b, int e) {
   return f16_at(b) * fl(kKv[nibble(b + 2, e)]);
+}
+// MXFP4 (OCP MX v1.0): an E2M1 element (sign, 2 exponent bits of bias 1, 1 mantissa bit)
+// times 2^(E8M0 - 127). The reference's integer code table has no -0: code 8 gives +0.
+float spec_mxfp4(const uint8_t* b, int e) {
+  const int code = nibble(b + 1, e);
+  const int exp = (code >> 1) & 3, man = code & 1;
+  const float magnitude = exp == 0 ? 0.5f * fl(man) : std::ldexp(1.0f + 0.5f * fl(man), exp - 1);
+  if (magnitude == 0.0f) return 0.0f;
+  return std::ldexp((code & 8) ? -magnitude : magnitude, b[0] - 127);
 }
 
 float spec_q2_k(const uint8_t* b, int e) {
@@ -148,6 +158,7 @@ const std::vector<Format>& formats() {
       {TensorType::kQ6_K, spec_q6_k, {208}, {192, 208}},
       {TensorType::kIQ4_NL, spec_iq4_nl, {0}, {}},
       {TensorType::kIQ4_XS, spec_iq4_xs, {0}, {}},
+      {TensorType::kMXFP4, spec_mxfp4, {}, {}},
   };
   return kFormats;
 }
@@ -196,7 +207,7 @@ TEST(Dequantize, HandlesExactlyTheListedTypes) {
     EXPECT_TRUE(can_dequantize(t));
   }
   for (TensorType t : {TensorType::kQ8_1, TensorType::kQ8_K, TensorType::kIQ2_XXS,
-                       TensorType::kTQ1_0, TensorType::kI32, TensorType::kMXFP4}) {
+                       TensorType::kTQ1_0, TensorType::kI32, TensorType::kNVFP4}) {
     EXPECT_FALSE(can_dequantize(t)) << tensor_type_name(t);
   }
 }
@@ -215,6 +226,7 @@ TEST(Dequantize, BlockFormatsMatchTypeTraits) {
   EXPECT_EQ(sizeof(BlockQ8K), traits_of(TensorType::kQ8_K).type_size);
   EXPECT_EQ(sizeof(BlockIq4Nl), traits_of(TensorType::kIQ4_NL).type_size);
   EXPECT_EQ(sizeof(BlockIq4Xs), traits_of(TensorType::kIQ4_XS).type_size);
+  EXPECT_EQ(sizeof(BlockMxfp4), traits_of(TensorType::kMXFP4).type_size);
 }
 
 // Every quantized format, bit for bit, from a source that is deliberately misaligned.
@@ -268,6 +280,15 @@ TEST(Dequantize, ExtremeNibblesGiveTheRangeEnds) {
   dequantize_row(TensorType::kIQ4_NL, iq, y, 32);
   EXPECT_EQ(y[0], -127.0f * 0x1p-24f);
   EXPECT_EQ(y[16], 113.0f * 0x1p-24f);
+  // MXFP4: e = 0 is 2^-127 (a subnormal scale), e = 254 is 2^127; codes 7 and 15 are +-6.
+  uint8_t fp4[17] = {0x00, 0xF7};
+  dequantize_row(TensorType::kMXFP4, fp4, y, 32);
+  EXPECT_EQ(y[0], 6.0f * 0x1p-127f);
+  EXPECT_EQ(y[16], -6.0f * 0x1p-127f);
+  fp4[0] = 254;
+  dequantize_row(TensorType::kMXFP4, fp4, y, 32);
+  EXPECT_EQ(y[0], 6.0f * 0x1p127f);
+  EXPECT_EQ(y[2], 0.0f);
 }
 
 TEST(Dequantize, FloatTypesAreExactWidenings) {

@@ -52,6 +52,10 @@ inline std::vector<uint8_t> integer_weights(TensorType type, int64_t n, uint32_t
   }
   const auto& t = traits_of(type);
   std::vector<uint8_t> bytes = random_bytes(row_bytes(t, static_cast<uint64_t>(n)), seed);
+  if (type == TensorType::kMXFP4) {  // E8M0 128: a half-scale of 1 on the doubled codes
+    for (size_t b = 0; b < bytes.size() / t.type_size; ++b) bytes[b * t.type_size] = 128;
+    return bytes;
+  }
   for (size_t b = 0; b < bytes.size() / t.type_size; ++b) {
     for (const ScaleField& f : integer_scale_fields(type)) {
       bytes[b * t.type_size + static_cast<size_t>(f.offset)] = static_cast<uint8_t>(f.value);

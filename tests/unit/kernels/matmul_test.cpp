@@ -20,11 +20,11 @@
 namespace hearth::kernels {
 namespace {
 
-const TensorType kAllTypes[] = {TensorType::kF32,  TensorType::kF16,    TensorType::kBF16,
-                                TensorType::kQ8_0, TensorType::kQ4_0,   TensorType::kQ4_1,
-                                TensorType::kQ5_0, TensorType::kQ5_1,   TensorType::kQ2_K,
-                                TensorType::kQ3_K, TensorType::kQ4_K,   TensorType::kQ5_K,
-                                TensorType::kQ6_K, TensorType::kIQ4_NL, TensorType::kIQ4_XS};
+const TensorType kAllTypes[] = {
+    TensorType::kF32,  TensorType::kF16,    TensorType::kBF16,   TensorType::kQ8_0,
+    TensorType::kQ4_0, TensorType::kQ4_1,   TensorType::kQ5_0,   TensorType::kQ5_1,
+    TensorType::kQ2_K, TensorType::kQ3_K,   TensorType::kQ4_K,   TensorType::kQ5_K,
+    TensorType::kQ6_K, TensorType::kIQ4_NL, TensorType::kIQ4_XS, TensorType::kMXFP4};
 
 // A quantized random weight matrix, its rows `row_stride` bytes apart (>= the row size).
 struct TestWeights {

@@ -56,10 +56,11 @@ std::vector<float> block_of(std::initializer_list<float> head, float fill = 0.0f
 }
 
 TEST(Quantize, HandlesTheListedTypes) {
-  for (TensorType t : {TensorType::kF32, TensorType::kF16, TensorType::kBF16, TensorType::kQ8_0,
-                       TensorType::kQ4_0, TensorType::kQ4_1, TensorType::kQ5_0, TensorType::kQ5_1,
-                       TensorType::kQ2_K, TensorType::kQ3_K, TensorType::kQ4_K, TensorType::kQ5_K,
-                       TensorType::kQ6_K, TensorType::kIQ4_NL, TensorType::kIQ4_XS}) {
+  for (TensorType t :
+       {TensorType::kF32, TensorType::kF16, TensorType::kBF16, TensorType::kQ8_0, TensorType::kQ4_0,
+        TensorType::kQ4_1, TensorType::kQ5_0, TensorType::kQ5_1, TensorType::kQ2_K,
+        TensorType::kQ3_K, TensorType::kQ4_K, TensorType::kQ5_K, TensorType::kQ6_K,
+        TensorType::kIQ4_NL, TensorType::kIQ4_XS, TensorType::kMXFP4}) {
     EXPECT_TRUE(can_quantize(t)) << tensor_type_name(t);
   }
   EXPECT_FALSE(can_quantize(TensorType::kQ8_K));
@@ -233,7 +234,7 @@ TEST(Quantize, RoundTripErrorOnGaussianData) {
       {TensorType::kQ4_0, 0.10},    {TensorType::kQ4_1, 0.09},    {TensorType::kQ5_0, 0.05},
       {TensorType::kQ5_1, 0.044},   {TensorType::kQ2_K, 0.31},    {TensorType::kQ3_K, 0.165},
       {TensorType::kQ4_K, 0.084},   {TensorType::kQ5_K, 0.042},   {TensorType::kQ6_K, 0.02},
-      {TensorType::kIQ4_NL, 0.084}, {TensorType::kIQ4_XS, 0.085},
+      {TensorType::kIQ4_NL, 0.084}, {TensorType::kIQ4_XS, 0.085}, {TensorType::kMXFP4, 0.13},
   };
   const std::vector<float> x = test::gaussian(256 * 64, 2024);
   double q4_0_error = 0.0, q4_k_error = 0.0;
@@ -281,6 +282,27 @@ TEST(Quantize, DegenerateBlocksStayFinite) {
       }
     }
   }
+}
+
+// MXFP4 (the reference's quantize_row_mxfp4_ref): e = floor(log2 amax) - 2 + 127, so that
+// amax / 2^(e - 127) lies in [4, 8), and each value takes the nearest code, the first of two
+// equally near ones.
+TEST(Quantize, Mxfp4ExponentAndNearestCodes) {
+  const auto b = quantize(TensorType::kMXFP4, block_of({6.0f, -3.0f, 2.5f, 0.1f, -0.1f}));
+  ASSERT_EQ(b.size(), 17u);
+  EXPECT_EQ(b[0], 127);       // amax 6: floor(log2 6) = 2; the half-scale is 0.5
+  EXPECT_EQ(b[1] & 0xF, 7);   // 6 / 0.5 = 12: code 7 (E2M1 6.0)
+  EXPECT_EQ(b[2] & 0xF, 13);  // -3 / 0.5 = -6: code 13
+  EXPECT_EQ(b[3] & 0xF, 4);   // 5 lies between 4 (code 4) and 6 (code 5): the first
+  EXPECT_EQ(b[4] & 0xF, 0);   // 0.2: +0 (code 0) before -0 (code 8)
+  EXPECT_EQ(b[5] & 0xF, 0);   // -0.2: +0 again, nearer than -1 (code 9)
+  EXPECT_EQ(b[1] >> 4, 0);    // the zero fill of the second half
+  const auto zero = quantize(TensorType::kMXFP4, block_of({}));
+  EXPECT_EQ(zero, std::vector<uint8_t>(17, 0));
+  const std::vector<float> back = dequantize(TensorType::kMXFP4, b, 32);
+  EXPECT_EQ(back[0], 6.0f);
+  EXPECT_EQ(back[1], -3.0f);
+  EXPECT_EQ(back[2], 2.0f);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ const TypeCase kCases[] = {
     {TensorType::kQ2_K, TensorType::kQ8_K},   {TensorType::kQ3_K, TensorType::kQ8_K},
     {TensorType::kQ4_K, TensorType::kQ8_K},   {TensorType::kQ5_K, TensorType::kQ8_K},
     {TensorType::kQ6_K, TensorType::kQ8_K},   {TensorType::kIQ4_NL, TensorType::kQ8_0},
-    {TensorType::kIQ4_XS, TensorType::kQ8_K},
+    {TensorType::kIQ4_XS, TensorType::kQ8_K}, {TensorType::kMXFP4, TensorType::kQ8_0},
 };
 
 std::vector<uint8_t> encode(TensorType type, const std::vector<float>& x) {
