@@ -39,7 +39,21 @@ struct KeyRange {
   int32_t query_pos = 0;
   const float* slopes = nullptr;  // [G] the slopes of the group's heads
   float softcap = 0.0f;           // > 0: score = softcap * tanh(score), the scale pre-divided
+  const float* sinks = nullptr;   // [G] the group's heads' attention sinks, or null
 };
+
+// A head's attention sink s joins the softmax after all positions, as the reference applies
+// it: with s above the running max M, the accumulator is rescaled by exp(M - s) (returned)
+// and the sum becomes sum * exp(M - s) + 1; otherwise the sum gains exp(s - M).
+inline float apply_sink(float sink, float max_score, float& sum) {
+  if (sink > max_score) {
+    const float ms = std::exp(max_score - sink);
+    sum = sum * ms + 1.0f;
+    return ms;
+  }
+  sum += std::exp(sink - max_score);
+  return 1.0f;
+}
 
 // The first position a query at `pos` sees: 0, or the start of its sliding window.
 inline int32_t first_visible(int32_t pos, int32_t window) {
@@ -193,8 +207,10 @@ void attend_group(const ForwardState& st, int32_t il, const BatchToken& bt, cons
     }
     acc.add(rows.v(j), weight, G);
   }
-  for (int32_t g = 0; g < G; ++g)
+  for (int32_t g = 0; g < G; ++g) {
+    if (range.sinks != nullptr) acc.scale(g, apply_sink(range.sinks[g], max_score[g], sum[g]));
     acc.finish(g, sum[g] == 0.0f ? 0.0f : 1.0f / sum[g], out + g * Dv);
+  }
 }
 
 // Positions per chunk of attend_group_f16v.
@@ -273,10 +289,14 @@ void attend_group_f16v(const ForwardState& st, int32_t il, const BatchToken& bt,
   const int32_t Dv = st.model.hparams().head_dim_v;
   f16v_prefix(st, il, bt.seq, range, kv_head, G, q, scale, range.last + 1, scratch);
   for (int32_t g = 0; g < G; ++g) {
-    const float sum = scratch.sum[static_cast<size_t>(g)];
+    float sum = scratch.sum[static_cast<size_t>(g)];
+    const float ms =
+        range.sinks == nullptr
+            ? 1.0f
+            : apply_sink(range.sinks[g], scratch.max_score[static_cast<size_t>(g)], sum);
     const float inv = sum == 0.0f ? 0.0f : 1.0f / sum;
     const f16_bits* acc = scratch.acc16.data() + static_cast<size_t>(g) * static_cast<size_t>(Dv);
-    for (int32_t i = 0; i < Dv; ++i) out[g * Dv + i] = f16_to_f32(acc[i]) * inv;
+    for (int32_t i = 0; i < Dv; ++i) out[g * Dv + i] = (f16_to_f32(acc[i]) * ms) * inv;
   }
 }
 
@@ -348,8 +368,8 @@ void load_tile(const ForwardState& st, const KvHeadRows& rows, int32_t j0, int n
 }
 
 void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_end,
-                  int32_t kv_head, float scale, int32_t window, AttendScratch& scratch,
-                  BlockQueries& bq) {
+                  int32_t kv_head, float scale, int32_t window, const float* sinks,
+                  AttendScratch& scratch, BlockQueries& bq) {
   constexpr int kT = kernels::kAttentionTileKeys;
   const auto& hp = st.model.hparams();
   const int32_t H = hp.n_head, D = hp.head_dim, Dv = hp.head_dim_v, G = H / hp.n_head_kv;
@@ -394,9 +414,11 @@ void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t
     float* out = st.s.attn.data() + (t * H + static_cast<int64_t>(kv_head) * G) * Dv;
     for (int32_t g = 0; g < G; ++g) {
       const auto i = static_cast<size_t>((t - t_begin) * G + g);
+      const float ms =
+          sinks == nullptr ? 1.0f : apply_sink(sinks[kv_head * G + g], bq.m[i], bq.s[i]);
       const float inv = bq.s[i] == 0.0f ? 0.0f : 1.0f / bq.s[i];
       const float* acc = bq.acc.data() + i * static_cast<size_t>(Dv);
-      for (int32_t e = 0; e < Dv; ++e) out[g * Dv + e] = acc[e] * inv;
+      for (int32_t e = 0; e < Dv; ++e) out[g * Dv + e] = (acc[e] * ms) * inv;
     }
   }
 }
@@ -437,7 +459,7 @@ std::vector<float> alibi_slopes(int32_t n_head, float max_bias) {
 // Per token and group of G query heads sharing a KV head: the keys in ranges[t], one item
 // each (all H / Hkv heads of a group, or fewer when that leaves too few items for the threads).
 void attend_tokens(ForwardState& st, int32_t il, float scale, const std::vector<KeyRange>& ranges,
-                   const std::vector<float>& slopes) {
+                   const std::vector<float>& slopes, const float* sinks = nullptr) {
   const auto& hp = st.model.hparams();
   const int32_t H = hp.n_head, Hkv = hp.n_head_kv, D = hp.head_dim, Dv = hp.head_dim_v;
   const bool f16v =
@@ -453,6 +475,7 @@ void attend_tokens(ForwardState& st, int32_t il, float scale, const std::vector<
       const int64_t h0 = t * H + h;
       KeyRange range = ranges[static_cast<size_t>(t)];
       if (!slopes.empty()) range.slopes = slopes.data() + h;
+      if (sinks != nullptr) range.sinks = sinks + h;
       const auto attend = f16v ? attend_group_f16v : attend_group;
       attend(st, il, st.tokens[static_cast<size_t>(t)], range, h / (H / Hkv), G,
              st.s.q.data() + h0 * D, scale, scratch, st.s.attn.data() + h0 * Dv);
@@ -461,10 +484,11 @@ void attend_tokens(ForwardState& st, int32_t il, float scale, const std::vector<
 }
 
 // Causal attention; a window (> 0) limits each query to its last `window` positions (the
-// tiles hide the keys below it), and a soft cap passes the scaled scores through
-// cap * tanh(s / cap) (the per-token path: the tiles have no cap).
+// tiles hide the keys below it), a soft cap passes the scaled scores through
+// cap * tanh(s / cap) (the per-token path: the tiles have no cap), and sinks ([H], may be
+// null) join each head's softmax.
 void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0,
-                   float softcap = 0.0f) {
+                   float softcap = 0.0f, const float* sinks = nullptr) {
   const bool f16v =
       st.precision == kernels::MatmulPrecision::kReference && st.type_v == TensorType::kF16;
   if (softcap <= 0.0f && f16v && (st.type_k == TensorType::kF16 || st.type_k == TensorType::kF32)) {
@@ -478,7 +502,7 @@ void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0
       for (int64_t item = begin; item < end; ++item) {
         const auto& b = blocks[static_cast<size_t>(item / Hkv)];
         attend_block(st, il, b.first, b.second, static_cast<int32_t>(item % Hkv), scale, window,
-                     scratch, bq);
+                     sinks, scratch, bq);
       }
     });
     return;
@@ -491,7 +515,7 @@ void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0
     ranges[t].query_pos = pos;
     ranges[t].softcap = softcap;
   }
-  attend_tokens(st, il, softcap > 0.0f ? scale / softcap : scale, ranges, {});
+  attend_tokens(st, il, softcap > 0.0f ? scale / softcap : scale, ranges, {}, sinks);
 }
 
 // Non-causal attention: every token sees its sequence up to the sequence's last position in
@@ -533,7 +557,7 @@ void attend_whole_sequences(ForwardState& st, int32_t il, float scale,
 
 void attend_all(ForwardState& st, int32_t il, float scale, const AttentionOptions& opt) {
   if (opt.causal) {
-    attend_causal(st, il, scale, opt.window, opt.softcap);
+    attend_causal(st, il, scale, opt.window, opt.softcap, opt.sinks);
   } else {
     attend_whole_sequences(st, il, scale, opt);
   }

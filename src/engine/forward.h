@@ -82,6 +82,9 @@ struct AttentionOptions {
   // Non-causal only. > 0: ALiBi (jina-bert-v2), each head's scores biased by
   // slope_h * -|query position - key position|.
   float max_alibi_bias = 0.0f;
+  // Causal only. Non-null (gpt-oss): each head's attention sink [H], a logit that joins its
+  // softmax's denominator with no value row.
+  const float* sinks = nullptr;
 };
 
 // out[t] = norm(in[t]) * w for every batch row; `width` values per row.

@@ -17,11 +17,9 @@ struct Route {
   std::vector<float> weight;
 };
 
-// Softmax over the router logits (f32 exponentials, the sum in f64 as the reference's), the
-// top k by probability, their weights optionally normalized by their sum (clamped below at
-// the smallest normal f16, as the reference does).
-Route route(const float* logits, int32_t n_expert, const MoeOptions& opt) {
-  std::vector<float> p(logits, logits + n_expert);
+// The reference's softmax in place: f32 exponentials of v - max, their sum in f64, each
+// multiplied by the f32 reciprocal.
+void softmax(std::vector<float>& p) {
   const float top = *std::max_element(p.begin(), p.end());
   double sum = 0.0;
   for (float& v : p) {
@@ -30,6 +28,14 @@ Route route(const float* logits, int32_t n_expert, const MoeOptions& opt) {
   }
   const auto inv = static_cast<float>(1.0 / sum);
   for (float& v : p) v *= inv;
+}
+
+// The k experts of the largest router scores, by opt.gating: softmax probabilities then the
+// top k, or the top k logits then a softmax over them; their weights optionally normalized
+// by their sum (clamped below at the smallest normal f16, as the reference does).
+Route route(const float* logits, int32_t n_expert, const MoeOptions& opt) {
+  std::vector<float> p(logits, logits + n_expert);
+  if (opt.gating == MoeGating::kSoftmaxThenTopK) softmax(p);
   std::vector<int32_t> order(static_cast<size_t>(n_expert));
   std::iota(order.begin(), order.end(), 0);
   std::partial_sort(
@@ -38,6 +44,7 @@ Route route(const float* logits, int32_t n_expert, const MoeOptions& opt) {
   Route r;
   r.expert.assign(order.begin(), order.begin() + opt.n_used);
   for (int32_t e : r.expert) r.weight.push_back(p[static_cast<size_t>(e)]);
+  if (opt.gating == MoeGating::kTopKThenSoftmax) softmax(r.weight);
   if (opt.norm_weights) {
     double total = 0.0;
     for (float v : r.weight) total += v;
@@ -51,18 +58,65 @@ float silu(float x) {
   return x / (1.0f + std::exp(-x));
 }
 
-// y[r] = W_down (silu(W_gate x[r]) * W_up x[r]) for the n rows of x: one expert's FFN.
-void expert_ffn(ThreadPool& pool, kernels::MatmulPrecision precision, const WeightMatrix& gate,
-                const WeightMatrix& up, const WeightMatrix& down, const float* x, int64_t n,
-                float* y) {
-  const int64_t F = gate.n_rows;
+// One expert: its three matrices, its biases (empty: none), and its activation.
+struct Expert {
+  const WeightMatrix& gate;
+  const WeightMatrix& up;
+  const WeightMatrix& down;
+  const std::vector<float>* gate_b = nullptr;  // [F]
+  const std::vector<float>* up_b = nullptr;    // [F]
+  const std::vector<float>* down_b = nullptr;  // [E]
+  MoeActivation activation = MoeActivation::kSilu;
+};
+
+// rows[r] += b for the n rows of width b.size(); nothing when b is absent or empty.
+void add_bias(float* rows, int64_t n, const std::vector<float>* b) {
+  if (b == nullptr || b->empty()) return;
+  const auto width = static_cast<int64_t>(b->size());
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t i = 0; i < width; ++i) rows[r * width + i] += (*b)[static_cast<size_t>(i)];
+}
+
+// gpt-oss's clamped SwiGLU (alpha 1.702, limit 7) into g, in the reference's operations.
+void clamped_swiglu(float* g, const float* u, int64_t n) {
+  constexpr float kAlpha = 1.702f, kLimit = 7.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = std::min(g[i], kLimit);
+    const float y = std::clamp(u[i], -kLimit, kLimit);
+    g[i] = x / (1.0f + std::exp(kAlpha * (-x))) * (y + 1.0f);
+  }
+}
+
+// y[r] = W_down act(W_gate x[r], W_up x[r]) for the n rows of x, with the expert's biases.
+void expert_ffn(ThreadPool& pool, kernels::MatmulPrecision precision, const Expert& e,
+                const float* x, int64_t n, float* y) {
+  const int64_t F = e.gate.n_rows;
   thread_local std::vector<float> g, u;  // reused: this runs per expert, layer and step
   g.resize(static_cast<size_t>(n * F));
   u.resize(static_cast<size_t>(n * F));
-  kernels::matmul(gate, x, n, g.data(), pool, precision);
-  kernels::matmul(up, x, n, u.data(), pool, precision);
-  ops::swiglu(g.data(), u.data(), g.data(), n * F);
-  kernels::matmul(down, g.data(), n, y, pool, precision);
+  kernels::matmul(e.gate, x, n, g.data(), pool, precision);
+  kernels::matmul(e.up, x, n, u.data(), pool, precision);
+  add_bias(g.data(), n, e.gate_b);
+  add_bias(u.data(), n, e.up_b);
+  if (e.activation == MoeActivation::kClampedSwiglu) {
+    clamped_swiglu(g.data(), u.data(), n * F);
+  } else {
+    ops::swiglu(g.data(), u.data(), g.data(), n * F);
+  }
+  kernels::matmul(e.down, g.data(), n, y, pool, precision);
+  add_bias(y, n, e.down_b);
+}
+
+// Expert e of the layer, its biases where the layer has them.
+Expert routed_expert(const MoeWeights& m, size_t e, MoeActivation activation) {
+  Expert x{m.gate[e], m.up[e], m.down[e]};
+  if (!m.gate_b.empty()) {
+    x.gate_b = &m.gate_b[e];
+    x.up_b = &m.up_b[e];
+    x.down_b = &m.down_b[e];
+  }
+  x.activation = activation;
+  return x;
 }
 
 }  // namespace
@@ -74,6 +128,7 @@ void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt) {
   const int32_t K = opt.n_used;
   std::vector<float> logits(static_cast<size_t>(T * n_expert));
   kernels::matmul(m.router, st.s.cur.data(), T, logits.data(), st.pool, st.precision);
+  add_bias(logits.data(), T, &m.router_b);
   std::vector<Route> routes;
   routes.reserve(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t)
@@ -95,8 +150,8 @@ void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt) {
     ys.resize(static_cast<size_t>(n * E));
     for (int64_t i = 0; i < n; ++i)
       std::copy_n(st.s.cur.data() + mine[static_cast<size_t>(i)].first * E, E, xs.data() + i * E);
-    const auto ue = static_cast<size_t>(e);
-    expert_ffn(pool, st.precision, m.gate[ue], m.up[ue], m.down[ue], xs.data(), n, ys.data());
+    expert_ffn(pool, st.precision, routed_expert(m, static_cast<size_t>(e), opt.activation),
+               xs.data(), n, ys.data());
     for (int64_t i = 0; i < n; ++i) {
       const auto [t, k] = mine[static_cast<size_t>(i)];
       std::copy_n(ys.data() + i * E, E, expert_out.data() + (t * K + k) * E);
@@ -134,8 +189,8 @@ void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt) {
   if (!present(m.shared_gate)) return;
   // The shared expert, scaled per row by sigmoid(g) computed as silu(g) / g (the reference's).
   std::vector<float> shared(static_cast<size_t>(T * E)), g(static_cast<size_t>(T));
-  expert_ffn(st.pool, st.precision, m.shared_gate, m.shared_up, m.shared_down, st.s.cur.data(), T,
-             shared.data());
+  expert_ffn(st.pool, st.precision, Expert{m.shared_gate, m.shared_up, m.shared_down},
+             st.s.cur.data(), T, shared.data());
   kernels::matmul(m.shared_router, st.s.cur.data(), T, g.data(), st.pool, st.precision);
   for (int64_t t = 0; t < T; ++t) {
     const float gate = silu(g[static_cast<size_t>(t)]) / g[static_cast<size_t>(t)];

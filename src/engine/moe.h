@@ -9,16 +9,28 @@
 
 namespace hearth::engine {
 
+// How a token's experts and their weights come from the router logits: a softmax over all
+// experts, then the k most probable (qwen2/3moe, mixtral, olmoe); or the k largest logits,
+// then a softmax over those k (gpt-oss).
+enum class MoeGating { kSoftmaxThenTopK, kTopKThenSoftmax };
+
+// The experts' gated activation: silu(gate) * up, or gpt-oss's clamped SwiGLU,
+// g = min(gate, 7), u = clamp(up, -7, 7), g * sigmoid(1.702 g) * (u + 1).
+enum class MoeActivation { kSilu, kClampedSwiglu };
+
 struct MoeOptions {
   int32_t n_used = 0;         // experts per token (top-k)
   bool norm_weights = false;  // divide the k routing weights by their sum (qwen3moe, mixtral)
+  MoeGating gating = MoeGating::kSoftmaxThenTopK;
+  MoeActivation activation = MoeActivation::kSilu;
 };
 
-// s.out = sum_k w_k * down_k(silu(gate_k s.cur) * up_k s.cur) for each row of s.cur, the k
-// experts those of the largest softmax router probabilities, w_k their probabilities
-// (normalized when opt.norm_weights), the sum in order of decreasing probability as the
-// reference adds them; plus the shared expert times sigmoid(shared_router s.cur) where the
-// layer has one. A row's result depends only on the row.
+// s.out = sum_k w_k * down_k(act(gate_k s.cur, up_k s.cur)) for each row of s.cur, the k
+// experts and their weights w_k chosen by opt.gating from the router logits (plus the
+// router's bias where the layer has one; w_k normalized when opt.norm_weights), the sum in
+// order of decreasing weight as the reference adds them, each projection plus its expert's
+// bias where the layer has them; plus the shared expert times sigmoid(shared_router s.cur)
+// where the layer has one. A row's result depends only on the row.
 void moe_ffn(ForwardState& st, const LayerWeights& w, const MoeOptions& opt);
 
 }  // namespace hearth::engine

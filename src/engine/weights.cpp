@@ -102,6 +102,27 @@ Result<std::vector<float>> TensorLoader::vector(const std::string& name, int64_t
   return out;
 }
 
+Result<std::vector<std::vector<float>>> TensorLoader::vectors(const std::string& name, int64_t n,
+                                                              int64_t n_vecs) {
+  HEARTH_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, find(name, false));
+  if (t->ne[0] != n || t->ne[1] != n_vecs || t->n_elements() != n * n_vecs)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("{}: tensor '{}' has shape {}, expected [{}, {}]",
+                             archive_.primary().name(), name, t->shape_string(), n, n_vecs));
+  if (!kernels::can_dequantize(t->type))
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("{}: tensor '{}' has unsupported type {}", archive_.primary().name(),
+                             name, tensor_type_name(t->type)));
+  const size_t stride = row_bytes(traits_of(t->type), static_cast<uint64_t>(n));
+  std::vector<std::vector<float>> out(static_cast<size_t>(n_vecs));
+  for (int64_t v = 0; v < n_vecs; ++v) {
+    out[static_cast<size_t>(v)].resize(static_cast<size_t>(n));
+    kernels::dequantize_row(t->type, t->data + static_cast<size_t>(v) * stride,
+                            out[static_cast<size_t>(v)].data(), n);
+  }
+  return out;
+}
+
 Status TensorLoader::check_all_used() const {
   for (const gguf::TensorInfo* t : archive_.tensors()) {
     if (used_.find(t->name) == used_.end())

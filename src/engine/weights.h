@@ -44,6 +44,9 @@ struct MoeWeights {
   std::vector<WeightMatrix> gate, up, down;          // [n_expert] of [E, Fe] [E, Fe] [Fe, E]
   WeightMatrix shared_gate, shared_up, shared_down;  // [E, Fs] [E, Fs] [Fs, E]
   WeightMatrix shared_router;                        // ffn_gate_inp_shexp [E, 1]
+  // gpt-oss: the router's bias [n_expert] and each expert's biases [n_expert] of [Fe] [Fe] [E].
+  std::vector<float> router_b;
+  std::vector<std::vector<float>> gate_b, up_b, down_b;
   bool present() const { return !gate.empty(); }
 };
 
@@ -57,7 +60,8 @@ struct LayerWeights {
   std::vector<float> q_norm_b, k_norm_b;
   // jina-bert-v2: a second post-attention LayerNorm, after re-adding the block input.
   std::vector<float> attn_norm_2, attn_norm_2_b;
-  std::vector<float> ffn_norm;  // [E]
+  std::vector<float> ffn_norm;    // [E]
+  std::vector<float> attn_sinks;  // gpt-oss: each head's attention sink logit [H]
   // gemma2/3: RMSNorms of the attention and FFN outputs before their residual adds.
   std::vector<float> attn_post_norm, ffn_post_norm;     // [E] [E]
   WeightMatrix ffn_gate, ffn_up;                        // [E, F]
@@ -113,6 +117,9 @@ class TensorLoader {
                                   bool optional = false);
   // A 1-D tensor of n elements, converted to f32. Absent and optional: empty vector.
   Result<std::vector<float>> vector(const std::string& name, int64_t n, bool optional = false);
+  // The n_vecs rows of a 2-D tensor [n, n_vecs] (per-expert biases), converted to f32.
+  Result<std::vector<std::vector<float>>> vectors(const std::string& name, int64_t n,
+                                                  int64_t n_vecs);
   bool has(const std::string& name) const { return archive_.find_tensor(name) != nullptr; }
   // The file's description of a tensor (shape, type), or null; not a lookup that marks it used.
   const gguf::TensorInfo* find_info(const std::string& name) const {
