@@ -28,6 +28,7 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   opt.temp_scale = spec_.attn_temp_scale;
   opt.temp_floor = spec_.attn_temp_floor;
   opt.qk_norm = spec_.qk_norm_rows ? engine::QkNorm::kRowRms : engine::QkNorm::kHeadRms;
+  if (!w.attn_sinks.empty()) opt.sinks = w.attn_sinks.data();
   if (spec_.is_local(il)) {
     opt.window = spec_.n_swa;
     opt.swa_rope = hparams().rope_swa.has_value();
@@ -53,7 +54,9 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   block_output(w.attn_post_norm);
   block_input(w.ffn_norm);
   if (w.moe.present()) {
-    engine::moe_ffn(st, w, {hparams().n_expert_used, spec_.moe_norm_weights});
+    engine::moe_ffn(
+        st, w,
+        {hparams().n_expert_used, spec_.moe_norm_weights, spec_.moe_gating, spec_.moe_activation});
   } else {  // separate gate, or phi3's fused gate-up (glu_ffn tells them apart)
     engine::glu_ffn(st, w,
                     spec_.gelu_ffn ? engine::GluActivation::kGelu : engine::GluActivation::kSilu);
@@ -83,6 +86,12 @@ Status load_experts(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& 
   HEARTH_ASSIGN_OR_RETURN(m.gate, ld.matrices(p + "ffn_gate_exps.weight", E, Fe, X));
   HEARTH_ASSIGN_OR_RETURN(m.up, ld.matrices(p + "ffn_up_exps.weight", E, Fe, X));
   HEARTH_ASSIGN_OR_RETURN(m.down, ld.matrices(p + "ffn_down_exps.weight", Fe, E, X));
+  if (spec.expert_biases) {
+    HEARTH_ASSIGN_OR_RETURN(m.router_b, ld.vector(p + "ffn_gate_inp.bias", X));
+    HEARTH_ASSIGN_OR_RETURN(m.gate_b, ld.vectors(p + "ffn_gate_exps.bias", Fe, X));
+    HEARTH_ASSIGN_OR_RETURN(m.up_b, ld.vectors(p + "ffn_up_exps.bias", Fe, X));
+    HEARTH_ASSIGN_OR_RETURN(m.down_b, ld.vectors(p + "ffn_down_exps.bias", E, X));
+  }
   if (!spec.shared_expert) return Status::ok();
   const int64_t Fs = hp.n_ff_shexp > 0 ? hp.n_ff_shexp : hp.n_ff;
   HEARTH_ASSIGN_OR_RETURN(m.shared_router, ld.matrix(p + "ffn_gate_inp_shexp.weight", E, 1));
@@ -110,7 +119,7 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
   }
   HEARTH_ASSIGN_OR_RETURN(w.wo, ld.matrix(p + "attn_output.weight", Eo, E));
   const bool bias_optional = !spec.qkv_bias;
-  if (spec.qkv_bias || spec.optional_biases) {
+  if (spec.qkv_bias || spec.optional_biases || spec.attn_out_bias) {
     HEARTH_ASSIGN_OR_RETURN(w.bq, ld.vector(p + "attn_q.bias", Eq, bias_optional));
     HEARTH_ASSIGN_OR_RETURN(w.bk, ld.vector(p + "attn_k.bias", Ek, bias_optional));
     HEARTH_ASSIGN_OR_RETURN(w.bv, ld.vector(p + "attn_v.bias", Ev, bias_optional));
@@ -120,6 +129,12 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
     HEARTH_ASSIGN_OR_RETURN(w.ffn_gate_b, ld.vector(p + "ffn_gate.bias", F, true));
     HEARTH_ASSIGN_OR_RETURN(w.ffn_up_b, ld.vector(p + "ffn_up.bias", F, true));
     HEARTH_ASSIGN_OR_RETURN(w.ffn_down_b, ld.vector(p + "ffn_down.bias", E, true));
+  }
+  if (spec.attn_out_bias) {
+    HEARTH_ASSIGN_OR_RETURN(w.bo, ld.vector(p + "attn_output.bias", E));
+  }
+  if (spec.attn_sinks) {
+    HEARTH_ASSIGN_OR_RETURN(w.attn_sinks, ld.vector(p + "attn_sinks.weight", hp.n_head));
   }
   if (spec.qk_norm) {
     const int64_t q_width = spec.qk_norm_rows ? Eq : hp.head_dim;
@@ -132,7 +147,7 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
     HEARTH_ASSIGN_OR_RETURN(w.ffn_post_norm, ld.vector(p + "post_ffw_norm.weight", E));
   }
   if (spec.pre_norms) {
-    HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + "ffn_norm.weight", E));
+    HEARTH_ASSIGN_OR_RETURN(w.ffn_norm, ld.vector(p + spec.ffn_norm_name + ".weight", E));
   }
   if (hp.n_expert > 0) {
     HEARTH_RETURN_IF_ERROR(load_experts(ld, hp, spec, p, w.moe));

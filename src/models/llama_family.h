@@ -1,14 +1,15 @@
 // The pre-norm transformer shared by the llama family (llama, mistral, qwen2, qwen3,
-// smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, mistral3 and the MoE variants): RMSNorm ->
-// self-attention -> residual, RMSNorm -> SwiGLU (gemma: GELU-gated) FFN -> residual; gemma2/3 and
-// olmo2 normalize each block's output again before its residual add (olmo2 without the norms
-// before). Each architecture file describes its variant with a FamilySpec.
+// smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, mistral3, gpt-oss and the MoE variants):
+// RMSNorm -> self-attention -> residual, RMSNorm -> SwiGLU (gemma: GELU-gated) FFN -> residual;
+// gemma2/3 and olmo2 normalize each block's output again before its residual add (olmo2 without the
+// norms before). Each architecture file describes its variant with a FamilySpec.
 #pragma once
 
 #include <memory>
 
 #include "engine/forward.h"
 #include "engine/model.h"
+#include "engine/moe.h"
 #include "models/registry.h"
 
 namespace hearth::models {
@@ -44,6 +45,16 @@ struct FamilySpec {
   // (qwen2moe).
   bool moe_norm_weights = false;
   bool shared_expert = false;
+  // gpt-oss: top-k logits then their softmax, the clamped SwiGLU, a router bias and
+  // per-expert biases ([Fe, n_expert], [E, n_expert]).
+  engine::MoeGating moe_gating = engine::MoeGating::kSoftmaxThenTopK;
+  engine::MoeActivation moe_activation = engine::MoeActivation::kSilu;
+  bool expert_biases = false;
+  // gpt-oss: the attention output's bias is required (q/k/v biases optional), each layer has
+  // attention sinks [H], and the FFN's norm is named post_attention_norm.
+  bool attn_out_bias = false;
+  bool attn_sinks = false;
+  const char* ffn_norm_name = "ffn_norm";
   // Sliding-window layers (gemma2/3): n_swa > 0 and layer il local when swa_period == 0 or
   // il % swa_period < swa_period - 1 (the last layer of each period is global).
   int32_t n_swa = 0;

@@ -15,7 +15,7 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 18> kArchitectures = {{
+constexpr std::array<ArchEntry, 19> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
@@ -30,6 +30,7 @@ constexpr std::array<ArchEntry, 18> kArchitectures = {{
     {"qwen2moe", &load_qwen2moe},
     {"qwen3moe", &load_qwen3moe},
     {"olmoe", &load_olmoe},
+    {"gpt-oss", &load_gpt_oss},
     {"bert", &load_bert},
     {"nomic-bert", &load_nomic_bert},
     {"jina-bert-v2", &load_jina_bert_v2},

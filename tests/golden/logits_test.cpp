@@ -40,7 +40,7 @@ struct LogitsCase {
 // product moves log-probabilities by far more and changes greedy tokens.
 double tolerance_for(const std::string& name) {
   if (name.find("q2_k") != std::string::npos || name.find("q3_k") != std::string::npos) return 0.15;
-  for (const char* t : {"q4_", "q5_", "q6_k", "q8_0", "iq4"}) {
+  for (const char* t : {"q4_", "q5_", "q6_k", "q8_0", "iq4", "mxfp4"}) {
     if (name.find(t) != std::string::npos) return 0.1;
   }
   return 0.02;

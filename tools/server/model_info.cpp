@@ -28,7 +28,8 @@ std::string ftype_name(uint32_t ftype) {
                                                          {21, "Q2_K - Small"},
                                                          {25, "IQ4_NL - 4.5 bpw"},
                                                          {30, "IQ4_XS - 4.25 bpw"},
-                                                         {32, "BF16"}};
+                                                         {32, "BF16"},
+                                                         {38, "MXFP4 MoE"}};
   auto it = kNames.find(ftype);
   return it == kNames.end() ? "unknown, may not work" : it->second;
 }

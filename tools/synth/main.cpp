@@ -14,14 +14,15 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", out_path, "output GGUF path")->required();
   app.add_option(
          "--type", type_name,
-         "2-D weight type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k ... q6_k, iq4_nl")
+         "2-D weight type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k ... q6_k, iq4_nl, "
+         "mxfp4 (experts; other weights q8_0)")
       ->capture_default_str();
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
   app.add_option(
          "--arch", p.arch,
          "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "
-         "qwen3moe, olmoe, bert, "
+         "qwen3moe, olmoe, gpt-oss, bert, "
          "nomic-bert, "
          "jina-bert-v2 or modern-bert")
       ->capture_default_str();
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   app.add_flag("--qk-norm", p.qk_norm, "jina-bert-v2: q/k LayerNorms");
   app.add_flag("--attn-norm-2", p.attn_norm_2, "jina-bert-v2: second attention LayerNorm");
   app.add_flag("--separate-gate", p.separate_gate, "jina-bert-v2: ffn_gate apart from ffn_up");
-  app.add_option("--swa", p.n_swa, "modern-bert, gemma2/3: sliding window (0: none)")
+  app.add_option("--swa", p.n_swa, "modern-bert, gemma2/3, gpt-oss: sliding window (0: none)")
       ->capture_default_str();
   app.add_option("--swa-pattern", p.swa_pattern, "modern-bert, gemma2/3: window layer pattern")
       ->capture_default_str();
@@ -76,6 +77,8 @@ int main(int argc, char** argv) {
                  "mistral3: the temperature floor")
       ->capture_default_str();
   app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
+  app.add_option("--yarn", p.yarn_factor, "YaRN rope scaling factor (0: none)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   auto type = hearth::tensor_type_from_name(type_name);

@@ -109,6 +109,13 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
     w.set_u32(a + ".attention.sliding_window_pattern", static_cast<uint32_t>(p.swa_pattern));
     w.set_f32(a + ".rope.freq_base_swa", p.rope_base_swa);
   }
+  if (a == "gpt-oss") w.set_u32(a + ".attention.sliding_window", static_cast<uint32_t>(p.n_swa));
+  if (p.yarn_factor > 0.0f) {
+    w.set_string(a + ".rope.scaling.type", "yarn");
+    w.set_f32(a + ".rope.scaling.factor", p.yarn_factor);
+    w.set_u32(a + ".rope.scaling.original_context_length",
+              static_cast<uint32_t>(static_cast<float>(p.n_ctx) / p.yarn_factor));
+  }
   if (p.attn_softcap > 0.0f) w.set_f32(a + ".attn_logit_softcapping", p.attn_softcap);
   if (p.n_expert > 0) {
     w.set_u32(a + ".expert_count", static_cast<uint32_t>(p.n_expert));
@@ -155,7 +162,7 @@ Status add_attention(gguf::Writer& w, const SynthParams& p, const std::string& b
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_k.weight", {E, Ekv}, p.type, s_in, 0.0f));
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_v.weight", {E, Ekv}, p.type, s_in, 0.0f));
   }
-  if (p.arch == "qwen2" || p.arch == "qwen2moe") {
+  if (p.arch == "qwen2" || p.arch == "qwen2moe" || p.arch == "gpt-oss") {
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_q.bias", Eq));
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_k.bias", Ekv));
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_v.bias", Ekv));
@@ -165,6 +172,11 @@ Status add_attention(gguf::Writer& w, const SynthParams& p, const std::string& b
     const bool rows = p.arch == "olmo2" || p.arch == "olmoe";
     HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_q_norm.weight", rows ? Eq : head_dim));
     HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_k_norm.weight", rows ? Ekv : head_dim));
+  }
+  if (p.arch == "gpt-oss") {  // the output's bias and each head's sink logit (spread ~2)
+    HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_output.bias", E));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "attn_sinks.weight", {p.n_head}, TensorType::kF32, 2.0f, 0.0f));
   }
   return add_random(w, p, b + "attn_output.weight", {Eq, E}, p.type, s_in, 0.0f);
 }
@@ -179,11 +191,22 @@ Status add_experts(gguf::Writer& w, const SynthParams& p, const std::string& b) 
   // the k-th and (k+1)-th expert of a token.
   HEARTH_RETURN_IF_ERROR(
       add_random(w, p, b + "ffn_gate_inp.weight", {E, X}, p.type, 4.0f * s_in, 0.0f));
+  // gpt-oss: gate and up of spread ~2, so its SwiGLU's clamps at +-7 are reached at times.
+  const bool oss = p.arch == "gpt-oss";
+  const float s_gate = oss ? 2.0f * s_in : s_in;
+  const TensorType te = p.expert_type.value_or(p.type);
   HEARTH_RETURN_IF_ERROR(
-      add_random(w, p, b + "ffn_gate_exps.weight", {E, Fe, X}, p.type, s_in, 0.0f));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up_exps.weight", {E, Fe, X}, p.type, s_in, 0));
-  HEARTH_RETURN_IF_ERROR(
-      add_random(w, p, b + "ffn_down_exps.weight", {Fe, E, X}, p.type, s_ff, 0.0f));
+      add_random(w, p, b + "ffn_gate_exps.weight", {E, Fe, X}, te, s_gate, 0.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up_exps.weight", {E, Fe, X}, te, s_gate, 0));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_down_exps.weight", {Fe, E, X}, te, s_ff, 0.0f));
+  if (oss) {  // the router's bias and each expert's biases, 2-D [width, X]
+    HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "ffn_gate_inp.bias", X));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "ffn_gate_exps.bias", {Fe, X}, TensorType::kF32, 0.1f, 0.0f));
+    HEARTH_RETURN_IF_ERROR(
+        add_random(w, p, b + "ffn_up_exps.bias", {Fe, X}, TensorType::kF32, 0.1f, 0.0f));
+    return add_random(w, p, b + "ffn_down_exps.bias", {E, X}, TensorType::kF32, 0.1f, 0.0f);
+  }
   if (p.arch != "qwen2moe") return Status::ok();
   const int64_t Fs = p.n_ff_shexp > 0 ? p.n_ff_shexp : p.n_ff;
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate_inp_shexp.weight", {E}, p.type, s_in, 0));
@@ -206,7 +229,9 @@ Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head
     for (const char* n : {"post_attention_norm", "post_ffw_norm"})
       HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + n + ".weight", E));
   }
-  if (pre_norms) HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "ffn_norm.weight", E));
+  // gpt-oss names its FFN norm post_attention_norm.
+  const char* ffn_norm = p.arch == "gpt-oss" ? "post_attention_norm.weight" : "ffn_norm.weight";
+  if (pre_norms) HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + ffn_norm, E));
   if (p.n_expert > 0) return add_experts(w, p, b);
   if (p.arch == "phi3") {  // gate and up fused: [E, 2F]
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, 2 * F}, p.type, s_in, 0));
@@ -242,7 +267,7 @@ void detail::set_file_type(gguf::Writer& w, TensorType type) {
       {TensorType::kQ4_1, 3},    {TensorType::kQ8_0, 7},  {TensorType::kQ5_0, 8},
       {TensorType::kQ5_1, 9},    {TensorType::kQ2_K, 10}, {TensorType::kQ3_K, 12},
       {TensorType::kQ4_K, 15},   {TensorType::kQ5_K, 17}, {TensorType::kQ6_K, 18},
-      {TensorType::kIQ4_NL, 25}, {TensorType::kBF16, 32},
+      {TensorType::kIQ4_NL, 25}, {TensorType::kBF16, 32}, {TensorType::kMXFP4, 38},
   };
   for (const auto& e : kFileTypes) {
     if (e.type == type) w.set_u32("general.file_type", e.file_type);
@@ -255,13 +280,13 @@ Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
       !is_gemma(p.arch) && p.arch != "granite" && p.arch != "phi3" && p.arch != "olmo2" &&
       p.arch != "qwen2moe" && p.arch != "qwen3moe" && p.arch != "olmoe" && p.arch != "mistral3" &&
-      !is_encoder(p.arch))
+      p.arch != "gpt-oss" && !is_encoder(p.arch))
     return error(
         ErrorCode::kInvalidArgument,
         fmt::format(
             "unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
             "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2, "
-            "qwen2moe, qwen3moe, olmoe, mistral3)",
+            "qwen2moe, qwen3moe, olmoe, mistral3, gpt-oss)",
             p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
@@ -279,6 +304,10 @@ Status check_params(const SynthParams& p) {
   if (p.n_cls_out > 1 && p.arch == "jina-bert-v2")
     return error(ErrorCode::kInvalidArgument,
                  "jina-bert-v2's classifier has one output (--cls-out 1)");
+  if (p.arch == "gpt-oss" && (p.n_expert <= 0 || p.n_swa <= 0))
+    return error(ErrorCode::kInvalidArgument, "gpt-oss needs --n-expert and --swa");
+  if (p.type == TensorType::kMXFP4 && p.n_expert <= 0)
+    return error(ErrorCode::kInvalidArgument, "mxfp4 weights are written for experts only");
   if (p.vocab_path.empty())
     return error(ErrorCode::kInvalidArgument, "a vocabulary GGUF is required");
   return Status::ok();
@@ -286,13 +315,19 @@ Status check_params(const SynthParams& p) {
 
 }  // namespace
 
-Status synthesize(const SynthParams& p, const std::string& out_path) {
-  HEARTH_RETURN_IF_ERROR(check_params(p));
+Status synthesize(const SynthParams& params, const std::string& out_path) {
+  HEARTH_RETURN_IF_ERROR(check_params(params));
+  // MXFP4 models (llama-quantize's MXFP4_MOE): experts in MXFP4, the other weights Q8_0.
+  SynthParams p = params;
+  if (p.type == TensorType::kMXFP4) {
+    p.expert_type = TensorType::kMXFP4;
+    p.type = TensorType::kQ8_0;
+  }
   if (is_encoder(p.arch)) return detail::synthesize_encoder(p, out_path);
   const int32_t head_dim = p.head_dim > 0 ? p.head_dim : p.n_embd / p.n_head;
   gguf::Writer w;
   write_hparams(w, p, head_dim);
-  set_file_type(w, p.type);
+  set_file_type(w, params.type);
   int32_t n_vocab = 0;
   HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab));
   const int64_t E = p.n_embd;

@@ -14,7 +14,7 @@ namespace hearth::synth {
 
 struct SynthParams {
   // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | granite | phi3 | olmo2 |
-  // qwen2moe | qwen3moe | olmoe | bert | nomic-bert | jina-bert-v2 | modern-bert
+  // qwen2moe | qwen3moe | olmoe | gpt-oss | bert | nomic-bert | jina-bert-v2 | modern-bert
   std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
@@ -26,8 +26,9 @@ struct SynthParams {
   float rope_base = 10000.0f;
   float rms_eps = 1e-5f;
   bool tied_output = false;               // omit output.weight
-  TensorType type = TensorType::kQ4_0;    // 2-D weights
+  TensorType type = TensorType::kQ4_0;    // 2-D weights (MXFP4: the experts; the rest Q8_0)
   std::optional<TensorType> output_type;  // output.weight; default: `type`
+  std::optional<TensorType> expert_type;  // the experts' 3-D tensors; default: `type`
   uint64_t seed = 1;
   std::string vocab_path;  // a GGUF whose tokenizer.* keys are copied
   // Encoders (bert, nomic-bert): LayerNorm epsilon, the pooling_type key (-1: none written),
@@ -65,6 +66,8 @@ struct SynthParams {
   float attn_temp_scale = 0.0f;
   // phi3: > 0 writes LongRoPE (this original context length, long and short factors).
   int32_t n_ctx_orig = 0;
+  // > 0: YaRN rope scaling by this factor, from an original context of n_ctx / factor.
+  float yarn_factor = 0.0f;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).

@@ -169,21 +169,28 @@ std::vector<std::vector<float>> long_prompt_logits(const models::ModelPtr& model
   return out;
 }
 
+// A 150-token prompt gives the same logits whole as token by token (chunk 1) and in chunks
+// beside another sequence.
+void expect_chunking_invariant(const models::ModelPtr& m,
+                               std::initializer_list<std::pair<int, bool>> chunkings = {
+                                   {1, false}, {7, true}}) {
+  const auto whole = long_prompt_logits(m, 150, false);
+  for (const auto& [chunk, other] : chunkings) {
+    const auto got = long_prompt_logits(m, chunk, other);
+    for (size_t k = 0; k < whole.size(); ++k) {
+      ASSERT_FALSE(whole[k].empty());
+      EXPECT_TRUE(got[k] == whole[k]) << "chunk " << chunk << " wanted row " << k;
+    }
+  }
+}
+
 // Past 64 positions attention runs in tiles shared by the queries of consecutive tokens: a
 // token's logits must still not depend on how its prompt is chunked or what shares its calls.
 TEST(LongContext, LogitsDoNotDependOnChunkingOrNeighbours) {
   const std::string path = write_model(small_model(TensorType::kQ4_0), "long.gguf");
   auto m = models::load_model(path);
   ASSERT_TRUE(m.is_ok()) << m.status().to_string();
-  const auto whole = long_prompt_logits(*m, 150, false);
-  for (const auto& [chunk, other] :
-       {std::pair{1, false}, std::pair{7, true}, std::pair{64, true}}) {
-    const auto got = long_prompt_logits(*m, chunk, other);
-    for (size_t k = 0; k < whole.size(); ++k) {
-      ASSERT_FALSE(whole[k].empty());
-      EXPECT_TRUE(got[k] == whole[k]) << "chunk " << chunk << " wanted row " << k;
-    }
-  }
+  expect_chunking_invariant(*m, {{1, false}, {7, true}, {64, true}});
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
@@ -202,14 +209,7 @@ TEST(SlidingWindow, LogitsDoNotDependOnChunkingOrNeighbours) {
     const std::string path = write_model(p, "swa.gguf");
     auto m = models::load_model(path);
     ASSERT_TRUE(m.is_ok()) << m.status().to_string();
-    const auto whole = long_prompt_logits(*m, 150, false);
-    for (const auto& [chunk, other] : {std::pair{1, false}, std::pair{7, true}}) {
-      const auto got = long_prompt_logits(*m, chunk, other);
-      for (size_t k = 0; k < whole.size(); ++k) {
-        ASSERT_FALSE(whole[k].empty());
-        EXPECT_TRUE(got[k] == whole[k]) << "chunk " << chunk << " wanted row " << k;
-      }
-    }
+    expect_chunking_invariant(*m);
     expect_invariant(path);
     std::filesystem::remove_all(std::filesystem::path(path).parent_path());
   }
@@ -230,6 +230,25 @@ TEST(MixtureOfExperts, LogitsAloneEqualLogitsAmongFifteenOthers) {
     expect_invariant(path);
     std::filesystem::remove_all(std::filesystem::path(path).parent_path());
   }
+}
+
+// gpt-oss (MXFP4 experts, Q8_0 elsewhere): attention sinks, alternating 16-position windows,
+// top-k-then-softmax routing and the clamped SwiGLU with biased experts; the long prompt
+// gives the same logits whole, token by token, or in chunks beside another sequence.
+TEST(MixtureOfExperts, GptOssLogitsDoNotDependOnBatching) {
+  synth::SynthParams p = small_model(TensorType::kMXFP4);
+  p.arch = "gpt-oss";
+  p.n_expert = 16;
+  p.n_expert_used = 4;
+  p.n_ff_exp = 128;
+  p.n_swa = 16;
+  p.yarn_factor = 4.0f;
+  const std::string path = write_model(p, "gpt-oss.gguf");
+  auto m = models::load_model(path);
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  expect_chunking_invariant(*m);
+  expect_invariant(path);
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
 INSTANTIATE_TEST_SUITE_P(
