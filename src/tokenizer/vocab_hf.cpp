@@ -1,5 +1,6 @@
-// Converting a Hugging Face tokenizer.json (byte-level BPE) into a RawVocab the way llama.cpp's
-// convert_hf_to_gguf.py (get_vocab_base) and gguf-py's SpecialVocab do.
+// Converting a Hugging Face tokenizer.json (byte-level BPE, or SentencePiece BPE with byte
+// fallback) into a RawVocab the way llama.cpp's convert_hf_to_gguf.py (get_vocab_base,
+// _set_vocab_sentencepiece) and gguf-py's SpecialVocab do.
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -210,14 +211,82 @@ void read_specials(const json& tok, const json& tok_config, const json& config, 
   read_post_processor(tok, raw);
 }
 
+// The normalizer's steps (a Sequence's, or the one step).
+std::vector<json> normalizer_steps(const json& tok) {
+  const json n = tok.value("normalizer", json());
+  if (!n.is_object()) return {};
+  if (n.value("type", "") == "Sequence") return n.value("normalizers", std::vector<json>());
+  return {n};
+}
+
+// A SentencePiece BPE model exported to tokenizer.json (Llama 2, Gemma): byte fallback, and
+// a normalizer that turns ' ' into U+2581 (with a Prepend of it where SentencePiece adds a
+// space prefix).
+bool is_sentencepiece_bpe(const json& tok, bool& space_prefix) {
+  const json& model = tok.at("model");
+  if (model.value("type", "") != "BPE" || !model.value("byte_fallback", false)) return false;
+  bool replaces_space = false;
+  space_prefix = false;
+  for (const json& step : normalizer_steps(tok)) {
+    const std::string type = step.value("type", "");
+    if (type == "Replace" && step.contains("pattern") &&
+        step["pattern"].value("String", "") == " " && step.value("content", "") == "\xE2\x96\x81")
+      replaces_space = true;
+    if (type == "Prepend" && step.value("prepend", "") == "\xE2\x96\x81") space_prefix = true;
+  }
+  return replaces_space;
+}
+
+// As llama.cpp's SentencePiece conversion records it: model "llama", byte pieces <0xNN> of
+// type BYTE, and piece scores. A SentencePiece BPE model numbers its pieces in order of
+// decreasing score, so the score of normal piece i is -i (what the merges need: the
+// tokenizer merges the highest-scoring pair first).
+Result<RawVocab> convert_sentencepiece(const json& tok, const json& tok_config, const json& config,
+                                       const std::string& source, bool space_prefix,
+                                       int32_t n_vocab) {
+  RawVocab raw;
+  raw.source = source;
+  raw.model = "llama";
+  raw.pre = "default";
+  HEARTH_RETURN_IF_ERROR(read_tokens(tok, n_vocab, raw));
+  raw.scores.assign(raw.tokens.size(), 0.0f);
+  for (size_t i = 0; i < raw.tokens.size(); ++i) {
+    const std::string& t = raw.tokens[i];
+    if (raw.token_types[i] != 1) continue;  // NORMAL pieces only
+    if (t.size() == 6 && t.rfind("<0x", 0) == 0 && t.back() == '>') {
+      raw.token_types[i] = 6;  // BYTE
+    } else {
+      raw.scores[i] = -static_cast<float>(i);
+    }
+  }
+  const std::string unk = tok.at("model").value("unk_token", "");
+  for (size_t i = 0; i < raw.tokens.size() && !unk.empty(); ++i) {
+    if (raw.tokens[i] == unk) raw.token_types[i] = 2;  // UNKNOWN
+  }
+  raw.add_space_prefix = space_prefix;
+  raw.remove_extra_whitespaces = false;
+  read_specials(tok, tok_config, config, raw);
+  return raw;
+}
+
 Result<RawVocab> convert(const json& tok, const json& tok_config, const json& config,
                          const std::string& source, const TokenizerJsonOptions& options) {
   RawVocab raw;
   raw.source = source;
   const json& model = tok.at("model");
+  int32_t n_vocab = options.n_vocab;
+  if (n_vocab <= 0 && config.is_object() && config.contains("vocab_size") &&
+      config["vocab_size"].is_number_integer()) {
+    n_vocab = config["vocab_size"].get<int32_t>();
+  }
+  bool space_prefix = false;
+  if (is_sentencepiece_bpe(tok, space_prefix))
+    return convert_sentencepiece(tok, tok_config, config, source, space_prefix, n_vocab);
   if (model.value("type", "") != "BPE" || !is_byte_level(tok)) {
     return error(ErrorCode::kUnsupported,
-                 source + ": only byte-level BPE tokenizer.json files are supported");
+                 source +
+                     ": only byte-level and SentencePiece BPE tokenizer.json files are "
+                     "supported");
   }
   raw.model = "gpt2";
   const bool clean_up =
@@ -226,11 +295,6 @@ Result<RawVocab> convert(const json& tok, const json& tok_config, const json& co
   if (raw.pre.empty()) {
     return error(ErrorCode::kUnsupported,
                  source + ": cannot infer the pre-tokenizer type; set TokenizerJsonOptions::pre");
-  }
-  int32_t n_vocab = options.n_vocab;
-  if (n_vocab <= 0 && config.is_object() && config.contains("vocab_size") &&
-      config["vocab_size"].is_number_integer()) {
-    n_vocab = config["vocab_size"].get<int32_t>();
   }
   HEARTH_RETURN_IF_ERROR(read_tokens(tok, n_vocab, raw));
   read_merges(model, raw);

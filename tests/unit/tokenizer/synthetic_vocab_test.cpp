@@ -338,5 +338,35 @@ TEST(TokenizerJson, MinimalByteLevelBpe) {
   std::filesystem::remove_all(dir);
 }
 
+// A SentencePiece BPE model in tokenizer.json form (byte fallback, ' ' -> U+2581, Prepend):
+// loaded as an SPM vocabulary whose piece scores follow the ids, so the lower id merges first.
+TEST(TokenizerJson, SentencePieceBpeBecomesSpm) {
+  const std::string dir = hearth::test::make_temp_dir("tokjson");
+  const std::string json_path = write_temp(dir, "tokenizer.json", R"({
+    "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u2581"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+    "model": {"type": "BPE", "byte_fallback": true, "unk_token": "<unk>",
+              "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "<0x41>": 3, "\u2581": 4, "a": 5,
+                        "b": 6, "\u2581a": 7, "ab": 8},
+              "merges": [["\u2581", "a"], ["a", "b"]]},
+    "added_tokens": [{"id": 1, "content": "<s>", "special": true},
+                     {"id": 2, "content": "</s>", "special": true}]})");
+  const std::string config_path =
+      write_temp(dir, "tokenizer_config.json",
+                 R"({"bos_token": "<s>", "eos_token": "</s>", "add_bos_token": true})");
+  auto tok = Tokenizer::from_tokenizer_json(json_path, config_path);
+  ASSERT_TRUE(tok.is_ok()) << tok.status().to_string();
+  EXPECT_EQ(tok->pre(), "default");
+  EXPECT_EQ(tok->bos(), 1);
+  EXPECT_EQ(tok->eos(), 2);
+  // "ab a" -> "\u2581ab\u2581a": "\u2581a" (id 7) outscores "ab" (id 8), so b stays alone.
+  EXPECT_EQ(tok->tokenize("ab a", false, false), (Ids{7, 6, 7}));
+  // 'A' is no piece: its byte <0x41>; the BOS is added as the config asks.
+  EXPECT_EQ(tok->tokenize("A", true, false), (Ids{1, 4, 3}));
+  EXPECT_EQ(tok->token_to_piece(3, false, 0), "A");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hearth::tokenizer::test

@@ -114,7 +114,10 @@ std::string npm_param_name(const ::testing::TestParamInfo<NpmCase>& param) {
 
 INSTANTIATE_TEST_SUITE_P(Npm, TokenizerVocabFilesNpm,
                          ::testing::Values(NpmCase{"tokenizer-qwen3", "qwen2", "qwen2"},
-                                           NpmCase{"tokenizer-llama3", "llama-bpe", "llama-bpe"}),
+                                           NpmCase{"tokenizer-llama3", "llama-bpe", "llama-bpe"},
+                                           // Gemma 3's SentencePiece vocabulary, which Gemma 4
+                                           // shares (the same ids for the same pieces).
+                                           NpmCase{"tokenizer-gemma3", "gemma-4", "default"}),
                          npm_param_name);
 
 // The same vectors from several threads at once give the same ids (const methods are
