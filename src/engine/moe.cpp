@@ -73,8 +73,7 @@ struct Expert {
 void add_bias(float* rows, int64_t n, const std::vector<float>* b) {
   if (b == nullptr || b->empty()) return;
   const auto width = static_cast<int64_t>(b->size());
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t i = 0; i < width; ++i) rows[r * width + i] += (*b)[static_cast<size_t>(i)];
+  for (int64_t r = 0; r < n; ++r) ops::add_inplace(rows + r * width, b->data(), width);
 }
 
 // gpt-oss's clamped SwiGLU (alpha 1.702, limit 7) into g, in the reference's operations.

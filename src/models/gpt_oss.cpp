@@ -23,7 +23,6 @@ Result<ModelPtr> load_gpt_oss(std::shared_ptr<const gguf::Archive> archive, engi
   }
   FamilySpec spec;
   spec.rope = engine::ops::RopeKind::kNeox;
-  spec.optional_biases = false;
   spec.attn_out_bias = true;
   spec.attn_sinks = true;
   spec.ffn_norm_name = "post_attention_norm";

@@ -182,7 +182,7 @@ Status add_attention(gguf::Writer& w, const SynthParams& p, const std::string& b
 }
 
 // A routed FFN: the router [E, X], the experts' 3-D tensors, and qwen2moe's shared expert.
-Status add_experts(gguf::Writer& w, const SynthParams& p, const std::string& b) {
+Status add_experts(gguf::Writer& w, const SynthParams& p, const std::string& b, TensorType te) {
   const int64_t E = p.n_embd, X = p.n_expert;
   const int64_t Fe = p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff;
   const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
@@ -194,7 +194,6 @@ Status add_experts(gguf::Writer& w, const SynthParams& p, const std::string& b) 
   // gpt-oss: gate and up of spread ~2, so its SwiGLU's clamps at +-7 are reached at times.
   const bool oss = p.arch == "gpt-oss";
   const float s_gate = oss ? 2.0f * s_in : s_in;
-  const TensorType te = p.expert_type.value_or(p.type);
   HEARTH_RETURN_IF_ERROR(
       add_random(w, p, b + "ffn_gate_exps.weight", {E, Fe, X}, te, s_gate, 0.0f));
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up_exps.weight", {E, Fe, X}, te, s_gate, 0));
@@ -216,7 +215,9 @@ Status add_experts(gguf::Writer& w, const SynthParams& p, const std::string& b) 
                     1.0f / std::sqrt(static_cast<float>(Fs)), 0.0f);
 }
 
-Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head_dim) {
+// `te`: the experts' weight type (MXFP4 models: the rest of the layer is in p.type, Q8_0).
+Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head_dim,
+                 TensorType te) {
   const std::string b = fmt::format("blk.{}.", il);
   const int64_t E = p.n_embd, F = p.n_ff;
   // Scales keep activations of a deep random network in a sane range.
@@ -232,7 +233,7 @@ Status add_layer(gguf::Writer& w, const SynthParams& p, int32_t il, int32_t head
   // gpt-oss names its FFN norm post_attention_norm.
   const char* ffn_norm = p.arch == "gpt-oss" ? "post_attention_norm.weight" : "ffn_norm.weight";
   if (pre_norms) HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + ffn_norm, E));
-  if (p.n_expert > 0) return add_experts(w, p, b);
+  if (p.n_expert > 0) return add_experts(w, p, b, te);
   if (p.arch == "phi3") {  // gate and up fused: [E, 2F]
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, 2 * F}, p.type, s_in, 0));
   } else {
@@ -319,10 +320,7 @@ Status synthesize(const SynthParams& params, const std::string& out_path) {
   HEARTH_RETURN_IF_ERROR(check_params(params));
   // MXFP4 models (llama-quantize's MXFP4_MOE): experts in MXFP4, the other weights Q8_0.
   SynthParams p = params;
-  if (p.type == TensorType::kMXFP4) {
-    p.expert_type = TensorType::kMXFP4;
-    p.type = TensorType::kQ8_0;
-  }
+  if (p.type == TensorType::kMXFP4) p.type = TensorType::kQ8_0;
   if (is_encoder(p.arch)) return detail::synthesize_encoder(p, out_path);
   const int32_t head_dim = p.head_dim > 0 ? p.head_dim : p.n_embd / p.n_head;
   gguf::Writer w;
@@ -345,7 +343,8 @@ Status synthesize(const SynthParams& params, const std::string& out_path) {
     HEARTH_RETURN_IF_ERROR(add_random(w, p, "output.weight", {E, n_vocab}, out_type,
                                       1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
   }
-  for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_layer(w, p, il, head_dim));
+  for (int32_t il = 0; il < p.n_layer; ++il)
+    HEARTH_RETURN_IF_ERROR(add_layer(w, p, il, head_dim, params.type));
   if (p.arch == "phi3" && p.n_ctx_orig > 0) HEARTH_RETURN_IF_ERROR(add_long_rope(w, p, head_dim));
   if (p.n_cls_out > 0) {  // a Qwen3-Reranker-style classifier
     if (p.n_cls_out > 1) {

@@ -28,7 +28,6 @@ struct SynthParams {
   bool tied_output = false;               // omit output.weight
   TensorType type = TensorType::kQ4_0;    // 2-D weights (MXFP4: the experts; the rest Q8_0)
   std::optional<TensorType> output_type;  // output.weight; default: `type`
-  std::optional<TensorType> expert_type;  // the experts' 3-D tensors; default: `type`
   uint64_t seed = 1;
   std::string vocab_path;  // a GGUF whose tokenizer.* keys are copied
   // Encoders (bert, nomic-bert): LayerNorm epsilon, the pooling_type key (-1: none written),
