@@ -97,7 +97,7 @@ struct KvHeadRows {
   size_t k_stride, v_stride, k_head, v_head;
 
   KvHeadRows(const ForwardState& s, int32_t layer, SeqId seq, int32_t kv_head)
-      : st(s), il(layer), table(s.kv.block_table(seq)), block_size(s.kv.block_size()) {
+      : st(s), il(layer), table(s.kv.block_table(seq, layer)), block_size(s.kv.block_size()) {
     const auto& hp = st.model.hparams();
     k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
     v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
@@ -106,6 +106,8 @@ struct KvHeadRows {
     v_head = row_bytes(traits_of(st.type_v),
                        static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(hp.head_dim_v));
   }
+  // False for a position whose block a windowed layer released (outside every window).
+  bool held(int32_t j) const { return table[static_cast<size_t>(j / block_size)] >= 0; }
   const uint8_t* k(int32_t j) const {
     return st.kv.block_k(table[static_cast<size_t>(j / block_size)], il) +
            static_cast<size_t>(j % block_size) * k_stride + k_head;
@@ -359,6 +361,12 @@ void load_tile(const ForwardState& st, const KvHeadRows& rows, int32_t j0, int n
     }
   };
   for (int kk = 0; kk < n; ++kk) {
+    if (!rows.held(j0 + kk)) {
+      // Released: below every query's window (the tile skips it), so any finite value does.
+      for (int32_t d = 0; d < D; ++d) bq.k_tile[static_cast<size_t>(d * kT + kk)] = 0.0f;
+      std::fill_n(bq.v_tile.data() + static_cast<size_t>(kk) * static_cast<size_t>(Dv), Dv, 0.0f);
+      continue;
+    }
     widen(st.type_k, rows.k(j0 + kk), bq.k_row.data(), D);
     for (int32_t d = 0; d < D; ++d)
       bq.k_tile[static_cast<size_t>(d * kT + kk)] = bq.k_row[static_cast<size_t>(d)];

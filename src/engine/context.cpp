@@ -19,6 +19,33 @@ bool kv_type_supported(TensorType type, int32_t head_dim) {
          head_dim % static_cast<int32_t>(traits_of(type).block_size) == 0;
 }
 
+namespace {
+
+// The windows of the model's layers, and the size of their pools: what each sequence keeps
+// (its window, the slack and a partial block at each end) plus one batch of new tokens and
+// a copied tail per sequence, never more than a full pool.
+void set_layer_windows(const Model& model, const ContextParams& p, KvCacheConfig& kv) {
+  const auto& hp = model.hparams();
+  int32_t widest = 0;
+  kv.shape.layer_window.resize(static_cast<size_t>(hp.n_layer));
+  for (int32_t il = 0; il < hp.n_layer; ++il) {
+    kv.shape.layer_window[static_cast<size_t>(il)] = model.attention_window(il);
+    widest = std::max(widest, model.attention_window(il));
+  }
+  if (widest == 0) {
+    kv.shape.layer_window.clear();
+    return;
+  }
+  kv.release_outside_windows = !p.swa_full;
+  if (p.swa_full || p.n_ubatch <= 0) return;
+  const auto blocks = [&](int64_t n) { return (n + p.kv_block_size - 1) / p.kv_block_size; };
+  const int64_t per_seq = blocks(int64_t{widest} - 1 + kv.window_slack) + 1;
+  const int64_t n = int64_t{p.n_seq_max} * (per_seq + 2) + blocks(p.n_ubatch);
+  kv.n_window_blocks = static_cast<int32_t>(std::min<int64_t>(n, kv.n_blocks));
+}
+
+}  // namespace
+
 Context::Context(std::shared_ptr<const Model> model, const ContextParams& params)
     : model_(std::move(model)), params_(params) {}
 
@@ -45,11 +72,13 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
   kv.shape = {
       hp.n_layer,
       static_cast<int32_t>(row_bytes(traits_of(p.type_k), static_cast<uint64_t>(hp.n_embd_k()))),
-      static_cast<int32_t>(row_bytes(traits_of(p.type_v), static_cast<uint64_t>(hp.n_embd_v())))};
+      static_cast<int32_t>(row_bytes(traits_of(p.type_v), static_cast<uint64_t>(hp.n_embd_v()))),
+      {}};
   kv.block_size = p.kv_block_size;
   // Each sequence may leave its last block partly filled, hence the extra block per sequence.
   kv.n_blocks = (p.n_ctx + p.kv_block_size - 1) / p.kv_block_size + p.n_seq_max;
   kv.max_sequences = p.n_seq_max;
+  set_layer_windows(ctx->model(), p, kv);
   ctx->kv_ = std::make_unique<KvCache>(kv);
   ctx->pool_ = std::make_unique<ThreadPool>(p.n_threads);
   if (p.n_threads_batch != p.n_threads)
@@ -226,6 +255,8 @@ Status Context::decode(const Batch& batch) {
       st.keep_rows = &keep_;
     model_->forward_layer(il, st);
   }
+  // The windowed rows this batch's tokens were the last to need go back to their pool.
+  for (const BatchToken& t : batch.tokens()) kv_->release_windows(t.seq);
   compute_logits(batch, pool);
   return Status::ok();
 }

@@ -34,6 +34,12 @@ struct ContextParams {
   kernels::MatmulPrecision precision = kernels::MatmulPrecision::kReference;
   // Keep every batch token's final hidden state (after the output norm), for embeddings.
   bool embeddings = false;
+  // The most tokens one decode() call takes (the scheduler's -ub); 0: up to n_ctx. With it
+  // the pools of sliding-window layers hold each sequence's window plus one such batch.
+  int32_t n_ubatch = 0;
+  // Keep every position of sliding-window layers (llama-server's --swa-full): prompts stay
+  // reusable from any point, at the memory of a full cache.
+  bool swa_full = false;
 };
 
 // True when a KV cache can store rows of `type` for a model whose heads are `head_dim` wide.

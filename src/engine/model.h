@@ -35,6 +35,9 @@ class Model {
   // The final hidden state of one row x [E] into out [E]: decoders' output RMSNorm;
   // encoders' last layer output as it is.
   virtual void final_hidden(const float* x, float* out) const;
+  // The causal sliding window of layer il's attention (a token sees its last `window`
+  // positions); 0: every earlier position. The KV cache keeps only that much of the layer.
+  virtual int32_t attention_window(int32_t /*il*/) const { return 0; }
   // Decoders have an output matrix (logits); encoders compute embeddings only.
   bool has_lm_head() const { return present(weights_.output); }
 

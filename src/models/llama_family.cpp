@@ -15,6 +15,10 @@ using engine::ModelHparams;
 using engine::ModelWeights;
 using engine::TensorLoader;
 
+int32_t LlamaFamilyModel::attention_window(int32_t il) const {
+  return hparams().causal && spec_.is_local(il) ? spec_.n_swa : 0;
+}
+
 void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const {
   const LayerWeights& w = weights().layers[static_cast<size_t>(il)];
   const int64_t E = hparams().n_embd;
@@ -30,7 +34,7 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
   opt.qk_norm = spec_.qk_norm_rows ? engine::QkNorm::kRowRms : engine::QkNorm::kHeadRms;
   if (!w.attn_sinks.empty()) opt.sinks = w.attn_sinks.data();
   if (spec_.is_local(il)) {
-    opt.window = spec_.n_swa;
+    opt.window = attention_window(il);
     opt.swa_rope = hparams().rope_swa.has_value();
   }
   const auto block_input = [&](const std::vector<float>& norm) {

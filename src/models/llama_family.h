@@ -73,6 +73,7 @@ class LlamaFamilyModel : public engine::Model {
 
   void forward_layer(int32_t il, engine::ForwardState& st) const override;
   void embed_input(engine::ForwardState& st) const override;
+  int32_t attention_window(int32_t il) const override;
 
  private:
   FamilySpec spec_;

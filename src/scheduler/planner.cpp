@@ -12,10 +12,13 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
   return i;
 }
 
-int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task) {
+int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task,
+                        int32_t min_truncation) {
   if (!task.cache_prompt || task.prompt.empty()) return 0;
   const auto lcp = static_cast<int32_t>(common_prefix(cached, task.prompt));
-  return std::min(lcp, static_cast<int32_t>(task.prompt.size()) - 1);
+  const int32_t n = std::min(lcp, static_cast<int32_t>(task.prompt.size()) - 1);
+  const bool keeps_all = n >= static_cast<int32_t>(cached.size());
+  return keeps_all || n >= min_truncation ? n : 0;
 }
 
 namespace {
@@ -146,7 +149,8 @@ StepPlan plan_step(const PlanInput& in) {
       continue;
     }
     for (int32_t c : adm.child_slots) taken[static_cast<size_t>(c)] = true;
-    adm.n_past = reusable_prefix(in.slots[static_cast<size_t>(slot)].cached, task);
+    const PlanSlot& chosen = in.slots[static_cast<size_t>(slot)];
+    adm.n_past = reusable_prefix(chosen.cached, task, chosen.min_truncation);
     prompt_left[static_cast<size_t>(slot)] = static_cast<int32_t>(task.prompt.size()) - adm.n_past;
     whole[static_cast<size_t>(slot)] = task.whole_prompt;
     started[static_cast<size_t>(slot)] = next_start++;

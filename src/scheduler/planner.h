@@ -21,7 +21,10 @@ struct PlanSlot {
   int64_t started = 0;              // order in which the busy slots started their prompts
   int64_t t_last_used = -1;         // when the slot was last released; -1 never
   std::span<const int32_t> cached;  // tokens held in the slot's KV cache
-  bool whole_prompt = false;        // the prompt left goes into one step together or waits
+  // The shortest non-empty prefix of `cached` its KV rows can be cut back to (a windowed
+  // layer released the rows a shorter one would need); 0: any.
+  int32_t min_truncation = 0;
+  bool whole_prompt = false;  // the prompt left goes into one step together or waits
 };
 
 struct PlanTask {
@@ -68,8 +71,10 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b);
 int32_t select_slot(const PlanInput& in, const PlanTask& task, const std::vector<bool>& taken);
 
 // Prompt tokens the slot's cache can keep for `task`: the common prefix, leaving at least
-// one prompt token to evaluate so the step yields logits; 0 without cache_prompt.
-int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task);
+// one prompt token to evaluate so the step yields logits; 0 without cache_prompt, and 0 when
+// that prefix is shorter than `min_truncation` (the KV rows it needs are gone).
+int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task,
+                        int32_t min_truncation = 0);
 
 // Admits queued tasks in FIFO order (a task that cannot start waits without blocking the
 // ones behind it, like the reference's deferred queue), then fills the step: one token per

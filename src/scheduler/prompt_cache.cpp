@@ -24,16 +24,24 @@ void PromptCache::insert(CachedPrompt entry) {
 }
 
 std::optional<CachedPrompt> PromptCache::take_best(std::span<const int32_t> slot_tokens,
-                                                   std::span<const int32_t> prompt) {
+                                                   std::span<const int32_t> prompt,
+                                                   int32_t slot_min_truncation) {
   if (prompt.empty()) return std::nullopt;
+  // The prefix whose rows are there: all of it, or none when cutting back to it would need
+  // rows a sliding-window layer released.
+  const auto usable = [&](std::span<const int32_t> tokens, int32_t min_truncation) {
+    const size_t lcp = common_prefix(tokens, prompt);
+    const bool cut_ok = lcp >= tokens.size() || lcp >= static_cast<size_t>(min_truncation);
+    return static_cast<float>(cut_ok ? lcp : 0);
+  };
   // The reference's float arithmetic: an empty slot (f_keep -1) loses to any entry.
-  const auto lcp_slot = static_cast<float>(common_prefix(slot_tokens, prompt));
+  const float lcp_slot = usable(slot_tokens, slot_min_truncation);
   float f_keep_best =
       slot_tokens.empty() ? -1.0f : lcp_slot / static_cast<float>(slot_tokens.size());
   float sim_best = lcp_slot / static_cast<float>(prompt.size());
   auto best = entries_.end();
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    const auto lcp = static_cast<float>(common_prefix(it->tokens, prompt));
+    const float lcp = usable(it->tokens, it->min_truncation);
     const float f_keep = lcp / static_cast<float>(std::max<size_t>(it->tokens.size(), 1));
     const float sim = lcp / static_cast<float>(prompt.size());
     if (f_keep < 0.25f) continue;  // do not throw away most of a large state

@@ -20,6 +20,8 @@ namespace hearth::scheduler {
 struct CachedPrompt {
   std::vector<int32_t> tokens;
   engine::KvSnapshot kv;
+  // The shortest non-empty prefix of `tokens` the rows can serve (KvCache::min_truncation).
+  int32_t min_truncation = 0;
   size_t bytes() const { return kv.bytes(); }
 };
 
@@ -40,8 +42,10 @@ class PromptCache {
   // Takes out the entry that beats the slot's own cache for `prompt` on both the share of
   // the entry kept and the share of the prompt covered (entries that would keep under a
   // quarter of themselves never qualify); nullopt when none does.
+  // A prefix shorter than an entry's (or the slot's) min_truncation counts as none shared.
   std::optional<CachedPrompt> take_best(std::span<const int32_t> slot_tokens,
-                                        std::span<const int32_t> prompt);
+                                        std::span<const int32_t> prompt,
+                                        int32_t slot_min_truncation = 0);
   // Drops the oldest entries while over the byte or token limit, keeping at least one.
   void update();
 

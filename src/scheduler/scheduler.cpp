@@ -247,6 +247,7 @@ PlanInput SchedulerImpl::plan_input(const std::deque<Pending>& queue) const {
     ps.started = s.started;
     ps.t_last_used = s.t_last_used;
     ps.cached = s.cached;
+    ps.min_truncation = ctx_->kv_cache().min_truncation(s.id);
     in.slots.push_back(ps);
   }
   for (const Pending& p : queue) {
@@ -345,6 +346,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   cp.type_k = config.type_k;
   cp.type_v = config.type_v;
   cp.embeddings = config.embeddings;
+  cp.n_ubatch = config.n_ubatch;
+  cp.swa_full = config.swa_full;
   SchedulerConfig adjusted = config;
   // An encoder attends to its whole input, so an input is one forward call: a step holds no
   // more than one physical batch.

@@ -39,6 +39,7 @@ struct SchedulerConfig {
   int32_t max_queued = 1024;             // tasks waiting for a slot before submit() refuses
   bool special = false;                  // --special: render special tokens in content
   bool kv_unified = false;               // -kvu (or -np auto): slots share one KV pool
+  bool swa_full = false;                 // --swa-full: windowed layers keep every position
   TensorType type_k = TensorType::kF16;  // -ctk
   TensorType type_v = TensorType::kF16;  // -ctv
   // --embedding: the context keeps final hidden states and embedding/rerank tasks run;

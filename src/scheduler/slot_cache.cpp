@@ -12,6 +12,7 @@ bool SchedulerImpl::store_in_cache(const Slot& slot) {
   CachedPrompt entry;
   entry.tokens = slot.cached;
   entry.kv = ctx_->kv_cache().save(slot.id, static_cast<int32_t>(slot.cached.size()));
+  entry.min_truncation = ctx_->kv_cache().min_truncation(slot.id);
   if (entry.kv.n_tokens != static_cast<int32_t>(entry.tokens.size())) return false;
   prompt_cache_->insert(std::move(entry));
   return true;
@@ -27,9 +28,13 @@ int32_t SchedulerImpl::use_prompt_cache(Slot& slot, const Pending& p) {
     return 0;
   }
   const PlanTask task{*p.prompt, p.req.id_slot, p.req.n_cmpl, p.req.params.cache_prompt};
-  if (!prompt_cache_) return reusable_prefix(slot.cached, task);
+  const auto reusable = [&] {
+    return reusable_prefix(slot.cached, task, ctx_->kv_cache().min_truncation(slot.id));
+  };
+  if (!prompt_cache_) return reusable();
   store_in_cache(slot);
-  if (std::optional<CachedPrompt> best = prompt_cache_->take_best(slot.cached, *p.prompt)) {
+  if (std::optional<CachedPrompt> best = prompt_cache_->take_best(
+          slot.cached, *p.prompt, ctx_->kv_cache().min_truncation(slot.id))) {
     if (ctx_->kv_cache().restore(slot.id, best->kv).is_ok()) {
       slot.cached = std::move(best->tokens);
     } else {
@@ -37,7 +42,7 @@ int32_t SchedulerImpl::use_prompt_cache(Slot& slot, const Pending& p) {
     }
   }
   prompt_cache_->update();
-  return reusable_prefix(slot.cached, task);
+  return reusable();
 }
 
 void SchedulerImpl::cache_idle_slots() {

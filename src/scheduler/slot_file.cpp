@@ -12,9 +12,12 @@ namespace hearth::scheduler {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'E', 'A', 'R', 'T', 'H', 'S', 'L'};
-constexpr uint32_t kVersion = 1;
-// magic, version, six shape fields, n_tokens.
-constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 * 8;
+// 2: the layers without a window in the header, and the first token whose windowed-layer
+// rows are stored (KvSnapshot::window_first).
+constexpr uint32_t kVersion = 2;
+constexpr int kShapeFields = 8;  // version, then seven shape fields
+// magic, version and shape, n_tokens, window_first.
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 * (kShapeFields + 2);
 
 void put_u32(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
@@ -52,9 +55,13 @@ class Reader {
   size_t at_ = 0;
 };
 
-uint64_t token_bytes(const engine::KvCacheShape& s) {
-  return static_cast<uint64_t>(s.n_layer) *
+uint64_t token_bytes(const engine::KvCacheShape& s, int32_t n_layer) {
+  return static_cast<uint64_t>(n_layer) *
          (static_cast<uint64_t>(s.k_row_bytes) + static_cast<uint64_t>(s.v_row_bytes));
+}
+
+uint64_t token_bytes(const engine::KvCacheShape& s) {
+  return token_bytes(s, s.n_layer);
 }
 
 Status invalid(const char* reason) {
@@ -65,17 +72,18 @@ Status invalid(const char* reason) {
 bool header_matches(Reader& in, const SlotFileShape& shape) {
   const std::span<const uint8_t> magic = in.take(sizeof(kMagic));
   if (std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0) return false;
-  uint32_t f[7] = {};
+  uint32_t f[kShapeFields] = {};
   for (uint32_t& v : f) {
     if (!in.get_u32(v)) return false;
   }
-  const uint32_t want[7] = {kVersion,
-                            static_cast<uint32_t>(shape.kv.n_layer),
-                            static_cast<uint32_t>(shape.kv.k_row_bytes),
-                            static_cast<uint32_t>(shape.kv.v_row_bytes),
-                            shape.type_k,
-                            shape.type_v,
-                            static_cast<uint32_t>(shape.n_vocab)};
+  const uint32_t want[kShapeFields] = {kVersion,
+                                       static_cast<uint32_t>(shape.kv.n_layer),
+                                       static_cast<uint32_t>(shape.kv.k_row_bytes),
+                                       static_cast<uint32_t>(shape.kv.v_row_bytes),
+                                       shape.type_k,
+                                       shape.type_v,
+                                       static_cast<uint32_t>(shape.n_vocab),
+                                       static_cast<uint32_t>(shape.kv.n_full_layers())};
   return std::memcmp(f, want, sizeof(f)) == 0;
 }
 
@@ -93,7 +101,9 @@ std::vector<uint8_t> encode_slot_file(const SlotFileShape& shape, std::span<cons
   put_u32(out, shape.type_k);
   put_u32(out, shape.type_v);
   put_u32(out, static_cast<uint32_t>(shape.n_vocab));
+  put_u32(out, static_cast<uint32_t>(shape.kv.n_full_layers()));
   put_u32(out, static_cast<uint32_t>(tokens.size()));
+  put_u32(out, static_cast<uint32_t>(kv.window_first));
   for (int32_t t : tokens) put_u32(out, static_cast<uint32_t>(t));
   put_u64(out, kv.data.size());
   out.insert(out.end(), kv.data.begin(), kv.data.end());
@@ -110,9 +120,10 @@ Result<SlotState> decode_slot_file(std::span<const uint8_t> bytes, const SlotFil
   if (bytes.size() < kHeaderBytes) return invalid(kRestoreInvalidFile);
   Reader in(bytes);
   if (!header_matches(in, shape)) return invalid(kRestoreInvalidFile);
-  uint32_t n_tokens = 0;
-  if (!in.get_u32(n_tokens)) return invalid(kRestoreInvalidFile);
+  uint32_t n_tokens = 0, window_first = 0;
+  if (!in.get_u32(n_tokens) || !in.get_u32(window_first)) return invalid(kRestoreInvalidFile);
   if (n_tokens > static_cast<uint32_t>(std::max(n_ctx_slot, 0))) return invalid(kRestoreTooLong);
+  if (window_first > n_tokens) return invalid(kRestoreInvalidFile);
   if (in.left() < static_cast<size_t>(n_tokens) * 4) return invalid(kRestoreInvalidFile);
   SlotState state;
   state.tokens.resize(n_tokens);
@@ -125,11 +136,14 @@ Result<SlotState> decode_slot_file(std::span<const uint8_t> bytes, const SlotFil
   }
   if (!tokens_ok) return invalid(kRestoreBadTokens);
   uint64_t n_kv = 0;
-  if (!in.get_u64(n_kv) || n_kv != n_tokens * token_bytes(shape.kv) || in.left() != n_kv)
+  const uint64_t expected = window_first * token_bytes(shape.kv, shape.kv.n_full_layers()) +
+                            (n_tokens - window_first) * token_bytes(shape.kv);
+  if (!in.get_u64(n_kv) || n_kv != expected || in.left() != n_kv)
     return invalid(kRestoreInvalidFile);
   const std::span<const uint8_t> rows = in.take(static_cast<size_t>(n_kv));
   state.kv.shape = shape.kv;
   state.kv.n_tokens = static_cast<int32_t>(n_tokens);
+  state.kv.window_first = static_cast<int32_t>(window_first);
   state.kv.data.assign(rows.begin(), rows.end());
   return state;
 }

@@ -130,8 +130,9 @@ void SchedulerImpl::launch(const Admission& adm, Pending&& p) {
     return;
   }
   // A state from the host cache may replace the slot's own (a longer reusable prefix).
-  const int32_t n_past = adm.update_cache ? use_prompt_cache(parent, p) : adm.n_past;
-  ctx_->kv_cache().truncate(parent.id, n_past);
+  // (truncate() keeps n_past: both came from reusable_prefix() with the KV's own limit.)
+  const int32_t n_past = ctx_->kv_cache().truncate(
+      parent.id, adm.update_cache ? use_prompt_cache(parent, p) : adm.n_past);
   parent.cached.resize(static_cast<size_t>(n_past));
   parent.task->n_past = n_past;
   parent.task->sink->on_start(parent.task->index);

@@ -236,10 +236,10 @@ class ModelCheck {
 
 TEST(KvCacheModelCheck, RandomOperationsMatchAPlainReference) {
   const KvCacheConfig configs[] = {
-      make_config(12, 4, 4, {2, 3, 2}),
-      make_config(20, 1, 3, {1, 2, 2}),
-      make_config(9, 3, 5, {2, 1, 0}),
-      make_config(10, 7, 4, {3, 2, 5}),
+      make_config(12, 4, 4, {2, 3, 2, {}}),
+      make_config(20, 1, 3, {1, 2, 2, {}}),
+      make_config(9, 3, 5, {2, 1, 0, {}}),
+      make_config(10, 7, 4, {3, 2, 5, {}}),
   };
   uint32_t seed = 1;
   for (const KvCacheConfig& config : configs) {

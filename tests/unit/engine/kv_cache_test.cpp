@@ -50,9 +50,9 @@ TEST(KvCache, InvalidConfigGivesAnInertCache) {
 
   EXPECT_FALSE(KvCache::create(make_config(-1)).is_ok());
   EXPECT_FALSE(KvCache::create(make_config(16, 4, -1)).is_ok());
-  EXPECT_FALSE(KvCache::create(make_config(16, 4, 1, {-1, 3, 2})).is_ok());
+  EXPECT_FALSE(KvCache::create(make_config(16, 4, 1, {-1, 3, 2, {}})).is_ok());
   const int32_t big = std::numeric_limits<int32_t>::max();
-  const auto huge = KvCache::create(make_config(big, big, 1, {big, big, big}));
+  const auto huge = KvCache::create(make_config(big, big, 1, {big, big, big, {}}));
   ASSERT_FALSE(huge.is_ok());
   EXPECT_NE(huge.status().message().find("too large"), std::string::npos);
   const auto fine = KvCache::create(make_config());
@@ -402,7 +402,7 @@ TEST(KvCache, BadIdsAtAccessorsDoNotCrash) {
 
 TEST(KvCache, UnusualShapes) {
   // K only (V width 0), a block of one token, and a shape without layers.
-  KvCache k_only(make_config(12, 1, 2, {3, 4, 0}));
+  KvCache k_only(make_config(12, 1, 2, {3, 4, 0, {}}));
   const auto tokens = make_tokens(k_only, 5, 0);
   append(k_only, 0, tokens);
   ASSERT_TRUE(k_only.share_prefix(0, 1, 3).is_ok());
@@ -412,7 +412,7 @@ TEST(KvCache, UnusualShapes) {
   EXPECT_EQ(contents(k_only, 1), tokens);
   check_accounting(k_only);
 
-  KvCache empty_shape(make_config(4, 4, 2, {0, 0, 0}));
+  KvCache empty_shape(make_config(4, 4, 2, {0, 0, 0, {}}));
   ASSERT_TRUE(empty_shape.init_status().is_ok());
   ASSERT_TRUE(empty_shape.grow(0, 9).is_ok());
   EXPECT_EQ(empty_shape.free_blocks(), 1);

@@ -18,7 +18,7 @@ namespace hearth::engine::test {
 using Token = std::vector<uint8_t>;
 
 inline KvCacheConfig make_config(int32_t n_blocks = 16, int32_t block_size = 4, int32_t n_seqs = 4,
-                                 KvCacheShape shape = {2, 3, 2}) {
+                                 KvCacheShape shape = {2, 3, 2, {}}) {
   KvCacheConfig config;
   config.shape = shape;
   config.block_size = block_size;

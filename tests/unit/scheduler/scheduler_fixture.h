@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "models/registry.h"
@@ -68,8 +69,10 @@ class CollectSink : public TaskSink {
 
 class SchedulerTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    auto m = models::load_model(test::shared_path("models/stories260K.gguf"));
+  static void SetUpTestSuite() { load(test::shared_path("models/stories260K.gguf")); }
+  // The suite's model and its tokenizer.
+  static void load(const std::string& path) {
+    auto m = models::load_model(path);
     ASSERT_TRUE(m.is_ok()) << m.status().to_string();
     model_ = *m;
     auto t = tokenizer::Tokenizer::from_gguf(model_->metadata());

@@ -179,7 +179,7 @@ TEST_F(SlotActionTest, ActionOnABusySlotWaitsForTheTask) {
 
 TEST(SlotFileTest, EncodesAndDecodes) {
   SlotFileShape shape;
-  shape.kv = {2, 4, 6};
+  shape.kv = {2, 4, 6, {}};
   shape.type_k = 1;
   shape.type_v = 1;
   shape.n_vocab = 100;
@@ -202,6 +202,31 @@ TEST(SlotFileTest, EncodesAndDecodes) {
   other = shape;
   other.n_vocab = 99;
   EXPECT_EQ(decode_slot_file(bytes, other, 3).status().message(), kRestoreInvalidFile);
+}
+
+// A slot of a model with a windowed layer stores that layer's rows from window_first on.
+TEST(SlotFileTest, CarriesTheWindowedRowsStillHeld) {
+  SlotFileShape shape;
+  shape.kv = {2, 4, 6, {8, 0}};  // layer 0 windowed
+  shape.n_vocab = 100;
+  engine::KvSnapshot kv;
+  kv.shape = shape.kv;
+  kv.n_tokens = 5;
+  kv.window_first = 2;
+  kv.data.assign(2 * (4 + 6) + 3 * 2 * (4 + 6), 7);
+  const std::vector<int32_t> tokens{1, 2, 3, 4, 5};
+  const std::vector<uint8_t> bytes = encode_slot_file(shape, tokens, kv);
+  auto state = decode_slot_file(bytes, shape, 8);
+  ASSERT_TRUE(state.is_ok()) << state.status().to_string();
+  EXPECT_EQ(state->kv.window_first, 2);
+  EXPECT_EQ(state->kv.data, kv.data);
+  // The same bytes read as complete rows, or by a model without the window, do not fit.
+  kv.window_first = 0;
+  EXPECT_EQ(decode_slot_file(encode_slot_file(shape, tokens, kv), shape, 8).status().message(),
+            kRestoreInvalidFile);
+  SlotFileShape unwindowed = shape;
+  unwindowed.kv.layer_window.clear();
+  EXPECT_EQ(decode_slot_file(bytes, unwindowed, 8).status().message(), kRestoreInvalidFile);
 }
 
 TEST_F(SlotActionTest, KvCacheTypes) {
