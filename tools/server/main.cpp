@@ -137,9 +137,16 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   c.n_threads_batch = args.n_threads_batch.value_or(0) > 0 ? *args.n_threads_batch : c.n_threads;
   c.special = args.special;
   c.kv_unified = hearth::server::options::resolved_kv_unified(args);
+  c.swa_full = args.swa_full;
   c.type_k = cache_type(args.cache_type_k);
   c.type_v = cache_type(args.cache_type_v);
   return c;
+}
+
+bool has_windowed_layers(const hearth::engine::Model& model) {
+  for (int32_t il = 0; il < model.hparams().n_layer; ++il)
+    if (model.attention_window(il) > 0) return true;
+  return false;
 }
 
 // Loads the model and starts the scheduler; the server then leaves its loading state.
@@ -168,6 +175,8 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
   hearth::server_tool::apply_model_defaults(args, (*model)->metadata(), *shared_tok, defaults);
   server.set_defaults(std::move(defaults));
   const int32_t n_ctx_slot = slot_context(args, info.n_ctx_train);
+  if (args.swa_full && !has_windowed_layers(**model))
+    hearth::log_warn("--swa-full has no effect: the model has no sliding-window layers");
   auto scheduler = hearth::scheduler::Scheduler::create(
       *model, shared_tok, scheduler_config(args, n_ctx_slot, (*model)->hparams().pooling));
   if (!scheduler) {

@@ -42,8 +42,9 @@ inline constexpr std::string_view kNoteNuma = "Hearth has no NUMA placement stra
 inline constexpr std::string_view kNoteDownloads =
     "the token is only used for downloads, which Hearth does not perform";
 inline constexpr std::string_view kNoteCheckpoints =
-    "Hearth's KV cache keeps every position of sliding-window layers and Hearth runs no "
-    "recurrent layers, so no context checkpoints are needed";
+    "Hearth keeps no context checkpoints: a prompt that diverges before the rows a "
+    "sliding-window layer still holds is evaluated again from its start (--swa-full keeps "
+    "every row), and Hearth runs no recurrent layers";
 inline constexpr std::string_view kNoteDeprecated = "the option is deprecated and has no effect";
 inline constexpr std::string_view kNoteFlashAttn =
     "Hearth has a single attention path; the value is only validated";
@@ -52,9 +53,6 @@ inline constexpr std::string_view kNoteLoadMode =
 inline constexpr std::string_view kNoteWarmup = "Hearth runs no warm-up pass";
 inline constexpr std::string_view kNoteLogFormat =
     "Hearth's log format is fixed (level letter and time, no colours)";
-inline constexpr std::string_view kNoteSwaFull =
-    "Hearth's KV cache already keeps every position of sliding-window layers (a full-size "
-    "cache), so prompts are always fully reusable";
 
 // Removed upstream: the error text (the reference's wording).
 inline constexpr std::string_view kRemovedDraftMax =

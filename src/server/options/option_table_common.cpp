@@ -78,7 +78,7 @@ constexpr OptionSpec kEntries[] = {
     {"--swa-full", "", "", "LLAMA_ARG_SWA_FULL", "false",
      "Allocate a full-size KV cache for sliding-window-attention layers instead of a window-sized "
      "one (enables full prompt reuse at a memory cost)",
-     kFlag, kAcceptedNoEffect, kNoteSwaFull, "", 0, false},
+     kFlag, kSupported, "", "", 0, false, set_member<&ServerArgs::swa_full>, nullptr},
     {"-fa, --flash-attn", "", "[on|off|auto]", "LLAMA_ARG_FLASH_ATTN", "auto",
      "Flash-attention kernel use", kValue, kAcceptedNoEffect, kNoteFlashAttn, "", 0, false,
      check_flash_attn, nullptr},

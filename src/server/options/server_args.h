@@ -47,6 +47,7 @@ struct ServerArgs {
   std::string cache_type_k = "f16";       // -ctk: f32, f16, bf16 or q8_0
   std::string cache_type_v = "f16";       // -ctv
   TriState flash_attn = TriState::kAuto;  // -fa (validated; no effect)
+  bool swa_full = false;                  // --swa-full: keep every position of windowed layers
 
   // Prompt caching and slot reuse.
   bool cache_prompt = true;   // request default cache_prompt

@@ -101,6 +101,8 @@ TEST(ParseArgsTest, ContextAndSlots) {
   EXPECT_TRUE(resolved_kv_unified(parse_ok({"-np", "3", "-kvu"})));
   EXPECT_FALSE(parse_ok({"-kvu", "-no-kvu"}).kv_unified);
   EXPECT_TRUE(parse_ok({"--kv-unified"}).kv_unified);
+  EXPECT_FALSE(a.swa_full);
+  EXPECT_TRUE(parse_ok({"--swa-full"}).swa_full);
   ParseOutcome zero = parse({"-np", "0"});
   EXPECT_EQ(zero.action, ParseAction::kError);
   EXPECT_NE(zero.text.find("invalid value for n_parallel"), std::string::npos);
@@ -184,7 +186,6 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
       {{"--log-colors", "on"}, "log format is fixed"},
       {{"--no-log-prefix"}, "log format is fixed"},
       {{"--log-timestamps"}, "log format is fixed"},
-      {{"--swa-full"}, "keeps every position of sliding-window layers"},
   };
   for (const Case& c : cases) {
     ParseOutcome out = parse(c.args);
