@@ -37,6 +37,7 @@ void set_layer_windows(const Model& model, const ContextParams& p, KvCacheConfig
     return;
   }
   kv.release_outside_windows = !p.swa_full;
+  kv.window_slack = std::max(kv.window_slack, p.n_rollback + 1);
   if (p.swa_full || p.n_ubatch <= 0) return;
   const auto blocks = [&](int64_t n) { return (n + p.kv_block_size - 1) / p.kv_block_size; };
   const int64_t per_seq = blocks(int64_t{widest} - 1 + kv.window_slack) + 1;

@@ -40,6 +40,9 @@ struct ContextParams {
   // Keep every position of sliding-window layers (llama-server's --swa-full): prompts stay
   // reusable from any point, at the memory of a full cache.
   bool swa_full = false;
+  // The most tokens a sequence may be cut back by after a decode (rejected speculative
+  // drafts): windowed layers keep at least that many rows more than their window.
+  int32_t n_rollback = 0;
 };
 
 // True when a KV cache can store rows of `type` for a model whose heads are `head_dim` wide.

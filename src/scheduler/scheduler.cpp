@@ -348,6 +348,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   cp.embeddings = config.embeddings;
   cp.n_ubatch = config.n_ubatch;
   cp.swa_full = config.swa_full;
+  cp.n_rollback = config.spec.max_draft();
   SchedulerConfig adjusted = config;
   // An encoder attends to its whole input, so an input is one forward call: a step holds no
   // more than one physical batch.

@@ -14,6 +14,7 @@
 #include "base/tensor_type.h"
 #include "engine/model.h"
 #include "engine/pooling.h"
+#include "scheduler/ngram_draft.h"
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
 
@@ -24,6 +25,15 @@ using engine::pooling_from_name;
 using engine::pooling_name;
 using engine::PoolingType;
 
+// Speculative decoding: which draft sources the slots use (--spec-type).
+struct SpeculativeConfig {
+  bool ngram_simple = false;  // ngram-simple
+  NgramSimpleParams ngram_simple_params;
+  bool enabled() const { return ngram_simple; }
+  // The longest draft any source proposes (the KV rows a slot may have to drop again).
+  int32_t max_draft() const { return ngram_simple ? ngram_simple_params.size_m : 0; }
+};
+
 struct SchedulerConfig {
   int32_t n_slots = 4;                                    // -np
   int32_t n_ctx_slot = 512;                               // context of each slot
@@ -32,14 +42,15 @@ struct SchedulerConfig {
   bool cont_batching = true;                              // -cb / --no-cont-batching
   float slot_prompt_similarity = kDefaultSlotSimilarity;  // -sps
   int64_t cache_ram_mib =
-      kDefaultCacheRamMib;               // --cache-ram: host prompt cache; 0 off, -1 unlimited
-  bool cache_idle_slots = true;          // --cache-idle-slots
-  int32_t n_threads = 0;                 // -t (0: hardware)
-  int32_t n_threads_batch = 0;           // -tb (0: as -t)
-  int32_t max_queued = 1024;             // tasks waiting for a slot before submit() refuses
-  bool special = false;                  // --special: render special tokens in content
-  bool kv_unified = false;               // -kvu (or -np auto): slots share one KV pool
-  bool swa_full = false;                 // --swa-full: windowed layers keep every position
+      kDefaultCacheRamMib;       // --cache-ram: host prompt cache; 0 off, -1 unlimited
+  bool cache_idle_slots = true;  // --cache-idle-slots
+  int32_t n_threads = 0;         // -t (0: hardware)
+  int32_t n_threads_batch = 0;   // -tb (0: as -t)
+  int32_t max_queued = 1024;     // tasks waiting for a slot before submit() refuses
+  bool special = false;          // --special: render special tokens in content
+  bool kv_unified = false;       // -kvu (or -np auto): slots share one KV pool
+  bool swa_full = false;         // --swa-full: windowed layers keep every position
+  SpeculativeConfig spec;
   TensorType type_k = TensorType::kF16;  // -ctk
   TensorType type_v = TensorType::kF16;  // -ctv
   // --embedding: the context keeps final hidden states and embedding/rerank tasks run;
@@ -62,6 +73,7 @@ using SlotActionDone = std::function<void(Result<SlotFileResult>)>;
 struct SlotInfo {
   int32_t id = 0;
   int32_t n_ctx = 0;
+  bool speculative = false;  // the slot drafts (--spec-type)
   bool is_processing = false;
   bool has_task = false;  // has run a task since start
   int32_t id_task = -1;
@@ -113,6 +125,13 @@ struct MetricsSnapshot {
   // from when the request was queued).
   int64_t kv_blocks_used = 0;
   int64_t kv_blocks_total = 0;
+  // Speculative decoding, added when a request ends (as the reference): tokens drafted,
+  // drafted tokens accepted, verification steps with a draft, and per draft position the
+  // accepted tokens there.
+  uint64_t n_draft_tokens = 0;
+  uint64_t n_draft_accepted = 0;
+  uint64_t n_draft_steps = 0;
+  std::vector<uint64_t> n_accepted_per_pos;
   Histogram time_to_first_token{time_to_first_token_buckets()};
   Histogram time_per_output_token{time_per_output_token_buckets()};
 };

@@ -56,6 +56,7 @@ struct StepToken {
   int32_t token = 0;
   bool logits = false;
   bool prompt = false;
+  bool draft = false;  // drafted after the slot's previous token, verified by its logits
 };
 
 class SchedulerImpl final : public Scheduler {
@@ -116,8 +117,15 @@ class SchedulerImpl final : public Scheduler {
   void execute(const StepPlan& plan);
   void collect(const StepPlan& plan, std::vector<StepToken>& tokens);
   bool evict_idle_slots();
-  bool forward(std::span<const StepToken> chunk);
+  // The chunk loses its drafts when the KV cache has no room for them.
+  bool forward(std::vector<StepToken>& chunk);
   void after_forward(std::span<const StepToken> chunk);
+  // Speculative decoding (speculate.cpp): a generating slot's draft after its pending
+  // token, and the verification of what the forward pass computed for it.
+  void append_draft(Slot& slot, std::vector<StepToken>& tokens) const;
+  size_t verify_draft(Slot& slot, std::span<const StepToken> chunk, size_t at);
+  void account_drafts(const RunningTask& t);
+  bool drop_drafts(std::vector<StepToken>& chunk);
   void prompt_finished(Slot& slot, std::span<const float> logits);
   void gather_embeddings(std::span<const StepToken> chunk);
   void keep_row(std::vector<float>& rows, std::span<const float> row) const;

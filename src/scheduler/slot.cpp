@@ -130,6 +130,8 @@ Timings RunningTask::timings() const {
   t.prompt_ms = prompt_done ? ms_between(t_start_us, t_prompt_us) : 0.0;
   t.predicted_n = n_decoded;
   t.predicted_ms = n_decoded > 0 ? ms_between(t_prompt_us, t_last_us) : 0.0;
+  t.draft_n = n_draft;
+  t.draft_n_accepted = n_draft_accepted;
   return t;
 }
 

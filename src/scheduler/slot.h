@@ -49,6 +49,13 @@ struct RunningTask {
   int64_t t_start_us = 0;   // the slot started the prompt
   int64_t t_prompt_us = 0;  // prompt evaluated, first token sampled
   int64_t t_last_us = 0;    // latest generated token
+  // Speculative decoding: the tokens drafted after `pending` in the running step, and the
+  // request's totals (verification steps with a draft; accepted tokens per draft position).
+  std::vector<int32_t> draft;
+  int32_t n_draft = 0;
+  int32_t n_draft_accepted = 0;
+  int32_t n_draft_steps = 0;
+  std::vector<int32_t> n_accepted_per_pos;
 
   int32_t n_prompt() const { return static_cast<int32_t>(prompt->size()); }
   Timings timings() const;

@@ -145,8 +145,10 @@ void SchedulerImpl::collect(const StepPlan& plan, std::vector<StepToken>& tokens
   for (Slot& s : slots_) {
     const auto i = static_cast<size_t>(s.id);
     if (!s.task) continue;
-    if (plan.decode[i] && s.task->prompt_done && s.task->has_next_token)
+    if (plan.decode[i] && s.task->prompt_done && s.task->has_next_token) {
       tokens.push_back({s.id, s.task->pending, true, false});
+      append_draft(s, tokens);
+    }
     const int32_t n = plan.prompt_tokens[i];
     if (n <= 0 || s.task->prompt_done || s.task->is_child) continue;
     const auto from = static_cast<int32_t>(s.cached.size());
@@ -169,8 +171,11 @@ void SchedulerImpl::execute(const StepPlan& plan) {
     metrics_.n_busy_slots_total += static_cast<uint64_t>(busy_slots());
   }
   const auto ub = static_cast<size_t>(config_.n_ubatch);
-  for (size_t at = 0; at < tokens.size(); at += ub) {
-    const std::span<const StepToken> chunk(tokens.data() + at, std::min(ub, tokens.size() - at));
+  for (size_t at = 0, end = 0; at < tokens.size(); at = end) {
+    // A slot's draft stays in the forward call of its pending token (drafts are < ub).
+    end = std::min(at + ub, tokens.size());
+    while (end < tokens.size() && end > at + 1 && tokens[end].draft) --end;
+    const std::span<const StepToken> chunk(tokens.data() + at, end - at);
     // A slot that failed or was finished earlier in this step drops its remaining tokens.
     std::vector<StepToken> live;
     for (const StepToken& t : chunk)
@@ -180,7 +185,7 @@ void SchedulerImpl::execute(const StepPlan& plan) {
   }
 }
 
-bool SchedulerImpl::forward(std::span<const StepToken> chunk) {
+bool SchedulerImpl::forward(std::vector<StepToken>& chunk) {
   engine::Batch batch;
   std::vector<int32_t> next(slots_.size());
   for (const Slot& s : slots_)
@@ -192,6 +197,7 @@ bool SchedulerImpl::forward(std::span<const StepToken> chunk) {
   }
   Status st = ctx_->decode(batch);
   if (st.code() == ErrorCode::kResourceExhausted && evict_idle_slots()) st = ctx_->decode(batch);
+  if (st.code() == ErrorCode::kResourceExhausted && drop_drafts(chunk)) return forward(chunk);
   if (st.is_ok()) return true;
   // A shared (unified) KV pool can run out before any slot reaches its context limit.
   const TaskError err{TaskError::Kind::kServer,
@@ -222,6 +228,7 @@ bool SchedulerImpl::evict_idle_slots() {
 void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
   std::vector<bool> had_prompt(slots_.size(), false);
   for (const StepToken& t : chunk) {
+    if (t.draft) continue;  // cached once accepted (verify_draft)
     Slot& s = slots_[static_cast<size_t>(t.slot)];
     s.cached.push_back(t.token);
     if (t.prompt) {
@@ -243,7 +250,12 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
   for (size_t i = 0; i < chunk.size(); ++i) {
     const StepToken& t = chunk[i];
     Slot& s = slots_[static_cast<size_t>(t.slot)];
-    if (!t.logits || !s.task) continue;
+    if (t.draft || !t.logits) continue;
+    if (!t.prompt && i + 1 < chunk.size() && chunk[i + 1].draft) {
+      verify_draft(s, chunk, i);
+      continue;
+    }
+    if (!s.task) continue;
     const std::span<const float> logits = ctx_->logits(static_cast<int32_t>(i));
     if (t.prompt) {
       prompt_finished(s, logits);
@@ -404,6 +416,7 @@ void SchedulerImpl::release(Slot& slot) {
     // The throughput gauge counts decode steps: the first token comes from the prompt pass.
     metrics_.window_predicted_tokens += static_cast<uint64_t>(std::max(t.n_decoded - 1, 0));
     metrics_.window_predicted_seconds += seconds(ms);
+    account_drafts(t);
   }
   if (t.is_child) {
     // Children never keep their cache (llama-server clears it on release).
@@ -464,6 +477,7 @@ void SchedulerImpl::publish() {
     SlotInfo info;
     info.id = s.id;
     info.n_ctx = config_.n_ctx_slot;
+    info.speculative = config_.spec.enabled();
     info.is_processing = s.task != nullptr;
     info.has_task = s.has_task;
     info.id_task = s.last_id_task;

@@ -80,6 +80,8 @@ struct Timings {
   double prompt_ms = 0.0;
   int32_t predicted_n = 0;
   double predicted_ms = 0.0;
+  int32_t draft_n = 0;           // tokens drafted for the request (speculative decoding)
+  int32_t draft_n_accepted = 0;  // of those, accepted
 };
 
 struct TokenCandidate {

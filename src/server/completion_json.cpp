@@ -19,6 +19,11 @@ Json timings_json(const scheduler::Timings& t) {
   const int32_t steps = t.predicted_n - 1;  // the first token comes from the prompt pass
   j["predicted_per_token_ms"] = steps > 0 ? t.predicted_ms / steps : 0.0;
   j["predicted_per_second"] = t.predicted_ms > 0 ? 1e3 / t.predicted_ms * steps : 0.0;
+  // As the reference: only for a request that drafted.
+  if (t.draft_n > 0) {
+    j["draft_n"] = t.draft_n;
+    j["draft_n_accepted"] = t.draft_n_accepted;
+  }
   return j;
 }
 

@@ -23,6 +23,7 @@ Json props_params(const ServerState& s) {
   settings.task.sampling = s.config.defaults.sampling;
   settings.task.sampling.logit_bias.clear();
   settings.reasoning_format = "none";
+  settings.spec_types = s.config.defaults.spec_types;
   return generation_settings_json(settings, false);
 }
 
@@ -126,7 +127,7 @@ http::Response handle_slots(ServerState& s, const http::Request& r) {
     Json j = Json::object();
     j["id"] = info.id;
     j["n_ctx"] = info.n_ctx;
-    j["speculative"] = false;
+    j["speculative"] = info.speculative;
     j["is_processing"] = info.is_processing;
     if (info.has_task) {
       j["id_task"] = info.id_task;

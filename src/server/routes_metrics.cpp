@@ -67,11 +67,13 @@ void add_reference_metrics(std::ostringstream& out, const scheduler::MetricsSnap
              "Largest observed sequence length (prompt + generation)",
              static_cast<double>(m.n_tokens_max));
   add_metric(out, "spec_decode_num_draft_tokens_total", "counter",
-             "Speculative: Total draft tokens generated", 0);
+             "Speculative: Total draft tokens generated", static_cast<double>(m.n_draft_tokens));
   add_metric(out, "spec_decode_num_accepted_tokens_total", "counter",
-             "Speculative: Total draft tokens accepted by the target model", 0);
+             "Speculative: Total draft tokens accepted by the target model",
+             static_cast<double>(m.n_draft_accepted));
   add_metric(out, "spec_decode_num_drafts_total", "counter",
-             "Speculative: Total speculative decoding verification steps", 0);
+             "Speculative: Total speculative decoding verification steps",
+             static_cast<double>(m.n_draft_steps));
   add_metric(out, "prompt_tokens_seconds", "gauge", "Average prompt throughput in tokens/s",
              m.window_prompt_seconds > 0 ? m.window_prompt_tokens / m.window_prompt_seconds : 0.0);
   add_metric(out, "predicted_tokens_seconds", "gauge", "Average generation throughput in tokens/s",
@@ -84,6 +86,15 @@ void add_reference_metrics(std::ostringstream& out, const scheduler::MetricsSnap
       out, "n_busy_slots_per_decode", "gauge",
       "Average number of busy slots per llama_decode() call",
       m.n_decode_total > 0 ? static_cast<double>(m.n_busy_slots_total) / m.n_decode_total : 0.0);
+  // One series per draft position, once anything was drafted (as the reference).
+  if (!m.n_accepted_per_pos.empty()) {
+    out << "# HELP llamacpp:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens per "
+           "draft position\n"
+        << "# TYPE llamacpp:spec_decode_num_accepted_tokens_per_pos_total counter\n";
+    for (size_t i = 0; i < m.n_accepted_per_pos.size(); ++i)
+      out << "llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position=\"" << i << "\"} "
+          << m.n_accepted_per_pos[i] << "\n";
+  }
 }
 
 void add_hearth_metrics(std::ostringstream& out, const scheduler::MetricsSnapshot& m,

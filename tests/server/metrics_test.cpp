@@ -1,34 +1,18 @@
 // /metrics' additions against real requests: the latency histograms count them, the KV
 // usage follows the cached prompts, the prefix-cache counters split prompt tokens into hits
 // and misses, and the vllm:* gauges equal their llamacpp:* counterparts.
-#include <sstream>
-
 #include "server/server_fixture.h"
 
 namespace hearth::test {
 namespace {
-
-// The value of the first sample line `name` (with any labels) in a Prometheus text.
-double sample(const std::string& text, const std::string& name) {
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind(name, 0) != 0) continue;
-    const char next = line.size() > name.size() ? line[name.size()] : '\0';
-    if (next != ' ' && next != '{') continue;
-    return std::stod(line.substr(line.rfind(' ') + 1));
-  }
-  ADD_FAILURE() << name << " not found";
-  return -1;
-}
 
 class ServerMetrics : public StoriesServer {};
 
 TEST_F(ServerMetrics, ExtensionsFollowRealRequests) {
   start({"--metrics"});
   const std::string before = http_request(port(), "GET", "/metrics").body;
-  EXPECT_EQ(sample(before, "llamacpp:time_to_first_token_seconds_count"), 0);
-  EXPECT_EQ(sample(before, "llamacpp:kv_cache_usage_ratio"), 0);
+  EXPECT_EQ(metric_sample(before, "llamacpp:time_to_first_token_seconds_count"), 0);
+  EXPECT_EQ(metric_sample(before, "llamacpp:kv_cache_usage_ratio"), 0);
   const Json request = {{"prompt", "Once upon a time"}, {"n_predict", 6}, {"temperature", 0}};
   int status = 0;
   post_json(port(), "/completion", request, &status);
@@ -36,20 +20,20 @@ TEST_F(ServerMetrics, ExtensionsFollowRealRequests) {
   post_json(port(), "/completion", request, &status);  // the same prompt: 4 cached tokens
   ASSERT_EQ(status, 200);
   const std::string after = http_request(port(), "GET", "/metrics").body;
-  EXPECT_EQ(sample(after, "llamacpp:time_to_first_token_seconds_count"), 2);
-  EXPECT_EQ(sample(after, "llamacpp:time_to_first_token_seconds_bucket{le=\"+Inf\"}"), 2);
-  EXPECT_GT(sample(after, "llamacpp:time_to_first_token_seconds_sum"), 0);
-  EXPECT_EQ(sample(after, "llamacpp:time_per_output_token_seconds_count"), 10);  // 5 + 5
-  EXPECT_GT(sample(after, "llamacpp:kv_cache_usage_ratio"), 0);  // the slot keeps its cache
-  EXPECT_LE(sample(after, "llamacpp:kv_cache_usage_ratio"), 1);
-  EXPECT_EQ(sample(after, "vllm:kv_cache_usage_perc"),
-            sample(after, "llamacpp:kv_cache_usage_ratio"));
-  EXPECT_EQ(sample(after, "llamacpp:prefix_cache_hits_total"),
-            sample(after, "llamacpp:prompt_tokens_cached_total"));
-  EXPECT_EQ(sample(after, "llamacpp:prefix_cache_hits_total"), 4);
-  EXPECT_EQ(sample(after, "llamacpp:prefix_cache_misses_total"), 5 + 1);
-  EXPECT_EQ(sample(after, "vllm:num_requests_running"), 0);
-  EXPECT_EQ(sample(after, "vllm:num_requests_waiting"), 0);
+  EXPECT_EQ(metric_sample(after, "llamacpp:time_to_first_token_seconds_count"), 2);
+  EXPECT_EQ(metric_sample(after, "llamacpp:time_to_first_token_seconds_bucket{le=\"+Inf\"}"), 2);
+  EXPECT_GT(metric_sample(after, "llamacpp:time_to_first_token_seconds_sum"), 0);
+  EXPECT_EQ(metric_sample(after, "llamacpp:time_per_output_token_seconds_count"), 10);  // 5 + 5
+  EXPECT_GT(metric_sample(after, "llamacpp:kv_cache_usage_ratio"), 0);  // the slot keeps its cache
+  EXPECT_LE(metric_sample(after, "llamacpp:kv_cache_usage_ratio"), 1);
+  EXPECT_EQ(metric_sample(after, "vllm:kv_cache_usage_perc"),
+            metric_sample(after, "llamacpp:kv_cache_usage_ratio"));
+  EXPECT_EQ(metric_sample(after, "llamacpp:prefix_cache_hits_total"),
+            metric_sample(after, "llamacpp:prompt_tokens_cached_total"));
+  EXPECT_EQ(metric_sample(after, "llamacpp:prefix_cache_hits_total"), 4);
+  EXPECT_EQ(metric_sample(after, "llamacpp:prefix_cache_misses_total"), 5 + 1);
+  EXPECT_EQ(metric_sample(after, "vllm:num_requests_running"), 0);
+  EXPECT_EQ(metric_sample(after, "vllm:num_requests_waiting"), 0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,20 @@ inline Json post_json(int port, const std::string& path, const Json& body, int* 
   HttpReply reply = http_request(port, "POST", path, body.dump());
   if (status != nullptr) *status = reply.status;
   return parse_or_null(reply.body);
+}
+
+// The value of the first sample line `name` (with any labels) in a Prometheus text.
+inline double metric_sample(const std::string& text, const std::string& name) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(name, 0) != 0) continue;
+    const char next = line.size() > name.size() ? line[name.size()] : '\0';
+    if (next != ' ' && next != '{') continue;
+    return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  ADD_FAILURE() << name << " not found";
+  return -1;
 }
 
 class StoriesServer : public ::testing::Test {

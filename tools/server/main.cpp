@@ -83,6 +83,7 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.defaults.n_cache_reuse = args.n_cache_reuse;
   c.defaults.stop = args.reverse_prompts;
   c.defaults.sse_ping_interval = args.sse_ping_interval_s;
+  c.defaults.spec_types = args.spec_ngram_simple ? "ngram-simple" : "none";
   c.defaults.reasoning_format =
       args.reasoning_format == "auto" ? "deepseek" : args.reasoning_format;
   c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
@@ -138,6 +139,8 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   c.special = args.special;
   c.kv_unified = hearth::server::options::resolved_kv_unified(args);
   c.swa_full = args.swa_full;
+  c.spec.ngram_simple = args.spec_ngram_simple;
+  c.spec.ngram_simple_params = {args.spec_ngram_simple_n, args.spec_ngram_simple_m};
   c.type_k = cache_type(args.cache_type_k);
   c.type_v = cache_type(args.cache_type_v);
   return c;

@@ -36,6 +36,7 @@ struct RequestDefaults {
   std::vector<std::string> stop;         // -r
   int32_t sse_ping_interval = kDefaultSsePingSeconds;
   std::string reasoning_format = "deepseek";  // --reasoning-format as echoed (auto: deepseek)
+  std::string spec_types = "none";            // --spec-type as echoed ("speculative.types")
   int32_t n_slots = 4;
   int32_t max_prompts = 1024;  // prompts of one request at most (the scheduler's queue)
 };
@@ -67,6 +68,7 @@ struct CompletionSettings {
   std::vector<scheduler::GrammarTrigger> pending_triggers;  // resolved once every field is read
   int32_t id_slot = -1;
   std::string reasoning_format = "deepseek";  // echo only (/props shows "none")
+  std::string spec_types = "none";            // echo only: the server's draft sources
   // Set by the chat layer on the chat routes (echo only): the parser's format name and the
   // generation prompt the output is parsed after.
   std::string chat_format = "Content-only";

@@ -19,6 +19,7 @@ std::optional<ApiError> parse_completion_settings(const Json& body, const Reques
   out.n_keep = defaults.n_keep;
   out.sse_ping_interval = defaults.sse_ping_interval;
   out.reasoning_format = defaults.reasoning_format;
+  out.spec_types = defaults.spec_types;
   if (!body.is_object()) {
     return invalid_request(std::string("the request body must be a JSON object, but is ") +
                            body.type_name());
@@ -63,7 +64,7 @@ Json generation_settings_json(const CompletionSettings& s, bool full) {
   // Echoed values that no request field sets.
   entries.push_back({27, "max_tokens", s.task.n_predict});
   entries.push_back({42, "reasoning_in_content", false});
-  entries.push_back({45, "speculative.types", "none"});
+  entries.push_back({45, "speculative.types", s.spec_types});
   std::sort(entries.begin(), entries.end(),
             [](const EchoEntry& a, const EchoEntry& b) { return a.order < b.order; });
   Json gs = Json::object();

@@ -185,6 +185,13 @@ Status handle_mirostat(const OptionInput& in, ParseState& st);
 Status handle_grammar_file(const OptionInput& in, ParseState& st);
 Status handle_json_schema_file(const OptionInput& in, ParseState& st);
 
+// option_handlers_spec.cpp: speculative decoding.
+Status handle_spec_type(const OptionInput& in, ParseState& st);
+std::string show_spec_type(const ServerArgs& args);
+Status handle_ngram_simple_n(const OptionInput& in, ParseState& st);
+Status handle_ngram_simple_m(const OptionInput& in, ParseState& st);
+Status check_ngram_min_hits(const OptionInput& in, ParseState& st);
+
 // option_handlers_chat.cpp: chat templates.
 Status handle_chat_template_file(const OptionInput& in, ParseState& st);
 Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st);

@@ -45,6 +45,9 @@ inline constexpr std::string_view kNoteCheckpoints =
     "Hearth keeps no context checkpoints: a prompt that diverges before the rows a "
     "sliding-window layer still holds is evaluated again from its start (--swa-full keeps "
     "every row), and Hearth runs no recurrent layers";
+inline constexpr std::string_view kNoteNgramSimpleMinHits =
+    "the reference's ngram-simple drafting does not read it either (the first earlier match is "
+    "used)";
 inline constexpr std::string_view kNoteDeprecated = "the option is deprecated and has no effect";
 inline constexpr std::string_view kNoteFlashAttn =
     "Hearth has a single attention path; the value is only validated";

@@ -49,6 +49,11 @@ struct ServerArgs {
   TriState flash_attn = TriState::kAuto;  // -fa (validated; no effect)
   bool swa_full = false;                  // --swa-full: keep every position of windowed layers
 
+  // Speculative decoding (--spec-type and its draft sources).
+  bool spec_ngram_simple = false;    // --spec-type ngram-simple
+  int32_t spec_ngram_simple_n = 12;  // --spec-ngram-simple-size-n
+  int32_t spec_ngram_simple_m = 48;  // --spec-ngram-simple-size-m
+
   // Prompt caching and slot reuse.
   bool cache_prompt = true;   // request default cache_prompt
   int32_t n_cache_reuse = 0;  // request default; always 0 (--cache-reuse N > 0 is refused)

@@ -244,6 +244,10 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--reasoning-effort", "high"},
       {"--reasoning-budget", "16"},
       {"--reasoning-budget-message", "Enough."},
+      {"--spec-type", "ngram-simple"},
+      {"--spec-ngram-simple-size-n", "4"},
+      {"--spec-ngram-simple-size-m", "16"},
+      {"--spec-ngram-simple-min-hits", "2"},
   };
 }
 

@@ -205,6 +205,42 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
   EXPECT_EQ(parse({"--log-colors", "sometimes"}).action, ParseAction::kError);
 }
 
+TEST(SpecOptionsTest, SpecTypeList) {
+  EXPECT_FALSE(parse_ok({}).spec_ngram_simple);
+  EXPECT_TRUE(parse_ok({"--spec-type", "ngram-simple"}).spec_ngram_simple);
+  EXPECT_TRUE(parse_ok({"--spec-type", "none", "--spec-type", "ngram-simple"}).spec_ngram_simple);
+  // A list naming none contributes nothing.
+  EXPECT_FALSE(parse_ok({"--spec-type", "ngram-simple,none"}).spec_ngram_simple);
+  const auto error_of = [](std::vector<std::string> args) { return parse(args).text; };
+  EXPECT_NE(error_of({"--spec-type", "ngram-bogus"}).find("unknown speculative type: ngram-bogus"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--spec-type", "ngram-simple,ngram-mod"})
+                .find("speculative type 'ngram-mod' is not supported by hearth-server yet"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--spec-type", "draft-mtp"}).find("needs multi-token-prediction layers"),
+            std::string::npos);
+  EXPECT_EQ(parse({"--spec-type", "draft-eagle3"}).action, ParseAction::kError);
+}
+
+TEST(SpecOptionsTest, NgramSimpleSizes) {
+  const ServerArgs a = parse_ok({"--spec-ngram-simple-size-n", "4", "--spec-ngram-simple-size-m",
+                                 "16", "--spec-ngram-simple-min-hits", "3"});
+  EXPECT_EQ(a.spec_ngram_simple_n, 4);
+  EXPECT_EQ(a.spec_ngram_simple_m, 16);
+  EXPECT_EQ(parse_ok({}).spec_ngram_simple_n, 12);
+  EXPECT_EQ(parse_ok({}).spec_ngram_simple_m, 48);
+  EXPECT_NE(parse({"--spec-ngram-simple-size-n", "0"})
+                .text.find("ngram size N must be between 1 and 1024 inclusive"),
+            std::string::npos);
+  EXPECT_NE(parse({"--spec-ngram-simple-size-m", "1025"})
+                .text.find("ngram size M must be between 1 and 1024 inclusive"),
+            std::string::npos);
+  EXPECT_NE(
+      parse({"--spec-ngram-simple-min-hits", "0"}).text.find("ngram min hits must be at least 1"),
+      std::string::npos);
+  EXPECT_TRUE(has_warning(parse({"--spec-ngram-simple-min-hits", "2"}), "does not read it either"));
+}
+
 TEST(ParseArgsTest, PromptCacheOptions) {
   ServerArgs a = parse_ok({"--no-cache-prompt", "--cache-reuse", "0", "-cram", "-1",
                            "--no-cache-idle-slots", "-sps", "0.5"});

@@ -1,0 +1,88 @@
+// Speculative decoding in the scheduler's step. A generating slot appends a draft after its
+// pending token; the forward pass computes logits for every drafted position; then each
+// row is sampled with the request's own sampler chain in order, and the draft is accepted
+// while the sampled token equals the drafted one (llama-server's rule). The first mismatch
+// is the next pending token, and the KV rows of the rejected tokens are dropped. Each token
+// is sampled exactly as plain decoding samples it (same chain, same random draws, and
+// logits that do not depend on what shares the step), so the output is the same, greedy or
+// seeded; only the number of steps changes.
+#include <algorithm>
+
+#include "scheduler/scheduler_impl.h"
+
+namespace hearth::scheduler::detail {
+
+// The reference's budget: the slot's context less two, and with a finite n_predict the
+// tokens it may still generate less one; no draft crosses a forward call (-ub).
+void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) const {
+  RunningTask& t = *slot.task;
+  t.draft.clear();
+  if (!config_.spec.enabled() || t.kind != TaskKind::kCompletion) return;
+  int64_t budget = int64_t{config_.n_ctx_slot} - static_cast<int64_t>(slot.cached.size()) - 2;
+  if (t.params.n_predict >= 0)
+    budget = std::min<int64_t>(budget, int64_t{t.params.n_predict} - t.n_decoded - 1);
+  budget = std::min<int64_t>(budget, config_.n_ubatch - 1);
+  if (budget <= 0) return;
+  std::vector<int32_t> draft =
+      draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params);
+  if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
+  for (int32_t token : draft) tokens.push_back({slot.id, token, true, false, true});
+  t.draft = std::move(draft);
+}
+
+// chunk[at] is the slot's pending token, its draft follows. Returns the index after it.
+size_t SchedulerImpl::verify_draft(Slot& slot, std::span<const StepToken> chunk, size_t at) {
+  size_t end = at + 1;
+  while (end < chunk.size() && chunk[end].draft && chunk[end].slot == slot.id) ++end;
+  if (slot.task) {
+    RunningTask& t = *slot.task;
+    const std::vector<int32_t> draft = std::move(t.draft);
+    t.draft.clear();
+    t.n_draft += static_cast<int32_t>(draft.size());
+    if (!draft.empty()) ++t.n_draft_steps;
+    sample_into(slot, ctx_->logits(static_cast<int32_t>(at)));
+    for (size_t k = 0; k < draft.size(); ++k) {
+      // sample_into releases the slot once its request ends: later rows are not used.
+      if (!slot.task || !slot.task->has_next_token || slot.task->pending != draft[k]) break;
+      RunningTask& running = *slot.task;
+      ++running.n_draft_accepted;
+      if (running.n_accepted_per_pos.size() < draft.size())
+        running.n_accepted_per_pos.resize(draft.size(), 0);
+      ++running.n_accepted_per_pos[k];
+      slot.cached.push_back(draft[k]);
+      sample_into(slot, ctx_->logits(static_cast<int32_t>(at + 1 + k)));
+    }
+  }
+  // The rows of rejected (or unused) draft tokens leave the cache. The cut is at most one
+  // draft long, which the KV cache's window slack covers.
+  const auto kept = static_cast<int32_t>(slot.cached.size());
+  if (ctx_->kv_cache().truncate(slot.id, kept) != kept) {
+    ctx_->kv_cache().clear(slot.id);
+    slot.cached.clear();
+  }
+  return end;
+}
+
+// Drafts are optional: when a shared KV pool cannot hold them, the step runs without them
+// (the drafts count as not made). False when the chunk had none.
+bool SchedulerImpl::drop_drafts(std::vector<StepToken>& chunk) {
+  const auto first =
+      std::remove_if(chunk.begin(), chunk.end(), [](const StepToken& t) { return t.draft; });
+  if (first == chunk.end()) return false;
+  chunk.erase(first, chunk.end());
+  for (Slot& s : slots_)
+    if (s.task) s.task->draft.clear();
+  return true;
+}
+
+void SchedulerImpl::account_drafts(const RunningTask& t) {
+  metrics_.n_draft_tokens += static_cast<uint64_t>(t.n_draft);
+  metrics_.n_draft_accepted += static_cast<uint64_t>(t.n_draft_accepted);
+  metrics_.n_draft_steps += static_cast<uint64_t>(t.n_draft_steps);
+  if (metrics_.n_accepted_per_pos.size() < t.n_accepted_per_pos.size())
+    metrics_.n_accepted_per_pos.resize(t.n_accepted_per_pos.size(), 0);
+  for (size_t i = 0; i < t.n_accepted_per_pos.size(); ++i)
+    metrics_.n_accepted_per_pos[i] += static_cast<uint64_t>(t.n_accepted_per_pos[i]);
+}
+
+}  // namespace hearth::scheduler::detail

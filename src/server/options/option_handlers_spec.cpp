@@ -1,0 +1,85 @@
+// Handlers of the speculative-decoding options: the draft sources of --spec-type and the
+// sizes of ngram-simple, with the reference's validation and its error texts.
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "server/options/option_handlers.h"
+
+namespace hearth::server::options {
+namespace {
+
+// Types Hearth does not run yet, and those that need a model sidecar its engine lacks.
+constexpr std::array<std::string_view, 5> kNotYet = {"draft-simple", "ngram-map-k", "ngram-map-k4v",
+                                                     "ngram-mod", "ngram-cache"};
+struct Sidecar {
+  std::string_view type;
+  std::string_view what;
+};
+constexpr std::array<Sidecar, 4> kSidecars = {{{"draft-eagle3", "an EAGLE-3 draft head"},
+                                               {"draft-mtp", "multi-token-prediction layers"},
+                                               {"draft-dflash", "a DFlash draft model"},
+                                               {"draft-dspark", "a DSpark draft model"}}};
+
+Status check_type(std::string_view name) {
+  if (name == "none" || name == "ngram-simple") return Status::ok();
+  for (std::string_view t : kNotYet) {
+    if (name == t)
+      return invalid_value(fmt::format(
+          "speculative type '{}' is not supported by hearth-server yet (supported: ngram-simple)",
+          name));
+  }
+  for (const Sidecar& s : kSidecars) {
+    if (name == s.type)
+      return invalid_value(fmt::format(
+          "speculative type '{}' needs {}, which Hearth's engine does not run", name, s.what));
+  }
+  return invalid_value(fmt::format("unknown speculative type: {}", name));
+}
+
+Status set_ngram_size(const OptionInput& in, int32_t& out, char which) {
+  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
+  if (n < 1 || n > 1024)
+    return invalid_value(fmt::format("ngram size {} must be between 1 and 1024 inclusive", which));
+  out = n;
+  return Status::ok();
+}
+
+}  // namespace
+
+// Comma-separated; each occurrence adds its types. A list naming `none` adds nothing.
+Status handle_spec_type(const OptionInput& in, ParseState& st) {
+  bool none = false, ngram_simple = false;
+  size_t at = 0;
+  const std::string_view value = in.value;
+  while (at <= value.size()) {
+    const size_t comma = std::min(value.find(',', at), value.size());
+    const std::string_view name = value.substr(at, comma - at);
+    HEARTH_RETURN_IF_ERROR(check_type(name));
+    none = none || name == "none";
+    ngram_simple = ngram_simple || name == "ngram-simple";
+    at = comma + 1;
+  }
+  if (!none && ngram_simple) st.args.spec_ngram_simple = true;
+  return Status::ok();
+}
+
+std::string show_spec_type(const ServerArgs& args) {
+  return args.spec_ngram_simple ? "ngram-simple" : "none";
+}
+
+Status handle_ngram_simple_n(const OptionInput& in, ParseState& st) {
+  return set_ngram_size(in, st.args.spec_ngram_simple_n, 'N');
+}
+
+Status handle_ngram_simple_m(const OptionInput& in, ParseState& st) {
+  return set_ngram_size(in, st.args.spec_ngram_simple_m, 'M');
+}
+
+Status check_ngram_min_hits(const OptionInput& in, ParseState&) {
+  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
+  if (n < 1) return invalid_value("ngram min hits must be at least 1");
+  return Status::ok();
+}
+
+}  // namespace hearth::server::options

@@ -1,0 +1,62 @@
+// Speculative decoding served end to end: hearth-server with --spec-type ngram-simple answers
+// 8 concurrent greedy /completion requests with the content a plain server gives each of
+// them, reports the drafts in the timings (draft_n, draft_n_accepted, only when it drafted),
+// counts them in /metrics, and marks its slots speculative in /slots.
+#include <thread>
+#include <vector>
+
+#include "server/server_fixture.h"
+
+namespace hearth::test {
+namespace {
+
+TEST(ServedSpeculation, ConcurrentGreedyRequestsMatchAPlainServer) {
+  ServerProcess plain, spec;
+  ASSERT_TRUE(plain.start(stories_args({"-np", "8"}))) << plain.log();
+  ASSERT_TRUE(spec.start(
+      stories_args({"-np", "8", "--metrics", "--spec-type", "ngram-simple",
+                    "--spec-ngram-simple-size-n", "3", "--spec-ngram-simple-size-m", "8"})))
+      << spec.log();
+  const std::vector<std::string> prompts = {"Once upon a time", "One day, Tom", "Lily had a",
+                                            "The big dog",      "In the park,", "Sue and Ben",
+                                            "The sun was",      "A little bird"};
+  const auto request = [](const std::string& p) {
+    return Json{{"prompt", p}, {"n_predict", 64}, {"temperature", 0}};
+  };
+  std::vector<Json> want, got(prompts.size());
+  for (const auto& p : prompts) want.push_back(post_json(plain.port(), "/completion", request(p)));
+  std::vector<std::thread> clients;
+  for (size_t i = 0; i < prompts.size(); ++i)
+    clients.emplace_back(
+        [&, i] { got[i] = post_json(spec.port(), "/completion", request(prompts[i])); });
+  for (auto& c : clients) c.join();
+  double drafted = 0, accepted = 0;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    ASSERT_TRUE(got[i].is_object() && got[i].contains("content")) << got[i].dump();
+    EXPECT_EQ(got[i]["content"], want[i]["content"]) << prompts[i];
+    EXPECT_FALSE(want[i]["timings"].contains("draft_n"));
+    const Json& t = got[i]["timings"];
+    if (!t.contains("draft_n")) continue;
+    EXPECT_GT(t["draft_n"].get<int>(), 0);
+    EXPECT_LE(t["draft_n_accepted"].get<int>(), t["draft_n"].get<int>());
+    drafted += t["draft_n"].get<double>();
+    accepted += t["draft_n_accepted"].get<double>();
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_EQ(got[0]["generation_settings"]["speculative.types"], "ngram-simple");
+  EXPECT_EQ(want[0]["generation_settings"]["speculative.types"], "none");
+  const std::string m = http_request(spec.port(), "GET", "/metrics").body;
+  EXPECT_EQ(metric_sample(m, "llamacpp:spec_decode_num_draft_tokens_total"), drafted);
+  EXPECT_EQ(metric_sample(m, "llamacpp:spec_decode_num_accepted_tokens_total"), accepted);
+  EXPECT_GT(metric_sample(m, "llamacpp:spec_decode_num_drafts_total"), 0);
+  EXPECT_NE(m.find("llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"}"),
+            std::string::npos);
+  const Json slots = parse_or_null(http_request(spec.port(), "GET", "/slots").body);
+  ASSERT_TRUE(slots.is_array() && !slots.empty());
+  EXPECT_EQ(slots[0]["speculative"], true);
+  const Json plain_slots = parse_or_null(http_request(plain.port(), "GET", "/slots").body);
+  EXPECT_EQ(plain_slots[0]["speculative"], false);
+}
+
+}  // namespace
+}  // namespace hearth::test
