@@ -56,6 +56,11 @@ struct RunningTask {
   int32_t n_draft_accepted = 0;
   int32_t n_draft_steps = 0;
   std::vector<int32_t> n_accepted_per_pos;
+  // Adaptive drafting: the longest draft worth verifying now (-1: the source's maximum),
+  // drafts in a row with nothing accepted, and steps to skip before drafting again.
+  int32_t draft_cap = -1;
+  int32_t draft_misses = 0;
+  int32_t draft_skip = 0;
 
   int32_t n_prompt() const { return static_cast<int32_t>(prompt->size()); }
   Timings timings() const;

@@ -12,16 +12,49 @@
 
 namespace hearth::scheduler::detail {
 
+namespace {
+
+// Misses in a row after which drafting pauses, and the longest pause (steps).
+constexpr int32_t kMissesBeforePause = 2;
+constexpr int32_t kLongestPause = 64;
+
+// Adapts the slot's draft length to what its drafts achieve: a draft accepted whole may
+// double, a partly accepted one is trimmed to what was accepted plus one, and drafts that
+// keep failing pause drafting for a number of steps that doubles with each further miss.
+// Verifying costs a step's rows, so drafting that does not pay stops costing soon.
+void adapt_draft_length(RunningTask& t, int32_t drafted, int32_t accepted, int32_t longest) {
+  if (drafted == 0) return;
+  if (accepted == drafted) {
+    t.draft_cap = std::min(longest, std::max(t.draft_cap, 1) * 2);
+    t.draft_misses = 0;
+  } else if (accepted == 0) {
+    t.draft_cap = std::max(1, t.draft_cap / 2);
+    if (++t.draft_misses >= kMissesBeforePause)
+      t.draft_skip = std::min(kLongestPause, 1 << std::min(t.draft_misses - 1, 6));
+  } else {
+    t.draft_cap = accepted + 1;
+    t.draft_misses = 0;
+  }
+}
+
+}  // namespace
+
 // The reference's budget: the slot's context less two, and with a finite n_predict the
-// tokens it may still generate less one; no draft crosses a forward call (-ub).
+// tokens it may still generate less one; no draft crosses a forward call (-ub); within it,
+// the length adapt_draft_length() settled on.
 void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) const {
   RunningTask& t = *slot.task;
   t.draft.clear();
   if (!config_.spec.enabled() || t.kind != TaskKind::kCompletion) return;
+  if (t.draft_skip > 0) {
+    --t.draft_skip;
+    return;
+  }
+  if (t.draft_cap < 0) t.draft_cap = config_.spec.max_draft();
   int64_t budget = int64_t{config_.n_ctx_slot} - static_cast<int64_t>(slot.cached.size()) - 2;
   if (t.params.n_predict >= 0)
     budget = std::min<int64_t>(budget, int64_t{t.params.n_predict} - t.n_decoded - 1);
-  budget = std::min<int64_t>(budget, config_.n_ubatch - 1);
+  budget = std::min<int64_t>({budget, config_.n_ubatch - 1, t.draft_cap});
   if (budget <= 0) return;
   std::vector<int32_t> draft =
       draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params);
@@ -40,18 +73,22 @@ size_t SchedulerImpl::verify_draft(Slot& slot, std::span<const StepToken> chunk,
     t.draft.clear();
     t.n_draft += static_cast<int32_t>(draft.size());
     if (!draft.empty()) ++t.n_draft_steps;
+    const auto drafted = static_cast<int32_t>(draft.size());
+    int32_t accepted = 0;
     sample_into(slot, ctx_->logits(static_cast<int32_t>(at)));
     for (size_t k = 0; k < draft.size(); ++k) {
       // sample_into releases the slot once its request ends: later rows are not used.
       if (!slot.task || !slot.task->has_next_token || slot.task->pending != draft[k]) break;
       RunningTask& running = *slot.task;
       ++running.n_draft_accepted;
+      ++accepted;
       if (running.n_accepted_per_pos.size() < draft.size())
         running.n_accepted_per_pos.resize(draft.size(), 0);
       ++running.n_accepted_per_pos[k];
       slot.cached.push_back(draft[k]);
       sample_into(slot, ctx_->logits(static_cast<int32_t>(at + 1 + k)));
     }
+    if (slot.task) adapt_draft_length(*slot.task, drafted, accepted, config_.spec.max_draft());
   }
   // The rows of rejected (or unused) draft tokens leave the cache. The cut is at most one
   // draft long, which the KV cache's window slack covers.
