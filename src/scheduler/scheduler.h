@@ -3,6 +3,7 @@
 // Owns the engine Context; the server talks only to this class.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "engine/model.h"
 #include "engine/pooling.h"
 #include "scheduler/ngram_draft.h"
+#include "scheduler/ngram_mod.h"
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
 
@@ -26,12 +28,19 @@ using engine::pooling_name;
 using engine::PoolingType;
 
 // Speculative decoding: which draft sources the slots use (--spec-type).
+// Sources are tried in the reference's order (ngram-simple, then ngram-mod); the first
+// that proposes a draft is used.
 struct SpeculativeConfig {
   bool ngram_simple = false;  // ngram-simple
   NgramSimpleParams ngram_simple_params;
-  bool enabled() const { return ngram_simple; }
+  bool ngram_mod = false;  // ngram-mod
+  NgramModParams ngram_mod_params;
+  bool enabled() const { return ngram_simple || ngram_mod; }
   // The longest draft any source proposes (the KV rows a slot may have to drop again).
-  int32_t max_draft() const { return ngram_simple ? ngram_simple_params.size_m : 0; }
+  int32_t max_draft() const {
+    return std::max(ngram_simple ? ngram_simple_params.size_m : 0,
+                    ngram_mod ? ngram_mod_params.n_max : 0);
+  }
 };
 
 struct SchedulerConfig {

@@ -38,6 +38,7 @@ struct Slot {
   int32_t last_id_task = -1;
   std::shared_ptr<const void> echo;
   std::unique_ptr<RunningTask> task;
+  NgramModSlot ngram_mod;  // the slot's place in the shared ngram-mod table
   bool waiting() const { return task && task->is_child && !task->prompt_done; }
 };
 
@@ -72,6 +73,10 @@ class SchedulerImpl final : public Scheduler {
           PromptCache::limit_from_mib(config_.cache_ram_mib),
           static_cast<size_t>(config_.n_slots) * static_cast<size_t>(config_.n_ctx_slot));
     }
+    // The reference's table size: 4 Mi entries (16 MiB), shared by all slots.
+    if (config_.spec.ngram_mod)
+      ngram_mod_ =
+          std::make_unique<NgramModTable>(config_.spec.ngram_mod_params.n_match, size_t{4} << 20);
     publish();
   }
   ~SchedulerImpl() override { stop(); }
@@ -122,7 +127,8 @@ class SchedulerImpl final : public Scheduler {
   void after_forward(std::span<const StepToken> chunk);
   // Speculative decoding (speculate.cpp): a generating slot's draft after its pending
   // token, and the verification of what the forward pass computed for it.
-  void append_draft(Slot& slot, std::vector<StepToken>& tokens) const;
+  void append_draft(Slot& slot, std::vector<StepToken>& tokens);
+  void begin_drafting(Slot& slot);
   size_t verify_draft(Slot& slot, std::span<const StepToken> chunk, size_t at);
   void account_drafts(const RunningTask& t);
   bool drop_drafts(std::vector<StepToken>& chunk);
@@ -146,6 +152,7 @@ class SchedulerImpl final : public Scheduler {
   SchedulerConfig config_;
   std::unique_ptr<engine::Context> ctx_;
   std::vector<Slot> slots_;                    // scheduler thread only
+  std::unique_ptr<NgramModTable> ngram_mod_;   // with --spec-type ngram-mod
   std::unique_ptr<PromptCache> prompt_cache_;  // scheduler thread only; null with --cache-ram 0
   // Built on first use, scheduler thread only.
   std::unique_ptr<TokenizerVocab> vocab_;

@@ -42,7 +42,7 @@ void adapt_draft_length(RunningTask& t, int32_t drafted, int32_t accepted, int32
 // The reference's budget: the slot's context less two, and with a finite n_predict the
 // tokens it may still generate less one; no draft crosses a forward call (-ub); within it,
 // the length adapt_draft_length() settled on.
-void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) const {
+void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) {
   RunningTask& t = *slot.task;
   t.draft.clear();
   if (!config_.spec.enabled() || t.kind != TaskKind::kCompletion) return;
@@ -56,11 +56,26 @@ void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) con
     budget = std::min<int64_t>(budget, int64_t{t.params.n_predict} - t.n_decoded - 1);
   budget = std::min<int64_t>({budget, config_.n_ubatch - 1, t.draft_cap});
   if (budget <= 0) return;
-  std::vector<int32_t> draft =
-      draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params);
+  std::vector<int32_t> draft;
+  t.draft_source = RunningTask::DraftSource::kNone;
+  if (config_.spec.ngram_simple) {
+    draft = draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params);
+    if (!draft.empty()) t.draft_source = RunningTask::DraftSource::kNgramSimple;
+  }
+  if (draft.empty() && ngram_mod_) {
+    draft = ngram_mod_draft(*ngram_mod_, slot.ngram_mod, slot.cached, t.pending,
+                            config_.spec.ngram_mod_params);
+    if (!draft.empty()) t.draft_source = RunningTask::DraftSource::kNgramMod;
+  }
   if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
   for (int32_t token : draft) tokens.push_back({slot.id, token, true, false, true});
   t.draft = std::move(draft);
+}
+
+// The prompt is evaluated: the sources that learn from it see it (ngram-mod's table).
+void SchedulerImpl::begin_drafting(Slot& slot) {
+  if (ngram_mod_ && slot.task && slot.task->kind == TaskKind::kCompletion)
+    ngram_mod_begin(*ngram_mod_, slot.ngram_mod, slot.cached);
 }
 
 // chunk[at] is the slot's pending token, its draft follows. Returns the index after it.
@@ -74,6 +89,7 @@ size_t SchedulerImpl::verify_draft(Slot& slot, std::span<const StepToken> chunk,
     t.n_draft += static_cast<int32_t>(draft.size());
     if (!draft.empty()) ++t.n_draft_steps;
     const auto drafted = static_cast<int32_t>(draft.size());
+    const RunningTask::DraftSource source = t.draft_source;
     int32_t accepted = 0;
     sample_into(slot, ctx_->logits(static_cast<int32_t>(at)));
     for (size_t k = 0; k < draft.size(); ++k) {
@@ -89,6 +105,8 @@ size_t SchedulerImpl::verify_draft(Slot& slot, std::span<const StepToken> chunk,
       sample_into(slot, ctx_->logits(static_cast<int32_t>(at + 1 + k)));
     }
     if (slot.task) adapt_draft_length(*slot.task, drafted, accepted, config_.spec.max_draft());
+    if (source == RunningTask::DraftSource::kNgramMod)
+      ngram_mod_accept(*ngram_mod_, slot.ngram_mod, accepted);
   }
   // The rows of rejected (or unused) draft tokens leave the cache. The cut is at most one
   // draft long, which the KV cache's window slack covers.

@@ -367,6 +367,8 @@ void SchedulerImpl::prompt_finished(Slot& slot, std::span<const float> logits) {
       children.push_back(&c);
     }
   }
+  begin_drafting(slot);
+  for (Slot* c : children) begin_drafting(*c);
   sample_into(slot, logits);
   for (Slot* c : children) sample_into(*c, logits);
 }

@@ -83,7 +83,7 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.defaults.n_cache_reuse = args.n_cache_reuse;
   c.defaults.stop = args.reverse_prompts;
   c.defaults.sse_ping_interval = args.sse_ping_interval_s;
-  c.defaults.spec_types = args.spec_ngram_simple ? "ngram-simple" : "none";
+  c.defaults.spec_types = hearth::server::options::spec_type_names(args);
   c.defaults.reasoning_format =
       args.reasoning_format == "auto" ? "deepseek" : args.reasoning_format;
   c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
@@ -141,6 +141,9 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   c.swa_full = args.swa_full;
   c.spec.ngram_simple = args.spec_ngram_simple;
   c.spec.ngram_simple_params = {args.spec_ngram_simple_n, args.spec_ngram_simple_m};
+  c.spec.ngram_mod = args.spec_ngram_mod;
+  c.spec.ngram_mod_params = {args.spec_ngram_mod_n_match, args.spec_ngram_mod_n_min,
+                             args.spec_ngram_mod_n_max};
   c.type_k = cache_type(args.cache_type_k);
   c.type_v = cache_type(args.cache_type_v);
   return c;

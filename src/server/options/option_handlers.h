@@ -191,6 +191,10 @@ std::string show_spec_type(const ServerArgs& args);
 Status handle_ngram_simple_n(const OptionInput& in, ParseState& st);
 Status handle_ngram_simple_m(const OptionInput& in, ParseState& st);
 Status check_ngram_min_hits(const OptionInput& in, ParseState& st);
+Status handle_ngram_mod_n_min(const OptionInput& in, ParseState& st);
+Status handle_ngram_mod_n_max(const OptionInput& in, ParseState& st);
+Status handle_ngram_mod_n_match(const OptionInput& in, ParseState& st);
+Status handle_spec_default(const OptionInput& in, ParseState& st);
 
 // option_handlers_chat.cpp: chat templates.
 Status handle_chat_template_file(const OptionInput& in, ParseState& st);

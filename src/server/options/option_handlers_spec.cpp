@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/options/option_handlers.h"
 
@@ -10,8 +11,8 @@ namespace hearth::server::options {
 namespace {
 
 // Types Hearth does not run yet, and those that need a model sidecar its engine lacks.
-constexpr std::array<std::string_view, 5> kNotYet = {"draft-simple", "ngram-map-k", "ngram-map-k4v",
-                                                     "ngram-mod", "ngram-cache"};
+constexpr std::array<std::string_view, 4> kNotYet = {"draft-simple", "ngram-map-k", "ngram-map-k4v",
+                                                     "ngram-cache"};
 struct Sidecar {
   std::string_view type;
   std::string_view what;
@@ -22,12 +23,13 @@ constexpr std::array<Sidecar, 4> kSidecars = {{{"draft-eagle3", "an EAGLE-3 draf
                                                {"draft-dspark", "a DSpark draft model"}}};
 
 Status check_type(std::string_view name) {
-  if (name == "none" || name == "ngram-simple") return Status::ok();
+  if (name == "none" || name == "ngram-simple" || name == "ngram-mod") return Status::ok();
   for (std::string_view t : kNotYet) {
     if (name == t)
-      return invalid_value(fmt::format(
-          "speculative type '{}' is not supported by hearth-server yet (supported: ngram-simple)",
-          name));
+      return invalid_value(
+          fmt::format("speculative type '{}' is not supported by hearth-server yet (supported: "
+                      "ngram-simple, ngram-mod)",
+                      name));
   }
   for (const Sidecar& s : kSidecars) {
     if (name == s.type)
@@ -49,7 +51,8 @@ Status set_ngram_size(const OptionInput& in, int32_t& out, char which) {
 
 // Comma-separated; each occurrence adds its types. A list naming `none` adds nothing.
 Status handle_spec_type(const OptionInput& in, ParseState& st) {
-  bool none = false, ngram_simple = false;
+  bool none = false, ngram_simple = false, ngram_mod = false;
+  std::vector<std::string> names;
   size_t at = 0;
   const std::string_view value = in.value;
   while (at <= value.size()) {
@@ -58,14 +61,22 @@ Status handle_spec_type(const OptionInput& in, ParseState& st) {
     HEARTH_RETURN_IF_ERROR(check_type(name));
     none = none || name == "none";
     ngram_simple = ngram_simple || name == "ngram-simple";
+    ngram_mod = ngram_mod || name == "ngram-mod";
+    names.emplace_back(name);
     at = comma + 1;
   }
-  if (!none && ngram_simple) st.args.spec_ngram_simple = true;
+  if (none) {
+    st.args.spec_types.emplace_back("none");
+    return Status::ok();
+  }
+  st.args.spec_types.insert(st.args.spec_types.end(), names.begin(), names.end());
+  st.args.spec_ngram_simple = st.args.spec_ngram_simple || ngram_simple;
+  st.args.spec_ngram_mod = st.args.spec_ngram_mod || ngram_mod;
   return Status::ok();
 }
 
 std::string show_spec_type(const ServerArgs& args) {
-  return args.spec_ngram_simple ? "ngram-simple" : "none";
+  return spec_type_names(args);
 }
 
 Status handle_ngram_simple_n(const OptionInput& in, ParseState& st) {
@@ -74,6 +85,35 @@ Status handle_ngram_simple_n(const OptionInput& in, ParseState& st) {
 
 Status handle_ngram_simple_m(const OptionInput& in, ParseState& st) {
   return set_ngram_size(in, st.args.spec_ngram_simple_m, 'M');
+}
+
+Status handle_ngram_mod_n_min(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
+  if (n < 0 || n > 1024) return invalid_value("ngram n-min must be between 0 and 1024 inclusive");
+  st.args.spec_ngram_mod_n_min = n;
+  return Status::ok();
+}
+
+Status handle_ngram_mod_n_max(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
+  if (n < 0 || n > 1024) return invalid_value("ngram n-max must be between 0 and 1024 inclusive");
+  st.args.spec_ngram_mod_n_max = n;
+  return Status::ok();
+}
+
+Status handle_ngram_mod_n_match(const OptionInput& in, ParseState& st) {
+  return set_ngram_size(in, st.args.spec_ngram_mod_n_match, 'N');
+}
+
+// The reference's default speculative configuration: ngram-mod, n-match 24, n-min 48,
+// n-max 64.
+Status handle_spec_default(const OptionInput&, ParseState& st) {
+  st.args.spec_ngram_mod = true;
+  st.args.spec_types.emplace_back("ngram-mod");
+  st.args.spec_ngram_mod_n_match = 24;
+  st.args.spec_ngram_mod_n_min = 48;
+  st.args.spec_ngram_mod_n_max = 64;
+  return Status::ok();
 }
 
 Status check_ngram_min_hits(const OptionInput& in, ParseState&) {

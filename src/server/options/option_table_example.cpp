@@ -324,8 +324,8 @@ constexpr OptionSpec kEntries[] = {
     {"--vision-gemma-12b-default", "", "", "", "", "Preset: Gemma 3 12B QAT, same settings", kFlag,
      kNotApplicable, kReasonPreset, "", 0, false},
     {"--spec-default", "", "", "", "",
-     "Enable ngram-mod self-speculation with n-match 24, n-min 48, n-max 64", kFlag, kNotApplicable,
-     kReasonSpeculative, "", 0, false},
+     "Enable ngram-mod self-speculation with n-match 24, n-min 48, n-max 64", kFlag, kSupported, "",
+     "", 0, false, handle_spec_default, nullptr},
 };
 
 }  // namespace

@@ -50,9 +50,15 @@ struct ServerArgs {
   bool swa_full = false;                  // --swa-full: keep every position of windowed layers
 
   // Speculative decoding (--spec-type and its draft sources).
-  bool spec_ngram_simple = false;    // --spec-type ngram-simple
-  int32_t spec_ngram_simple_n = 12;  // --spec-ngram-simple-size-n
-  int32_t spec_ngram_simple_m = 48;  // --spec-ngram-simple-size-m
+  // Every type given, after the reference's initial "none" (echoed as speculative.types).
+  std::vector<std::string> spec_types = {"none"};
+  bool spec_ngram_simple = false;       // --spec-type ngram-simple
+  int32_t spec_ngram_simple_n = 12;     // --spec-ngram-simple-size-n
+  int32_t spec_ngram_simple_m = 48;     // --spec-ngram-simple-size-m
+  bool spec_ngram_mod = false;          // --spec-type ngram-mod (or --spec-default)
+  int32_t spec_ngram_mod_n_match = 24;  // --spec-ngram-mod-n-match
+  int32_t spec_ngram_mod_n_min = 48;    // --spec-ngram-mod-n-min
+  int32_t spec_ngram_mod_n_max = 64;    // --spec-ngram-mod-n-max
 
   // Prompt caching and slot reuse.
   bool cache_prompt = true;   // request default cache_prompt
@@ -133,6 +139,13 @@ inline int32_t resolved_n_slots(const ServerArgs& args) {
   return args.n_parallel < 0 ? kAutoSlots : args.n_parallel;
 }
 // -np auto forces a unified KV cache; an explicit -np keeps -kvu as given.
+// The speculative.types echo: the types as given, comma-separated, after "none".
+inline std::string spec_type_names(const ServerArgs& args) {
+  std::string names;
+  for (const std::string& t : args.spec_types) names += (names.empty() ? "" : ",") + t;
+  return names;
+}
+
 inline bool resolved_kv_unified(const ServerArgs& args) {
   return args.n_parallel < 0 || args.kv_unified;
 }

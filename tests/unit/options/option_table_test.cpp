@@ -248,6 +248,9 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--spec-ngram-simple-size-n", "4"},
       {"--spec-ngram-simple-size-m", "16"},
       {"--spec-ngram-simple-min-hits", "2"},
+      {"--spec-ngram-mod-n-min", "8"},
+      {"--spec-ngram-mod-n-max", "16"},
+      {"--spec-ngram-mod-n-match", "12"},
   };
 }
 

@@ -83,7 +83,7 @@ std::set<std::string> defined_tests() {
   for (const auto& file : std::filesystem::recursive_directory_iterator(source_path("tests"))) {
     if (file.path().extension() != ".cpp") continue;
     std::string text = hearth::test::read_file(file.path().string());
-    for (const std::string macro : {"\nTEST(", "\nTEST_F("}) {
+    for (const std::string macro : {"\nTEST(", "\nTEST_F(", "\nTEST_P("}) {
       size_t pos = 0;
       while ((pos = text.find(macro, pos)) != std::string::npos) {
         pos += macro.size();

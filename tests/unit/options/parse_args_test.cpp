@@ -214,9 +214,15 @@ TEST(SpecOptionsTest, SpecTypeList) {
   const auto error_of = [](std::vector<std::string> args) { return parse(args).text; };
   EXPECT_NE(error_of({"--spec-type", "ngram-bogus"}).find("unknown speculative type: ngram-bogus"),
             std::string::npos);
-  EXPECT_NE(error_of({"--spec-type", "ngram-simple,ngram-mod"})
-                .find("speculative type 'ngram-mod' is not supported by hearth-server yet"),
+  EXPECT_NE(error_of({"--spec-type", "ngram-simple,ngram-map-k"})
+                .find("speculative type 'ngram-map-k' is not supported by hearth-server yet"),
             std::string::npos);
+  // The echo lists every type as given after the initial none, as the reference's does.
+  EXPECT_EQ(spec_type_names(parse_ok({})), "none");
+  const ServerArgs both = parse_ok({"--spec-type", "ngram-mod,ngram-simple"});
+  EXPECT_TRUE(both.spec_ngram_simple && both.spec_ngram_mod);
+  EXPECT_EQ(spec_type_names(both), "none,ngram-mod,ngram-simple");
+  EXPECT_EQ(spec_type_names(parse_ok({"--spec-type", "ngram-simple,none"})), "none,none");
   EXPECT_NE(error_of({"--spec-type", "draft-mtp"}).find("needs multi-token-prediction layers"),
             std::string::npos);
   EXPECT_EQ(parse({"--spec-type", "draft-eagle3"}).action, ParseAction::kError);
@@ -239,6 +245,30 @@ TEST(SpecOptionsTest, NgramSimpleSizes) {
       parse({"--spec-ngram-simple-min-hits", "0"}).text.find("ngram min hits must be at least 1"),
       std::string::npos);
   EXPECT_TRUE(has_warning(parse({"--spec-ngram-simple-min-hits", "2"}), "does not read it either"));
+}
+
+TEST(SpecOptionsTest, NgramModSizesAndTheDefaultConfiguration) {
+  const ServerArgs a = parse_ok({"--spec-type", "ngram-mod", "--spec-ngram-mod-n-match", "8",
+                                 "--spec-ngram-mod-n-min", "0", "--spec-ngram-mod-n-max", "16"});
+  EXPECT_TRUE(a.spec_ngram_mod);
+  EXPECT_EQ(a.spec_ngram_mod_n_match, 8);
+  EXPECT_EQ(a.spec_ngram_mod_n_min, 0);
+  EXPECT_EQ(a.spec_ngram_mod_n_max, 16);
+  EXPECT_NE(parse({"--spec-ngram-mod-n-min", "-1"})
+                .text.find("ngram n-min must be between 0 and 1024 inclusive"),
+            std::string::npos);
+  EXPECT_NE(parse({"--spec-ngram-mod-n-max", "2000"})
+                .text.find("ngram n-max must be between 0 and 1024 inclusive"),
+            std::string::npos);
+  EXPECT_NE(parse({"--spec-ngram-mod-n-match", "0"})
+                .text.find("ngram size N must be between 1 and 1024 inclusive"),
+            std::string::npos);
+  const ServerArgs d = parse_ok({"--spec-ngram-mod-n-match", "8", "--spec-default"});
+  EXPECT_TRUE(d.spec_ngram_mod);
+  EXPECT_EQ(d.spec_ngram_mod_n_match, 24);
+  EXPECT_EQ(d.spec_ngram_mod_n_min, 48);
+  EXPECT_EQ(d.spec_ngram_mod_n_max, 64);
+  EXPECT_EQ(spec_type_names(d), "none,ngram-mod");
 }
 
 TEST(ParseArgsTest, PromptCacheOptions) {

@@ -20,13 +20,18 @@ using test_support::CollectSink;
 constexpr int32_t kTokens = 48;
 
 class Speculation : public test_support::SchedulerTest {
+ public:
+  enum class Source { kNone, kNgramSimple, kNgramMod };
+
  protected:
-  std::unique_ptr<Scheduler> started(bool speculate) {
+  std::unique_ptr<Scheduler> started(Source source) {
     SchedulerConfig cfg;
     cfg.n_slots = 8;
     cfg.n_ctx_slot = 256;
-    cfg.spec.ngram_simple = speculate;
+    cfg.spec.ngram_simple = source == Source::kNgramSimple;
     cfg.spec.ngram_simple_params = {3, 8};
+    cfg.spec.ngram_mod = source == Source::kNgramMod;
+    cfg.spec.ngram_mod_params = {4, 2, 16};
     auto s = make(cfg);
     if (s) s->start();
     return s;
@@ -63,11 +68,14 @@ class Speculation : public test_support::SchedulerTest {
   }
 };
 
-TEST_F(Speculation, GreedyTokensEqualPlainDecoding) {
+class SpeculationBySource : public Speculation,
+                            public ::testing::WithParamInterface<Speculation::Source> {};
+
+TEST_P(SpeculationBySource, GreedyTokensEqualPlainDecoding) {
   const auto ps = prompts();
   ASSERT_EQ(ps.size(), 40u);
-  auto plain = started(false);
-  auto spec = started(true);
+  auto plain = started(Source::kNone);
+  auto spec = started(GetParam());
   ASSERT_TRUE(plain && spec);
   const auto want = run(*plain, ps, false);
   const auto alone = run(*spec, ps, false);
@@ -106,11 +114,11 @@ TEST_F(Speculation, GreedyTokensEqualPlainDecoding) {
   spec->stop();
 }
 
-TEST_F(Speculation, SeededSamplingEqualsPlainDecoding) {
+TEST_P(SpeculationBySource, SeededSamplingEqualsPlainDecoding) {
   auto ps = prompts();
   ps.resize(12);
-  auto plain = started(false);
-  auto spec = started(true);
+  auto plain = started(Source::kNone);
+  auto spec = started(GetParam());
   ASSERT_TRUE(plain && spec);
   const auto want = run(*plain, ps, false, 0.7f);
   const auto got = run(*spec, ps, true, 0.7f);
@@ -120,6 +128,15 @@ TEST_F(Speculation, SeededSamplingEqualsPlainDecoding) {
   plain->stop();
   spec->stop();
 }
+
+INSTANTIATE_TEST_SUITE_P(Sources, SpeculationBySource,
+                         ::testing::Values(Speculation::Source::kNgramSimple,
+                                           Speculation::Source::kNgramMod),
+                         [](const auto& source) {
+                           return source.param == Speculation::Source::kNgramSimple
+                                      ? std::string("ngram_simple")
+                                      : std::string("ngram_mod");
+                         });
 
 }  // namespace
 }  // namespace hearth::scheduler
