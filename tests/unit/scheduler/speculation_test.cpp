@@ -50,13 +50,15 @@ class Speculation : public test_support::SchedulerTest {
 
   // Runs every prompt; all at once when `together`, else one after the other.
   static std::vector<FinalResult> run(Scheduler& s, const std::vector<std::vector<int32_t>>& ps,
-                                      bool together, float temperature = 0.0f) {
+                                      bool together, float temperature = 0.0f,
+                                      int32_t n_probs = 0) {
     auto sink = std::make_shared<CollectSink>();
     for (size_t i = 0; i < ps.size(); ++i) {
       TaskRequest r = greedy(ps[i], kTokens, sink);
       r.index = static_cast<int32_t>(i);
       r.params.sampling.temperature = temperature;
       r.params.sampling.seed = 1234 + static_cast<uint32_t>(i);
+      r.params.n_probs = n_probs;
       EXPECT_TRUE(s.submit(std::move(r)).is_ok());
       if (!together) {
         EXPECT_TRUE(sink->wait(i + 1));
@@ -125,6 +127,40 @@ TEST_P(SpeculationBySource, SeededSamplingEqualsPlainDecoding) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < ps.size(); ++i)
     EXPECT_EQ(got[i].generated, want[i].generated) << "prompt " << i;
+  plain->stop();
+  spec->stop();
+}
+
+// The reference gives tokens of a verification step an empty candidate list and
+// probability 1 (differences.json: speculative-token-probabilities); here every token
+// carries the probabilities plain decoding gives it.
+TEST_P(SpeculationBySource, ProbabilitiesEqualPlainDecoding) {
+  auto ps = prompts();
+  ps.resize(8);
+  auto plain = started(Source::kNone);
+  auto spec = started(GetParam());
+  ASSERT_TRUE(plain && spec);
+  const auto want = run(*plain, ps, false, 0.0f, 3);
+  const auto got = run(*spec, ps, true, 0.0f, 3);
+  ASSERT_EQ(got.size(), want.size());
+  int32_t accepted = 0;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    ASSERT_EQ(got[i].probs.size(), want[i].probs.size()) << "prompt " << i;
+    for (size_t k = 0; k < got[i].probs.size(); ++k) {
+      const TokenProbs& a = got[i].probs[k];
+      const TokenProbs& b = want[i].probs[k];
+      EXPECT_EQ(a.id, b.id);
+      EXPECT_EQ(a.p, b.p) << "prompt " << i << " token " << k;
+      EXPECT_EQ(a.text, b.text);
+      ASSERT_EQ(a.top.size(), b.top.size()) << "prompt " << i << " token " << k;
+      for (size_t j = 0; j < a.top.size(); ++j) {
+        EXPECT_EQ(a.top[j].id, b.top[j].id);
+        EXPECT_EQ(a.top[j].p, b.top[j].p);
+      }
+    }
+    accepted += got[i].timings.draft_n_accepted;
+  }
+  EXPECT_GT(accepted, 0);
   plain->stop();
   spec->stop();
 }
