@@ -317,6 +317,32 @@ Result<int32_t> Scheduler::erase_slot(int32_t id) {
   return r->n_tokens;
 }
 
+namespace {
+
+// The draft model's context: a sequence per slot, the target's context size, the draft's
+// own KV types and threads. Its vocabulary must be the target's (the ids are compared).
+Result<std::unique_ptr<engine::Context>> create_draft_context(const engine::Model& target,
+                                                              const SchedulerConfig& config,
+                                                              const engine::ContextParams& cp) {
+  const DraftModelParams& d = config.spec.draft;
+  if (!d.model) return error(ErrorCode::kInvalidArgument, "draft-simple needs a draft model (-md)");
+  if (d.model->hparams().n_vocab != target.hparams().n_vocab)
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("the draft model's vocabulary ({} tokens) differs from the target "
+                             "model's ({} tokens)",
+                             d.model->hparams().n_vocab, target.hparams().n_vocab));
+  engine::ContextParams dp = cp;
+  dp.type_k = d.type_k;
+  dp.type_v = d.type_v;
+  dp.n_threads = d.n_threads > 0 ? d.n_threads : cp.n_threads;
+  dp.n_threads_batch = d.n_threads_batch > 0 ? d.n_threads_batch : dp.n_threads;
+  dp.embeddings = false;
+  dp.n_rollback = d.n_max + 1;
+  return engine::Context::create(d.model, dp);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Scheduler>> Scheduler::create(
     std::shared_ptr<const engine::Model> model, std::shared_ptr<const tokenizer::Tokenizer> tok,
     const SchedulerConfig& config) {
@@ -356,8 +382,14 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   if (config.embeddings && config.pooling == engine::PoolingType::kUnspecified)
     return error(ErrorCode::kInvalidArgument, "embeddings need a resolved pooling type");
   HEARTH_ASSIGN_OR_RETURN(auto ctx, engine::Context::create(model, cp));
-  return std::unique_ptr<Scheduler>(
-      new detail::SchedulerImpl(std::move(model), std::move(tok), adjusted, std::move(ctx)));
+  std::unique_ptr<engine::Context> draft_ctx;
+  if (config.spec.draft_simple) {
+    HEARTH_ASSIGN_OR_RETURN(draft_ctx, create_draft_context(*model, config, cp));
+  }
+  auto impl = std::make_unique<detail::SchedulerImpl>(std::move(model), std::move(tok), adjusted,
+                                                      std::move(ctx));
+  impl->set_draft_context(std::move(draft_ctx));
+  return std::unique_ptr<Scheduler>(std::move(impl));
 }
 
 }  // namespace hearth::scheduler

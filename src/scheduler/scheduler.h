@@ -30,16 +30,31 @@ using engine::PoolingType;
 // Speculative decoding: which draft sources the slots use (--spec-type).
 // Sources are tried in the reference's order (ngram-simple, then ngram-mod); the first
 // that proposes a draft is used.
+// draft-simple: a second, smaller model drafts greedily; one draft context holds a
+// sequence per slot, and the slots draft together, one batched call per drafted position.
+struct DraftModelParams {
+  std::shared_ptr<const engine::Model> model;  // -md, loaded by the caller
+  int32_t n_max = 3;                           // --spec-draft-n-max
+  int32_t n_min = 0;                           // --spec-draft-n-min: shorter drafts are dropped
+  float p_min = 0.0f;  // --spec-draft-p-min: stop below this probability (among the top 10)
+  TensorType type_k = TensorType::kF16;  // -ctkd
+  TensorType type_v = TensorType::kF16;  // -ctvd
+  int32_t n_threads = 0;                 // -td (0: as -t)
+  int32_t n_threads_batch = 0;           // -tbd (0: as -td)
+};
+
 struct SpeculativeConfig {
   bool ngram_simple = false;  // ngram-simple
   NgramSimpleParams ngram_simple_params;
   bool ngram_mod = false;  // ngram-mod
   NgramModParams ngram_mod_params;
-  bool enabled() const { return ngram_simple || ngram_mod; }
+  bool draft_simple = false;  // draft-simple (draft.model set)
+  DraftModelParams draft;
+  bool enabled() const { return ngram_simple || ngram_mod || draft_simple; }
   // The longest draft any source proposes (the KV rows a slot may have to drop again).
   int32_t max_draft() const {
-    return std::max(ngram_simple ? ngram_simple_params.size_m : 0,
-                    ngram_mod ? ngram_mod_params.n_max : 0);
+    return std::max({ngram_simple ? ngram_simple_params.size_m : 0,
+                     ngram_mod ? ngram_mod_params.n_max : 0, draft_simple ? draft.n_max : 0});
   }
 };
 

@@ -38,7 +38,8 @@ struct Slot {
   int32_t last_id_task = -1;
   std::shared_ptr<const void> echo;
   std::unique_ptr<RunningTask> task;
-  NgramModSlot ngram_mod;  // the slot's place in the shared ngram-mod table
+  NgramModSlot ngram_mod;             // the slot's place in the shared ngram-mod table
+  std::vector<int32_t> draft_cached;  // tokens in the draft model's sequence `id`
   bool waiting() const { return task && task->is_child && !task->prompt_done; }
 };
 
@@ -80,6 +81,7 @@ class SchedulerImpl final : public Scheduler {
     publish();
   }
   ~SchedulerImpl() override { stop(); }
+  void set_draft_context(std::unique_ptr<engine::Context> ctx) { draft_ctx_ = std::move(ctx); }
 
   void start() override;
   void stop() override;
@@ -127,7 +129,15 @@ class SchedulerImpl final : public Scheduler {
   void after_forward(std::span<const StepToken> chunk);
   // Speculative decoding (speculate.cpp): a generating slot's draft after its pending
   // token, and the verification of what the forward pass computed for it.
-  void append_draft(Slot& slot, std::vector<StepToken>& tokens);
+  struct DraftJob {
+    Slot* slot;
+    int32_t budget;  // most tokens the draft model may propose
+  };
+  void prepare_drafts(const StepPlan& plan);
+  int32_t ngram_draft(Slot& slot);
+  void draft_with_model(std::vector<DraftJob>& jobs);  // draft_model.cpp
+  bool sync_draft_sequences(std::vector<DraftJob>& jobs);
+  void append_draft(const Slot& slot, std::vector<StepToken>& tokens) const;
   void begin_drafting(Slot& slot);
   size_t verify_draft(Slot& slot, std::span<const StepToken> chunk, size_t at);
   void account_drafts(const RunningTask& t);
@@ -151,9 +161,10 @@ class SchedulerImpl final : public Scheduler {
   std::shared_ptr<const tokenizer::Tokenizer> tok_;
   SchedulerConfig config_;
   std::unique_ptr<engine::Context> ctx_;
-  std::vector<Slot> slots_;                    // scheduler thread only
-  std::unique_ptr<NgramModTable> ngram_mod_;   // with --spec-type ngram-mod
-  std::unique_ptr<PromptCache> prompt_cache_;  // scheduler thread only; null with --cache-ram 0
+  std::vector<Slot> slots_;                     // scheduler thread only
+  std::unique_ptr<NgramModTable> ngram_mod_;    // with --spec-type ngram-mod
+  std::unique_ptr<engine::Context> draft_ctx_;  // with --spec-type draft-simple
+  std::unique_ptr<PromptCache> prompt_cache_;   // scheduler thread only; null with --cache-ram 0
   // Built on first use, scheduler thread only.
   std::unique_ptr<TokenizerVocab> vocab_;
   std::shared_ptr<const grammar::TokenTable> token_table_;

@@ -52,7 +52,12 @@ struct RunningTask {
   // Speculative decoding: the tokens drafted after `pending` in the running step, and the
   // request's totals (verification steps with a draft; accepted tokens per draft position).
   std::vector<int32_t> draft;
-  enum class DraftSource { kNone, kNgramSimple, kNgramMod } draft_source = DraftSource::kNone;
+  enum class DraftSource {
+    kNone,
+    kNgramSimple,
+    kNgramMod,
+    kDraftModel
+  } draft_source = DraftSource::kNone;
   int32_t n_draft = 0;
   int32_t n_draft_accepted = 0;
   int32_t n_draft_steps = 0;

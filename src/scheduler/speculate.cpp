@@ -39,25 +39,44 @@ void adapt_draft_length(RunningTask& t, int32_t drafted, int32_t accepted, int32
 
 }  // namespace
 
-// The reference's budget: the slot's context less two, and with a finite n_predict the
-// tokens it may still generate less one; no draft crosses a forward call (-ub); within it,
-// the length adapt_draft_length() settled on.
-void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) {
+// Drafts every generating slot's next tokens before the step is collected: the n-gram
+// sources per slot, then the draft model for the slots they left without a draft, batched.
+void SchedulerImpl::prepare_drafts(const StepPlan& plan) {
+  std::vector<DraftJob> jobs;
+  for (Slot& s : slots_) {
+    if (!s.task) continue;
+    s.task->draft.clear();
+    if (!plan.decode[static_cast<size_t>(s.id)] || !s.task->prompt_done || !s.task->has_next_token)
+      continue;
+    const int32_t model_budget = ngram_draft(s);
+    if (model_budget > 0) jobs.push_back({&s, model_budget});
+  }
+  if (!jobs.empty()) draft_with_model(jobs);
+}
+
+void SchedulerImpl::append_draft(const Slot& slot, std::vector<StepToken>& tokens) const {
+  for (int32_t token : slot.task->draft) tokens.push_back({slot.id, token, true, false, true});
+}
+
+// The n-gram sources' draft for the slot within the reference's budget (the slot's context
+// less two, and with a finite n_predict the tokens it may still generate less one), no
+// longer than a forward call (-ub) or the length adapt_draft_length() settled on. Returns
+// the budget left to the draft model: non-zero when it should try.
+int32_t SchedulerImpl::ngram_draft(Slot& slot) {
   RunningTask& t = *slot.task;
-  t.draft.clear();
-  if (!config_.spec.enabled() || t.kind != TaskKind::kCompletion) return;
+  t.draft_source = RunningTask::DraftSource::kNone;
+  if (!config_.spec.enabled() || t.kind != TaskKind::kCompletion) return 0;
   if (t.draft_skip > 0) {
     --t.draft_skip;
-    return;
+    return 0;
   }
   if (t.draft_cap < 0) t.draft_cap = config_.spec.max_draft();
   int64_t budget = int64_t{config_.n_ctx_slot} - static_cast<int64_t>(slot.cached.size()) - 2;
   if (t.params.n_predict >= 0)
     budget = std::min<int64_t>(budget, int64_t{t.params.n_predict} - t.n_decoded - 1);
   budget = std::min<int64_t>({budget, config_.n_ubatch - 1, t.draft_cap});
-  if (budget <= 0) return;
+  if (budget <= 0) return 0;
   std::vector<int32_t> draft;
-  t.draft_source = RunningTask::DraftSource::kNone;
   if (config_.spec.ngram_simple) {
     draft = draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params);
     if (!draft.empty()) t.draft_source = RunningTask::DraftSource::kNgramSimple;
@@ -68,8 +87,9 @@ void SchedulerImpl::append_draft(Slot& slot, std::vector<StepToken>& tokens) {
     if (!draft.empty()) t.draft_source = RunningTask::DraftSource::kNgramMod;
   }
   if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
-  for (int32_t token : draft) tokens.push_back({slot.id, token, true, false, true});
   t.draft = std::move(draft);
+  if (!t.draft.empty() || !draft_ctx_) return 0;
+  return static_cast<int32_t>(std::min<int64_t>(budget, config_.spec.draft.n_max));
 }
 
 // The prompt is evaluated: the sources that learn from it see it (ngram-mod's table).

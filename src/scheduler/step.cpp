@@ -163,6 +163,7 @@ void SchedulerImpl::collect(const StepPlan& plan, std::vector<StepToken>& tokens
 
 void SchedulerImpl::execute(const StepPlan& plan) {
   std::vector<StepToken> tokens;
+  prepare_drafts(plan);
   collect(plan, tokens);
   if (tokens.empty()) return;
   {

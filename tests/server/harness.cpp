@@ -160,8 +160,9 @@ void RawConnection::close() {
   fd_ = -1;
 }
 
+// stop() also joins the log reader of a server that exited at startup.
 ServerProcess::~ServerProcess() {
-  if (pid_ > 0) stop();
+  stop();
 }
 
 bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s) {

@@ -58,5 +58,34 @@ TEST(ServedSpeculation, ConcurrentGreedyRequestsMatchAPlainServer) {
   EXPECT_EQ(plain_slots[0]["speculative"], false);
 }
 
+// draft-simple with stories260K drafting for itself: the same content as a plain server,
+// every drafted token accepted under greedy decoding; a missing or unloadable draft model
+// stops the server at startup with a message.
+TEST(ServedSpeculation, DraftModelMatchesAPlainServer) {
+  ServerProcess plain, spec;
+  ASSERT_TRUE(plain.start(stories_args())) << plain.log();
+  ASSERT_TRUE(spec.start(stories_args(
+      {"--spec-type", "draft-simple", "-md", stories_model(), "--spec-draft-n-max", "4"})))
+      << spec.log();
+  for (const char* prompt : {"Once upon a time", "The big dog"}) {
+    const Json request = {{"prompt", prompt}, {"n_predict", 48}, {"temperature", 0}};
+    const Json want = post_json(plain.port(), "/completion", request);
+    const Json got = post_json(spec.port(), "/completion", request);
+    ASSERT_TRUE(got.contains("content")) << got.dump();
+    EXPECT_EQ(got["content"], want["content"]);
+    ASSERT_TRUE(got["timings"].contains("draft_n")) << got["timings"].dump();
+    EXPECT_GT(got["timings"]["draft_n_accepted"].get<int>(), 0);
+    EXPECT_EQ(got["generation_settings"]["speculative.types"], "none,draft-simple");
+  }
+  ServerProcess missing;
+  EXPECT_FALSE(missing.start(stories_args({"--spec-type", "draft-simple"})));
+  EXPECT_NE(missing.log().find("needs a draft model"), std::string::npos) << missing.log();
+  ServerProcess unloadable;
+  EXPECT_FALSE(
+      unloadable.start(stories_args({"--spec-type", "draft-simple", "-md", "/nonexistent.gguf"})));
+  EXPECT_NE(unloadable.log().find("failed to load the draft model"), std::string::npos)
+      << unloadable.log();
+}
+
 }  // namespace
 }  // namespace hearth::test

@@ -142,11 +142,43 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   c.spec.ngram_simple = args.spec_ngram_simple;
   c.spec.ngram_simple_params = {args.spec_ngram_simple_n, args.spec_ngram_simple_m};
   c.spec.ngram_mod = args.spec_ngram_mod;
+  c.spec.draft_simple = args.spec_draft_simple;
+  c.spec.draft.n_max = args.spec_draft_n_max;
+  c.spec.draft.n_min = args.spec_draft_n_min;
+  c.spec.draft.p_min = args.spec_draft_p_min;
+  c.spec.draft.type_k = cache_type(args.spec_draft_type_k);
+  c.spec.draft.type_v = cache_type(args.spec_draft_type_v);
+  c.spec.draft.n_threads = args.spec_draft_threads;
+  c.spec.draft.n_threads_batch = args.spec_draft_threads_batch;
   c.spec.ngram_mod_params = {args.spec_ngram_mod_n_match, args.spec_ngram_mod_n_min,
                              args.spec_ngram_mod_n_max};
   c.type_k = cache_type(args.cache_type_k);
   c.type_v = cache_type(args.cache_type_v);
   return c;
+}
+
+// draft-simple's model (-md); without draft-simple the file is not loaded, as the reference
+// drops a draft model no speculative type uses.
+bool load_draft_model(const ServerArgs& args, hearth::scheduler::SchedulerConfig& config) {
+  if (!args.spec_draft_simple) {
+    if (!args.spec_draft_model.empty())
+      hearth::log_warn("--spec-draft-model has no effect without --spec-type draft-simple");
+    return true;
+  }
+  if (args.spec_draft_model.empty()) {
+    hearth::log_error("--spec-type draft-simple needs a draft model (--spec-draft-model / -md)");
+    return false;
+  }
+  hearth::engine::LoadOptions load;
+  load.repack = args.repack;
+  auto draft = hearth::models::load_model(args.spec_draft_model, load);
+  if (!draft) {
+    hearth::log_error("failed to load the draft model '{}': {}", args.spec_draft_model,
+                      draft.status().message());
+    return false;
+  }
+  config.spec.draft.model = *draft;
+  return true;
 }
 
 bool has_windowed_layers(const hearth::engine::Model& model) {
@@ -183,8 +215,10 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
   const int32_t n_ctx_slot = slot_context(args, info.n_ctx_train);
   if (args.swa_full && !has_windowed_layers(**model))
     hearth::log_warn("--swa-full has no effect: the model has no sliding-window layers");
-  auto scheduler = hearth::scheduler::Scheduler::create(
-      *model, shared_tok, scheduler_config(args, n_ctx_slot, (*model)->hparams().pooling));
+  hearth::scheduler::SchedulerConfig config =
+      scheduler_config(args, n_ctx_slot, (*model)->hparams().pooling);
+  if (!load_draft_model(args, config)) return false;
+  auto scheduler = hearth::scheduler::Scheduler::create(*model, shared_tok, config);
   if (!scheduler) {
     hearth::log_error("failed to create the scheduler: {}", scheduler.status().message());
     return false;

@@ -78,8 +78,11 @@ std::string show_threads(const ServerArgs& args) {
 
 // -ctk and -ctv: the row's option name tells which.
 Status handle_cache_type(const OptionInput& in, ParseState& st) {
-  std::string& out =
-      option_name(*in.spec) == "--cache-type-k" ? st.args.cache_type_k : st.args.cache_type_v;
+  const std::string_view name = option_name(*in.spec);
+  std::string& out = name == "--cache-type-k"        ? st.args.cache_type_k
+                     : name == "--cache-type-v"      ? st.args.cache_type_v
+                     : name == "--spec-draft-type-k" ? st.args.spec_draft_type_k
+                                                     : st.args.spec_draft_type_v;
   for (std::string_view type : kHearthCacheTypes) {
     if (in.value == type) {
       out = std::string(type);

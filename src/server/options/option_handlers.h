@@ -195,6 +195,8 @@ Status handle_ngram_mod_n_min(const OptionInput& in, ParseState& st);
 Status handle_ngram_mod_n_max(const OptionInput& in, ParseState& st);
 Status handle_ngram_mod_n_match(const OptionInput& in, ParseState& st);
 Status handle_spec_default(const OptionInput& in, ParseState& st);
+Status handle_draft_n_max(const OptionInput& in, ParseState& st);
+Status handle_draft_threads(const OptionInput& in, ParseState& st);
 
 // option_handlers_chat.cpp: chat templates.
 Status handle_chat_template_file(const OptionInput& in, ParseState& st);

@@ -1,8 +1,10 @@
 // Handlers of the speculative-decoding options: the draft sources of --spec-type and the
 // sizes of ngram-simple, with the reference's validation and its error texts.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "server/options/option_handlers.h"
@@ -11,8 +13,7 @@ namespace hearth::server::options {
 namespace {
 
 // Types Hearth does not run yet, and those that need a model sidecar its engine lacks.
-constexpr std::array<std::string_view, 4> kNotYet = {"draft-simple", "ngram-map-k", "ngram-map-k4v",
-                                                     "ngram-cache"};
+constexpr std::array<std::string_view, 3> kNotYet = {"ngram-map-k", "ngram-map-k4v", "ngram-cache"};
 struct Sidecar {
   std::string_view type;
   std::string_view what;
@@ -23,7 +24,8 @@ constexpr std::array<Sidecar, 4> kSidecars = {{{"draft-eagle3", "an EAGLE-3 draf
                                                {"draft-dspark", "a DSpark draft model"}}};
 
 Status check_type(std::string_view name) {
-  if (name == "none" || name == "ngram-simple" || name == "ngram-mod") return Status::ok();
+  if (name == "none" || name == "ngram-simple" || name == "ngram-mod" || name == "draft-simple")
+    return Status::ok();
   for (std::string_view t : kNotYet) {
     if (name == t)
       return invalid_value(
@@ -51,7 +53,7 @@ Status set_ngram_size(const OptionInput& in, int32_t& out, char which) {
 
 // Comma-separated; each occurrence adds its types. A list naming `none` adds nothing.
 Status handle_spec_type(const OptionInput& in, ParseState& st) {
-  bool none = false, ngram_simple = false, ngram_mod = false;
+  bool none = false, ngram_simple = false, ngram_mod = false, draft_simple = false;
   std::vector<std::string> names;
   size_t at = 0;
   const std::string_view value = in.value;
@@ -62,6 +64,7 @@ Status handle_spec_type(const OptionInput& in, ParseState& st) {
     none = none || name == "none";
     ngram_simple = ngram_simple || name == "ngram-simple";
     ngram_mod = ngram_mod || name == "ngram-mod";
+    draft_simple = draft_simple || name == "draft-simple";
     names.emplace_back(name);
     at = comma + 1;
   }
@@ -72,6 +75,7 @@ Status handle_spec_type(const OptionInput& in, ParseState& st) {
   st.args.spec_types.insert(st.args.spec_types.end(), names.begin(), names.end());
   st.args.spec_ngram_simple = st.args.spec_ngram_simple || ngram_simple;
   st.args.spec_ngram_mod = st.args.spec_ngram_mod || ngram_mod;
+  st.args.spec_draft_simple = st.args.spec_draft_simple || draft_simple;
   return Status::ok();
 }
 
@@ -113,6 +117,22 @@ Status handle_spec_default(const OptionInput&, ParseState& st) {
   st.args.spec_ngram_mod_n_match = 24;
   st.args.spec_ngram_mod_n_min = 48;
   st.args.spec_ngram_mod_n_max = 64;
+  return Status::ok();
+}
+
+Status handle_draft_n_max(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
+  if (n < 0) return invalid_value("invalid value");
+  st.args.spec_draft_n_max = n;
+  return Status::ok();
+}
+
+// <= 0: all logical CPUs, as the reference resolves it.
+Status handle_draft_threads(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(int32_t n, parse_int(in.value));
+  if (n <= 0) n = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  (option_name(*in.spec) == "--spec-draft-threads" ? st.args.spec_draft_threads
+                                                   : st.args.spec_draft_threads_batch) = n;
   return Status::ok();
 }
 

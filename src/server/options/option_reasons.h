@@ -48,6 +48,9 @@ inline constexpr std::string_view kNoteCheckpoints =
 inline constexpr std::string_view kNoteNgramSimpleMinHits =
     "the reference's ngram-simple drafting does not read it either (the first earlier match is "
     "used)";
+inline constexpr std::string_view kNoteDraftPSplit =
+    "the reference's draft-simple does not read it either (drafts are single sequences, not "
+    "trees)";
 inline constexpr std::string_view kNoteDeprecated = "the option is deprecated and has no effect";
 inline constexpr std::string_view kNoteFlashAttn =
     "Hearth has a single attention path; the value is only validated";

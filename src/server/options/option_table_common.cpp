@@ -262,11 +262,11 @@ constexpr OptionSpec kEntries[] = {
      kBoolPair, kAcceptedNoEffect, kNoteLogFormat, "", 0, false},
     {"--spec-draft-type-k, -ctkd, --cache-type-k-draft", "", "TYPE",
      "LLAMA_ARG_SPEC_DRAFT_CACHE_TYPE_K", "f16",
-     "KV type for K of the draft model (values as -ctk)", kValue, kNotApplicable,
-     kReasonSpeculative, "f16", 0, false},
+     "KV type for K of the draft model (values as -ctk)", kValue, kSupported, "", "", 0, false,
+     handle_cache_type, show_member<&ServerArgs::spec_draft_type_k>},
     {"--spec-draft-type-v, -ctvd, --cache-type-v-draft", "", "TYPE",
      "LLAMA_ARG_SPEC_DRAFT_CACHE_TYPE_V", "f16", "KV type for V of the draft model", kValue,
-     kNotApplicable, kReasonSpeculative, "f16", 0, false},
+     kSupported, "", "", 0, false, handle_cache_type, show_member<&ServerArgs::spec_draft_type_v>},
 };
 
 }  // namespace

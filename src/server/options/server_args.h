@@ -52,13 +52,22 @@ struct ServerArgs {
   // Speculative decoding (--spec-type and its draft sources).
   // Every type given, after the reference's initial "none" (echoed as speculative.types).
   std::vector<std::string> spec_types = {"none"};
-  bool spec_ngram_simple = false;       // --spec-type ngram-simple
-  int32_t spec_ngram_simple_n = 12;     // --spec-ngram-simple-size-n
-  int32_t spec_ngram_simple_m = 48;     // --spec-ngram-simple-size-m
-  bool spec_ngram_mod = false;          // --spec-type ngram-mod (or --spec-default)
-  int32_t spec_ngram_mod_n_match = 24;  // --spec-ngram-mod-n-match
-  int32_t spec_ngram_mod_n_min = 48;    // --spec-ngram-mod-n-min
-  int32_t spec_ngram_mod_n_max = 64;    // --spec-ngram-mod-n-max
+  bool spec_ngram_simple = false;         // --spec-type ngram-simple
+  int32_t spec_ngram_simple_n = 12;       // --spec-ngram-simple-size-n
+  int32_t spec_ngram_simple_m = 48;       // --spec-ngram-simple-size-m
+  bool spec_ngram_mod = false;            // --spec-type ngram-mod (or --spec-default)
+  int32_t spec_ngram_mod_n_match = 24;    // --spec-ngram-mod-n-match
+  int32_t spec_ngram_mod_n_min = 48;      // --spec-ngram-mod-n-min
+  int32_t spec_ngram_mod_n_max = 64;      // --spec-ngram-mod-n-max
+  bool spec_draft_simple = false;         // --spec-type draft-simple
+  std::string spec_draft_model;           // -md
+  int32_t spec_draft_n_max = 3;           // --spec-draft-n-max
+  int32_t spec_draft_n_min = 0;           // --spec-draft-n-min
+  float spec_draft_p_min = 0.0f;          // --spec-draft-p-min
+  std::string spec_draft_type_k = "f16";  // -ctkd
+  std::string spec_draft_type_v = "f16";  // -ctvd
+  int32_t spec_draft_threads = 0;         // -td (0: as -t)
+  int32_t spec_draft_threads_batch = 0;   // -tbd (0: as -td)
 
   // Prompt caching and slot reuse.
   bool cache_prompt = true;   // request default cache_prompt

@@ -39,7 +39,7 @@ TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {
   EXPECT_EQ(parse({"--context-shift"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--no-context-shift"}).action, ParseAction::kRun);
   EXPECT_EQ(parse({"--lora", "a.gguf"}).action, ParseAction::kError);
-  EXPECT_EQ(parse({"-md", "draft.gguf"}).action, ParseAction::kError);
+  EXPECT_EQ(parse({"--spec-draft-hf", "user/draft"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--ssl-key-file", "k.pem"}).action, ParseAction::kError);
 }
 

@@ -271,6 +271,31 @@ TEST(SpecOptionsTest, NgramModSizesAndTheDefaultConfiguration) {
   EXPECT_EQ(spec_type_names(d), "none,ngram-mod");
 }
 
+TEST(SpecOptionsTest, DraftModelOptions) {
+  const ServerArgs a =
+      parse_ok({"--spec-type", "draft-simple", "-md", "draft.gguf", "--spec-draft-n-max", "8",
+                "--spec-draft-n-min", "2", "--spec-draft-p-min", "0.75", "-ctkd", "q8_0", "-ctvd",
+                "bf16", "-td", "3", "-tbd", "4"});
+  EXPECT_TRUE(a.spec_draft_simple);
+  EXPECT_EQ(a.spec_draft_model, "draft.gguf");
+  EXPECT_EQ(a.spec_draft_n_max, 8);
+  EXPECT_EQ(a.spec_draft_n_min, 2);
+  EXPECT_FLOAT_EQ(a.spec_draft_p_min, 0.75f);
+  EXPECT_EQ(a.spec_draft_type_k, "q8_0");
+  EXPECT_EQ(a.spec_draft_type_v, "bf16");
+  EXPECT_EQ(a.spec_draft_threads, 3);
+  EXPECT_EQ(a.spec_draft_threads_batch, 4);
+  EXPECT_GT(parse_ok({"-td", "0"}).spec_draft_threads, 0) << "<= 0: all logical CPUs";
+  EXPECT_EQ(spec_type_names(a), "none,draft-simple");
+  const ServerArgs d = parse_ok({});
+  EXPECT_EQ(d.spec_draft_n_max, 3);
+  EXPECT_EQ(d.spec_draft_type_k, "f16");
+  EXPECT_NE(parse({"--spec-draft-n-max", "-1"}).text.find("invalid value"), std::string::npos);
+  EXPECT_NE(parse({"-ctkd", "q4_0"}).text.find("is not supported by hearth-server"),
+            std::string::npos);
+  EXPECT_TRUE(has_warning(parse({"--spec-draft-p-split", "0.3"}), "does not read it either"));
+}
+
 TEST(ParseArgsTest, PromptCacheOptions) {
   ServerArgs a = parse_ok({"--no-cache-prompt", "--cache-reuse", "0", "-cram", "-1",
                            "--no-cache-idle-slots", "-sps", "0.5"});

@@ -21,7 +21,7 @@ constexpr int32_t kTokens = 48;
 
 class Speculation : public test_support::SchedulerTest {
  public:
-  enum class Source { kNone, kNgramSimple, kNgramMod };
+  enum class Source { kNone, kNgramSimple, kNgramMod, kDraftModel };
 
  protected:
   std::unique_ptr<Scheduler> started(Source source) {
@@ -32,6 +32,10 @@ class Speculation : public test_support::SchedulerTest {
     cfg.spec.ngram_simple_params = {3, 8};
     cfg.spec.ngram_mod = source == Source::kNgramMod;
     cfg.spec.ngram_mod_params = {4, 2, 16};
+    // stories260K drafting for itself: greedy drafts are the target's own greedy tokens.
+    cfg.spec.draft_simple = source == Source::kDraftModel;
+    cfg.spec.draft.model = model_;
+    cfg.spec.draft.n_max = 4;
     auto s = make(cfg);
     if (s) s->start();
     return s;
@@ -165,13 +169,42 @@ TEST_P(SpeculationBySource, ProbabilitiesEqualPlainDecoding) {
   spec->stop();
 }
 
+// A model drafting for itself under greedy decoding proposes the target's own tokens: the
+// drafts are accepted (but for tokens drafted past the request's end), in fewer steps.
+TEST_F(Speculation, SelfDraftingIsAcceptedAndTakesFewerSteps) {
+  auto ps = prompts();
+  ps.resize(8);
+  auto plain = started(Source::kNone);
+  auto spec = started(Source::kDraftModel);
+  ASSERT_TRUE(plain && spec);
+  const auto want = run(*plain, ps, true);
+  const auto got = run(*spec, ps, true);
+  int64_t drafted = 0, accepted = 0;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_EQ(got[i].generated, want[i].generated);
+    drafted += got[i].timings.draft_n;
+    accepted += got[i].timings.draft_n_accepted;
+  }
+  EXPECT_GT(drafted, 0);
+  EXPECT_GE(static_cast<double>(accepted), 0.9 * static_cast<double>(drafted));
+  EXPECT_LT(spec->metrics(false).n_decode_total, plain->metrics(false).n_decode_total);
+  plain->stop();
+  spec->stop();
+}
+
 INSTANTIATE_TEST_SUITE_P(Sources, SpeculationBySource,
                          ::testing::Values(Speculation::Source::kNgramSimple,
-                                           Speculation::Source::kNgramMod),
+                                           Speculation::Source::kNgramMod,
+                                           Speculation::Source::kDraftModel),
                          [](const auto& source) {
-                           return source.param == Speculation::Source::kNgramSimple
-                                      ? std::string("ngram_simple")
-                                      : std::string("ngram_mod");
+                           switch (source.param) {
+                             case Speculation::Source::kNgramSimple:
+                               return std::string("ngram_simple");
+                             case Speculation::Source::kNgramMod:
+                               return std::string("ngram_mod");
+                             default:
+                               return std::string("draft_model");
+                           }
                          });
 
 }  // namespace
