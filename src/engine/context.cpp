@@ -257,7 +257,9 @@ Status Context::decode(const Batch& batch) {
     model_->forward_layer(il, st);
   }
   // The windowed rows this batch's tokens were the last to need go back to their pool.
-  for (const BatchToken& t : batch.tokens()) kv_->release_windows(t.seq);
+  // Once per run of one sequence's tokens (batches list them together; any order is correct).
+  for (int32_t i = 0; i < batch.size(); ++i)
+    if (i == 0 || batch[i].seq != batch[i - 1].seq) kv_->release_windows(batch[i].seq);
   compute_logits(batch, pool);
   return Status::ok();
 }

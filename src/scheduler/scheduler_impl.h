@@ -139,7 +139,7 @@ class SchedulerImpl final : public Scheduler {
   bool sync_draft_sequences(std::vector<DraftJob>& jobs);
   void append_draft(const Slot& slot, std::vector<StepToken>& tokens) const;
   void begin_drafting(Slot& slot);
-  size_t verify_draft(Slot& slot, std::span<const StepToken> chunk, size_t at);
+  void verify_draft(Slot& slot, size_t at);
   void account_drafts(const RunningTask& t);
   bool drop_drafts(std::vector<StepToken>& chunk);
   void prompt_finished(Slot& slot, std::span<const float> logits);

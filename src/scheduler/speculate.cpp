@@ -98,17 +98,16 @@ void SchedulerImpl::begin_drafting(Slot& slot) {
     ngram_mod_begin(*ngram_mod_, slot.ngram_mod, slot.cached);
 }
 
-// chunk[at] is the slot's pending token, its draft follows. Returns the index after it.
-size_t SchedulerImpl::verify_draft(Slot& slot, std::span<const StepToken> chunk, size_t at) {
-  size_t end = at + 1;
-  while (end < chunk.size() && chunk[end].draft && chunk[end].slot == slot.id) ++end;
+// Row `at` of the forward call holds the slot's pending token; the rows of its draft
+// (t.draft) follow.
+void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
   if (slot.task) {
     RunningTask& t = *slot.task;
     const std::vector<int32_t> draft = std::move(t.draft);
     t.draft.clear();
-    t.n_draft += static_cast<int32_t>(draft.size());
-    if (!draft.empty()) ++t.n_draft_steps;
     const auto drafted = static_cast<int32_t>(draft.size());
+    t.n_draft += drafted;
+    if (drafted > 0) ++t.n_draft_steps;
     const RunningTask::DraftSource source = t.draft_source;
     int32_t accepted = 0;
     sample_into(slot, ctx_->logits(static_cast<int32_t>(at)));
@@ -135,19 +134,19 @@ size_t SchedulerImpl::verify_draft(Slot& slot, std::span<const StepToken> chunk,
     ctx_->kv_cache().clear(slot.id);
     slot.cached.clear();
   }
-  return end;
 }
 
-// Drafts are optional: when a shared KV pool cannot hold them, the step runs without them
-// (the drafts count as not made). False when the chunk had none.
+// Drafts are optional: when a shared KV pool cannot hold them, the chunk runs without them
+// (its slots' drafts count as not made). False when the chunk had none.
 bool SchedulerImpl::drop_drafts(std::vector<StepToken>& chunk) {
-  const auto first =
-      std::remove_if(chunk.begin(), chunk.end(), [](const StepToken& t) { return t.draft; });
-  if (first == chunk.end()) return false;
-  chunk.erase(first, chunk.end());
-  for (Slot& s : slots_)
-    if (s.task) s.task->draft.clear();
-  return true;
+  bool dropped = false;
+  for (const StepToken& t : chunk) {
+    Slot& s = slots_[static_cast<size_t>(t.slot)];
+    if (t.draft && s.task) s.task->draft.clear();
+    dropped = dropped || t.draft;
+  }
+  std::erase_if(chunk, [](const StepToken& t) { return t.draft; });
+  return dropped;
 }
 
 void SchedulerImpl::account_drafts(const RunningTask& t) {

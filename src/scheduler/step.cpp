@@ -253,7 +253,7 @@ void SchedulerImpl::after_forward(std::span<const StepToken> chunk) {
     Slot& s = slots_[static_cast<size_t>(t.slot)];
     if (t.draft || !t.logits) continue;
     if (!t.prompt && i + 1 < chunk.size() && chunk[i + 1].draft) {
-      verify_draft(s, chunk, i);
+      verify_draft(s, i);
       continue;
     }
     if (!s.task) continue;

@@ -139,10 +139,10 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   c.special = args.special;
   c.kv_unified = hearth::server::options::resolved_kv_unified(args);
   c.swa_full = args.swa_full;
-  c.spec.ngram_simple = args.spec_ngram_simple;
+  c.spec.ngram_simple = hearth::server::options::uses_spec_type(args, "ngram-simple");
   c.spec.ngram_simple_params = {args.spec_ngram_simple_n, args.spec_ngram_simple_m};
-  c.spec.ngram_mod = args.spec_ngram_mod;
-  c.spec.draft_simple = args.spec_draft_simple;
+  c.spec.ngram_mod = hearth::server::options::uses_spec_type(args, "ngram-mod");
+  c.spec.draft_simple = hearth::server::options::uses_spec_type(args, "draft-simple");
   c.spec.draft.n_max = args.spec_draft_n_max;
   c.spec.draft.n_min = args.spec_draft_n_min;
   c.spec.draft.p_min = args.spec_draft_p_min;
@@ -160,7 +160,7 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
 // draft-simple's model (-md); without draft-simple the file is not loaded, as the reference
 // drops a draft model no speculative type uses.
 bool load_draft_model(const ServerArgs& args, hearth::scheduler::SchedulerConfig& config) {
-  if (!args.spec_draft_simple) {
+  if (!hearth::server::options::uses_spec_type(args, "draft-simple")) {
     if (!args.spec_draft_model.empty())
       hearth::log_warn("--spec-draft-model has no effect without --spec-type draft-simple");
     return true;

@@ -139,24 +139,24 @@ struct Q8_0 {
   static __m256i codes(const uint8_t* b) { return load32(b + 2); }
 };
 
+// 32 nibble codes (16 bytes at q) mapped through a 16-entry int8 code book.
+inline __m256i code_book_lookup(const int8_t* book, const uint8_t* q) {
+  const __m256i values = _mm256_broadcastsi128_si256(load16(book));
+  return _mm256_shuffle_epi8(values, avx2::unpack_nibbles(q));
+}
+
 struct Iq4Nl {
   static constexpr int kBytes = 18, kActBytes = 34, kOffset = 0;
   static constexpr Mul kMul = Mul::kSignByAct;  // code values -127..113
   static constexpr bool kMin = false, kTwoAcc = true;
-  static __m256i codes(const uint8_t* b) {
-    const __m256i values = _mm256_broadcastsi128_si256(load16(kIq4nlValues));
-    return _mm256_shuffle_epi8(values, avx2::unpack_nibbles(b + 2));
-  }
+  static __m256i codes(const uint8_t* b) { return code_book_lookup(kIq4nlValues, b + 2); }
 };
 
 struct Mxfp4 {
   static constexpr int kBytes = 17, kActBytes = 34, kOffset = 0;
   static constexpr Mul kMul = Mul::kSignByAct;  // code values -12..12
   static constexpr bool kMin = false, kTwoAcc = true;
-  static __m256i codes(const uint8_t* b) {
-    const __m256i values = _mm256_broadcastsi128_si256(load16(kFp4Values));
-    return _mm256_shuffle_epi8(values, avx2::unpack_nibbles(b + 1));
-  }
+  static __m256i codes(const uint8_t* b) { return code_book_lookup(kFp4Values, b + 1); }
   static float scale(const float* /*f16*/, const uint8_t* b) { return e8m0_half(b[0]); }
 };
 

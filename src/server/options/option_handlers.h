@@ -187,7 +187,6 @@ Status handle_json_schema_file(const OptionInput& in, ParseState& st);
 
 // option_handlers_spec.cpp: speculative decoding.
 Status handle_spec_type(const OptionInput& in, ParseState& st);
-std::string show_spec_type(const ServerArgs& args);
 Status handle_ngram_simple_n(const OptionInput& in, ParseState& st);
 Status handle_ngram_simple_m(const OptionInput& in, ParseState& st);
 Status check_ngram_min_hits(const OptionInput& in, ParseState& st);

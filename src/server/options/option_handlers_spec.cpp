@@ -53,7 +53,7 @@ Status set_ngram_size(const OptionInput& in, int32_t& out, char which) {
 
 // Comma-separated; each occurrence adds its types. A list naming `none` adds nothing.
 Status handle_spec_type(const OptionInput& in, ParseState& st) {
-  bool none = false, ngram_simple = false, ngram_mod = false, draft_simple = false;
+  bool none = false;
   std::vector<std::string> names;
   size_t at = 0;
   const std::string_view value = in.value;
@@ -62,9 +62,6 @@ Status handle_spec_type(const OptionInput& in, ParseState& st) {
     const std::string_view name = value.substr(at, comma - at);
     HEARTH_RETURN_IF_ERROR(check_type(name));
     none = none || name == "none";
-    ngram_simple = ngram_simple || name == "ngram-simple";
-    ngram_mod = ngram_mod || name == "ngram-mod";
-    draft_simple = draft_simple || name == "draft-simple";
     names.emplace_back(name);
     at = comma + 1;
   }
@@ -73,14 +70,7 @@ Status handle_spec_type(const OptionInput& in, ParseState& st) {
     return Status::ok();
   }
   st.args.spec_types.insert(st.args.spec_types.end(), names.begin(), names.end());
-  st.args.spec_ngram_simple = st.args.spec_ngram_simple || ngram_simple;
-  st.args.spec_ngram_mod = st.args.spec_ngram_mod || ngram_mod;
-  st.args.spec_draft_simple = st.args.spec_draft_simple || draft_simple;
   return Status::ok();
-}
-
-std::string show_spec_type(const ServerArgs& args) {
-  return spec_type_names(args);
 }
 
 Status handle_ngram_simple_n(const OptionInput& in, ParseState& st) {
@@ -112,7 +102,6 @@ Status handle_ngram_mod_n_match(const OptionInput& in, ParseState& st) {
 // The reference's default speculative configuration: ngram-mod, n-match 24, n-min 48,
 // n-max 64.
 Status handle_spec_default(const OptionInput&, ParseState& st) {
-  st.args.spec_ngram_mod = true;
   st.args.spec_types.emplace_back("ngram-mod");
   st.args.spec_ngram_mod_n_match = 24;
   st.args.spec_ngram_mod_n_min = 48;

@@ -84,7 +84,7 @@ constexpr OptionSpec kEntries[] = {
     {"--spec-type", "", "LIST", "LLAMA_ARG_SPEC_TYPE", "none",
      "Speculative methods, comma-separated: none, draft-simple, draft-eagle3, draft-mtp, "
      "draft-dflash, draft-dspark, ngram-simple, ngram-map-k, ngram-map-k4v, ngram-mod, ngram-cache",
-     kValue, kSupported, "", "", 0, false, handle_spec_type, show_spec_type},
+     kValue, kSupported, "", "", 0, false, handle_spec_type, spec_type_names},
     {"--spec-ngram-mod-n-min", "", "N", "", "48", "ngram-mod: minimum draft length", kValue,
      kSupported, "", "", 0, false, handle_ngram_mod_n_min,
      show_member<&ServerArgs::spec_ngram_mod_n_min>},

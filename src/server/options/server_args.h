@@ -4,9 +4,11 @@
 // nothing can read them by mistake.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,16 +52,14 @@ struct ServerArgs {
   bool swa_full = false;                  // --swa-full: keep every position of windowed layers
 
   // Speculative decoding (--spec-type and its draft sources).
-  // Every type given, after the reference's initial "none" (echoed as speculative.types).
+  // Every type given, after the reference's initial "none" (echoed as speculative.types;
+  // uses_spec_type() reads it).
   std::vector<std::string> spec_types = {"none"};
-  bool spec_ngram_simple = false;         // --spec-type ngram-simple
   int32_t spec_ngram_simple_n = 12;       // --spec-ngram-simple-size-n
   int32_t spec_ngram_simple_m = 48;       // --spec-ngram-simple-size-m
-  bool spec_ngram_mod = false;            // --spec-type ngram-mod (or --spec-default)
   int32_t spec_ngram_mod_n_match = 24;    // --spec-ngram-mod-n-match
   int32_t spec_ngram_mod_n_min = 48;      // --spec-ngram-mod-n-min
   int32_t spec_ngram_mod_n_max = 64;      // --spec-ngram-mod-n-max
-  bool spec_draft_simple = false;         // --spec-type draft-simple
   std::string spec_draft_model;           // -md
   int32_t spec_draft_n_max = 3;           // --spec-draft-n-max
   int32_t spec_draft_n_min = 0;           // --spec-draft-n-min
@@ -148,6 +148,11 @@ inline int32_t resolved_n_slots(const ServerArgs& args) {
   return args.n_parallel < 0 ? kAutoSlots : args.n_parallel;
 }
 // -np auto forces a unified KV cache; an explicit -np keeps -kvu as given.
+// Whether --spec-type (or --spec-default) chose `type` (a list naming none adds only none).
+inline bool uses_spec_type(const ServerArgs& args, std::string_view type) {
+  return std::find(args.spec_types.begin(), args.spec_types.end(), type) != args.spec_types.end();
+}
+
 // The speculative.types echo: the types as given, comma-separated, after "none".
 inline std::string spec_type_names(const ServerArgs& args) {
   std::string names;

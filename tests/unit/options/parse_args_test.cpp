@@ -206,11 +206,12 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
 }
 
 TEST(SpecOptionsTest, SpecTypeList) {
-  EXPECT_FALSE(parse_ok({}).spec_ngram_simple);
-  EXPECT_TRUE(parse_ok({"--spec-type", "ngram-simple"}).spec_ngram_simple);
-  EXPECT_TRUE(parse_ok({"--spec-type", "none", "--spec-type", "ngram-simple"}).spec_ngram_simple);
+  EXPECT_FALSE(uses_spec_type(parse_ok({}), "ngram-simple"));
+  EXPECT_TRUE(uses_spec_type(parse_ok({"--spec-type", "ngram-simple"}), "ngram-simple"));
+  EXPECT_TRUE(uses_spec_type(parse_ok({"--spec-type", "none", "--spec-type", "ngram-simple"}),
+                             "ngram-simple"));
   // A list naming none contributes nothing.
-  EXPECT_FALSE(parse_ok({"--spec-type", "ngram-simple,none"}).spec_ngram_simple);
+  EXPECT_FALSE(uses_spec_type(parse_ok({"--spec-type", "ngram-simple,none"}), "ngram-simple"));
   const auto error_of = [](std::vector<std::string> args) { return parse(args).text; };
   EXPECT_NE(error_of({"--spec-type", "ngram-bogus"}).find("unknown speculative type: ngram-bogus"),
             std::string::npos);
@@ -220,7 +221,7 @@ TEST(SpecOptionsTest, SpecTypeList) {
   // The echo lists every type as given after the initial none, as the reference's does.
   EXPECT_EQ(spec_type_names(parse_ok({})), "none");
   const ServerArgs both = parse_ok({"--spec-type", "ngram-mod,ngram-simple"});
-  EXPECT_TRUE(both.spec_ngram_simple && both.spec_ngram_mod);
+  EXPECT_TRUE(uses_spec_type(both, "ngram-simple") && uses_spec_type(both, "ngram-mod"));
   EXPECT_EQ(spec_type_names(both), "none,ngram-mod,ngram-simple");
   EXPECT_EQ(spec_type_names(parse_ok({"--spec-type", "ngram-simple,none"})), "none,none");
   EXPECT_NE(error_of({"--spec-type", "draft-mtp"}).find("needs multi-token-prediction layers"),
@@ -250,7 +251,7 @@ TEST(SpecOptionsTest, NgramSimpleSizes) {
 TEST(SpecOptionsTest, NgramModSizesAndTheDefaultConfiguration) {
   const ServerArgs a = parse_ok({"--spec-type", "ngram-mod", "--spec-ngram-mod-n-match", "8",
                                  "--spec-ngram-mod-n-min", "0", "--spec-ngram-mod-n-max", "16"});
-  EXPECT_TRUE(a.spec_ngram_mod);
+  EXPECT_TRUE(uses_spec_type(a, "ngram-mod"));
   EXPECT_EQ(a.spec_ngram_mod_n_match, 8);
   EXPECT_EQ(a.spec_ngram_mod_n_min, 0);
   EXPECT_EQ(a.spec_ngram_mod_n_max, 16);
@@ -264,7 +265,7 @@ TEST(SpecOptionsTest, NgramModSizesAndTheDefaultConfiguration) {
                 .text.find("ngram size N must be between 1 and 1024 inclusive"),
             std::string::npos);
   const ServerArgs d = parse_ok({"--spec-ngram-mod-n-match", "8", "--spec-default"});
-  EXPECT_TRUE(d.spec_ngram_mod);
+  EXPECT_TRUE(uses_spec_type(d, "ngram-mod"));
   EXPECT_EQ(d.spec_ngram_mod_n_match, 24);
   EXPECT_EQ(d.spec_ngram_mod_n_min, 48);
   EXPECT_EQ(d.spec_ngram_mod_n_max, 64);
@@ -276,7 +277,7 @@ TEST(SpecOptionsTest, DraftModelOptions) {
       parse_ok({"--spec-type", "draft-simple", "-md", "draft.gguf", "--spec-draft-n-max", "8",
                 "--spec-draft-n-min", "2", "--spec-draft-p-min", "0.75", "-ctkd", "q8_0", "-ctvd",
                 "bf16", "-td", "3", "-tbd", "4"});
-  EXPECT_TRUE(a.spec_draft_simple);
+  EXPECT_TRUE(uses_spec_type(a, "draft-simple"));
   EXPECT_EQ(a.spec_draft_model, "draft.gguf");
   EXPECT_EQ(a.spec_draft_n_max, 8);
   EXPECT_EQ(a.spec_draft_n_min, 2);
