@@ -15,7 +15,9 @@
 #include "base/tensor_type.h"
 #include "engine/model.h"
 #include "engine/pooling.h"
+#include "scheduler/ngram_cache.h"
 #include "scheduler/ngram_draft.h"
+#include "scheduler/ngram_map.h"
 #include "scheduler/ngram_mod.h"
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
@@ -28,8 +30,8 @@ using engine::pooling_name;
 using engine::PoolingType;
 
 // Speculative decoding: which draft sources the slots use (--spec-type).
-// Sources are tried in the reference's order (ngram-simple, then ngram-mod); the first
-// that proposes a draft is used.
+// Sources are tried in the reference's order (ngram-simple, ngram-map-k, ngram-map-k4v,
+// ngram-mod, ngram-cache, then the draft model); the first that proposes a draft is used.
 // draft-simple: a second, smaller model drafts greedily; one draft context holds a
 // sequence per slot, and the slots draft together, one batched call per drafted position.
 struct DraftModelParams {
@@ -46,15 +48,26 @@ struct DraftModelParams {
 struct SpeculativeConfig {
   bool ngram_simple = false;  // ngram-simple
   NgramSimpleParams ngram_simple_params;
+  bool ngram_map_k = false;  // ngram-map-k
+  NgramMapParams ngram_map_k_params;
+  bool ngram_map_k4v = false;  // ngram-map-k4v
+  NgramMapParams ngram_map_k4v_params;
   bool ngram_mod = false;  // ngram-mod
   NgramModParams ngram_mod_params;
-  bool draft_simple = false;  // draft-simple (draft.model set)
+  bool ngram_cache = false;                          // ngram-cache
+  std::shared_ptr<const NgramCache> lookup_static;   // -lcs (null: none)
+  std::shared_ptr<const NgramCache> lookup_dynamic;  // -lcd (null: none)
+  bool draft_simple = false;                         // draft-simple (draft.model set)
   DraftModelParams draft;
-  bool enabled() const { return ngram_simple || ngram_mod || draft_simple; }
+  bool enabled() const {
+    return ngram_simple || ngram_map_k || ngram_map_k4v || ngram_mod || ngram_cache || draft_simple;
+  }
   // The longest draft any source proposes (the KV rows a slot may have to drop again).
   int32_t max_draft() const {
-    return std::max({ngram_simple ? ngram_simple_params.size_m : 0,
-                     ngram_mod ? ngram_mod_params.n_max : 0, draft_simple ? draft.n_max : 0});
+    return std::max(
+        {ngram_simple ? ngram_simple_params.size_m : 0, ngram_map_k ? ngram_map_k_params.size_m : 0,
+         ngram_map_k4v ? ngram_map_k4v_params.size_m : 0, ngram_mod ? ngram_mod_params.n_max : 0,
+         ngram_cache ? kNgramCacheDraft : 0, draft_simple ? draft.n_max : 0});
   }
 };
 

@@ -39,6 +39,9 @@ struct Slot {
   std::shared_ptr<const void> echo;
   std::unique_ptr<RunningTask> task;
   NgramModSlot ngram_mod;             // the slot's place in the shared ngram-mod table
+  std::unique_ptr<NgramMap> map_k;    // ngram-map-k's index of the slot's tokens
+  std::unique_ptr<NgramMap> map_k4v;  // ngram-map-k4v's
+  NgramCacheSlot ngram_cache;         // ngram-cache's context table
   std::vector<int32_t> draft_cached;  // tokens in the draft model's sequence `id`
   bool waiting() const { return task && task->is_child && !task->prompt_done; }
 };
@@ -68,7 +71,14 @@ class SchedulerImpl final : public Scheduler {
                 std::unique_ptr<engine::Context> ctx)
       : model_(std::move(model)), tok_(std::move(tok)), config_(config), ctx_(std::move(ctx)) {
     slots_.resize(static_cast<size_t>(config_.n_slots));
-    for (int32_t i = 0; i < config_.n_slots; ++i) slots_[static_cast<size_t>(i)].id = i;
+    for (int32_t i = 0; i < config_.n_slots; ++i) {
+      Slot& s = slots_[static_cast<size_t>(i)];
+      s.id = i;
+      if (config_.spec.ngram_map_k)
+        s.map_k = std::make_unique<NgramMap>(config_.spec.ngram_map_k_params, false);
+      if (config_.spec.ngram_map_k4v)
+        s.map_k4v = std::make_unique<NgramMap>(config_.spec.ngram_map_k4v_params, true);
+    }
     if (config_.cache_ram_mib != 0) {
       prompt_cache_ = std::make_unique<PromptCache>(
           PromptCache::limit_from_mib(config_.cache_ram_mib),
@@ -135,6 +145,7 @@ class SchedulerImpl final : public Scheduler {
   };
   void prepare_drafts(const StepPlan& plan);
   int32_t ngram_draft(Slot& slot);
+  std::vector<int32_t> draft_from_ngrams(Slot& slot);
   void draft_with_model(std::vector<DraftJob>& jobs);  // draft_model.cpp
   bool sync_draft_sequences(std::vector<DraftJob>& jobs);
   void append_draft(const Slot& slot, std::vector<StepToken>& tokens) const;

@@ -55,7 +55,10 @@ struct RunningTask {
   enum class DraftSource {
     kNone,
     kNgramSimple,
+    kNgramMapK,
+    kNgramMapK4v,
     kNgramMod,
+    kNgramCache,
     kDraftModel
   } draft_source = DraftSource::kNone;
   int32_t n_draft = 0;

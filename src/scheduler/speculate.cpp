@@ -76,26 +76,61 @@ int32_t SchedulerImpl::ngram_draft(Slot& slot) {
     budget = std::min<int64_t>(budget, int64_t{t.params.n_predict} - t.n_decoded - 1);
   budget = std::min<int64_t>({budget, config_.n_ubatch - 1, t.draft_cap});
   if (budget <= 0) return 0;
-  std::vector<int32_t> draft;
-  if (config_.spec.ngram_simple) {
-    draft = draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params);
-    if (!draft.empty()) t.draft_source = RunningTask::DraftSource::kNgramSimple;
-  }
-  if (draft.empty() && ngram_mod_) {
-    draft = ngram_mod_draft(*ngram_mod_, slot.ngram_mod, slot.cached, t.pending,
-                            config_.spec.ngram_mod_params);
-    if (!draft.empty()) t.draft_source = RunningTask::DraftSource::kNgramMod;
-  }
+  std::vector<int32_t> draft = draft_from_ngrams(slot);
   if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
   t.draft = std::move(draft);
   if (!t.draft.empty() || !draft_ctx_) return 0;
   return static_cast<int32_t>(std::min<int64_t>(budget, config_.spec.draft.n_max));
 }
 
-// The prompt is evaluated: the sources that learn from it see it (ngram-mod's table).
+// The n-gram sources in the reference's order of preference; the first draft wins. A
+// draft stops before any token outside the vocabulary (a lookup cache file may hold them).
+std::vector<int32_t> SchedulerImpl::draft_from_ngrams(Slot& slot) {
+  RunningTask& t = *slot.task;
+  using enum RunningTask::DraftSource;
+  const auto found = [&](std::vector<int32_t> d, RunningTask::DraftSource source) {
+    if (!d.empty()) t.draft_source = source;
+    return d;
+  };
+  std::vector<int32_t> draft;
+  if (config_.spec.ngram_simple)
+    draft = found(draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params),
+                  kNgramSimple);
+  if (draft.empty() && slot.map_k)
+    draft = found(slot.map_k->draft(slot.cached, t.pending), kNgramMapK);
+  if (draft.empty() && slot.map_k4v)
+    draft = found(slot.map_k4v->draft(slot.cached, t.pending), kNgramMapK4v);
+  if (draft.empty() && ngram_mod_)
+    draft = found(ngram_mod_draft(*ngram_mod_, slot.ngram_mod, slot.cached, t.pending,
+                                  config_.spec.ngram_mod_params),
+                  kNgramMod);
+  if (draft.empty() && config_.spec.ngram_cache) {
+    // The context table counts the slot's tokens and the pending one as they arrive.
+    NgramCacheSlot& nc = slot.ngram_cache;
+    std::vector<int32_t> seq = slot.cached;
+    seq.push_back(t.pending);
+    ngram_cache_update(nc.context, seq, seq.size() - std::min(nc.counted, seq.size()));
+    nc.counted = seq.size();
+    draft = found(
+        ngram_cache_draft(slot.cached, t.pending, kNgramCacheDraft, nc.context,
+                          config_.spec.lookup_dynamic.get(), config_.spec.lookup_static.get()),
+        kNgramCache);
+  }
+  const int32_t n_vocab = model_->hparams().n_vocab;
+  const auto bad = std::find_if(draft.begin(), draft.end(),
+                                [&](int32_t tok) { return tok < 0 || tok >= n_vocab; });
+  draft.erase(bad, draft.end());
+  return draft;
+}
+
+// The prompt is evaluated: the sources that learn from it see it.
 void SchedulerImpl::begin_drafting(Slot& slot) {
-  if (ngram_mod_ && slot.task && slot.task->kind == TaskKind::kCompletion)
-    ngram_mod_begin(*ngram_mod_, slot.ngram_mod, slot.cached);
+  if (!slot.task || slot.task->kind != TaskKind::kCompletion) return;
+  if (ngram_mod_) ngram_mod_begin(*ngram_mod_, slot.ngram_mod, slot.cached);
+  if (slot.map_k) slot.map_k->begin(slot.cached);
+  if (slot.map_k4v) slot.map_k4v->begin(slot.cached);
+  slot.ngram_cache.context.clear();
+  slot.ngram_cache.counted = 0;
 }
 
 // Row `at` of the forward call holds the slot's pending token; the rows of its draft
@@ -126,6 +161,8 @@ void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
     if (slot.task) adapt_draft_length(*slot.task, drafted, accepted, config_.spec.max_draft());
     if (source == RunningTask::DraftSource::kNgramMod)
       ngram_mod_accept(*ngram_mod_, slot.ngram_mod, accepted);
+    if (source == RunningTask::DraftSource::kNgramMapK) slot.map_k->accept(drafted, accepted);
+    if (source == RunningTask::DraftSource::kNgramMapK4v) slot.map_k4v->accept(drafted, accepted);
   }
   // The rows of rejected (or unused) draft tokens leave the cache. The cut is at most one
   // draft long, which the KV cache's window slack covers.

@@ -2,10 +2,13 @@
 // 8 concurrent greedy /completion requests with the content a plain server gives each of
 // them, reports the drafts in the timings (draft_n, draft_n_accepted, only when it drafted),
 // counts them in /metrics, and marks its slots speculative in /slots.
+#include <fstream>
 #include <thread>
 #include <vector>
 
+#include "scheduler/ngram_cache.h"
 #include "server/server_fixture.h"
+#include "support/test_paths.h"
 
 namespace hearth::test {
 namespace {
@@ -85,6 +88,53 @@ TEST(ServedSpeculation, DraftModelMatchesAPlainServer) {
       unloadable.start(stories_args({"--spec-type", "draft-simple", "-md", "/nonexistent.gguf"})));
   EXPECT_NE(unloadable.log().find("failed to load the draft model"), std::string::npos)
       << unloadable.log();
+}
+
+// ngram-cache with a static lookup table (-lcs) made from a plain server's texts: the same
+// content, drafts accepted from the first generated token on. A corrupt table stops the
+// start with its reason; a table without ngram-cache is not read, with a warning.
+TEST(ServedSpeculation, LookupCacheFilesAreLoadedOrRefused) {
+  ServerProcess plain;
+  ASSERT_TRUE(plain.start(stories_args())) << plain.log();
+  const std::vector<std::string> prompts = {"Once upon a time", "The big dog"};
+  const auto request = [](const std::string& p) {
+    return Json{{"prompt", p}, {"n_predict", 48}, {"temperature", 0}};
+  };
+  std::vector<Json> want;
+  scheduler::NgramCache corpus;
+  for (const auto& p : prompts) {
+    want.push_back(post_json(plain.port(), "/completion", request(p)));
+    const Json tokens = post_json(plain.port(), "/tokenize",
+                                  {{"content", p + want.back()["content"].get<std::string>()}});
+    const auto ids = tokens["tokens"].get<std::vector<int32_t>>();
+    scheduler::ngram_cache_update(corpus, ids, ids.size());
+  }
+  const std::string dir = make_temp_dir("lookup_cache");
+  const std::string table = dir + "/static.bin";
+  ASSERT_TRUE(scheduler::save_ngram_cache(corpus, table).is_ok());
+  ServerProcess spec;
+  ASSERT_TRUE(spec.start(stories_args({"--spec-type", "ngram-cache", "-lcs", table})))
+      << spec.log();
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    const Json got = post_json(spec.port(), "/completion", request(prompts[i]));
+    ASSERT_TRUE(got.contains("content")) << got.dump();
+    EXPECT_EQ(got["content"], want[i]["content"]);
+    ASSERT_TRUE(got["timings"].contains("draft_n")) << got["timings"].dump();
+    EXPECT_GT(got["timings"]["draft_n_accepted"].get<int>(), 0);
+    EXPECT_EQ(got["generation_settings"]["speculative.types"], "none,ngram-cache");
+  }
+  const std::string corrupt = dir + "/corrupt.bin";
+  std::ofstream(corrupt, std::ios::binary) << "not a table";
+  ServerProcess refused;
+  EXPECT_FALSE(refused.start(stories_args({"--spec-type", "ngram-cache", "-lcd", corrupt})));
+  EXPECT_NE(refused.log().find("failed to load the lookup cache"), std::string::npos)
+      << refused.log();
+  EXPECT_NE(refused.log().find("is corrupt"), std::string::npos) << refused.log();
+  ServerProcess unused;
+  ASSERT_TRUE(unused.start(stories_args({"-lcs", corrupt}))) << unused.log();
+  EXPECT_NE(unused.log().find("lookup caches are used by --spec-type ngram-cache"),
+            std::string::npos)
+      << unused.log();
 }
 
 }  // namespace

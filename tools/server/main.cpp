@@ -141,7 +141,15 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   c.swa_full = args.swa_full;
   c.spec.ngram_simple = hearth::server::options::uses_spec_type(args, "ngram-simple");
   c.spec.ngram_simple_params = {args.spec_ngram_simple_n, args.spec_ngram_simple_m};
+  const auto map_params = [](const ServerArgs::NgramMapArgs& m) {
+    return hearth::scheduler::NgramMapParams{m.size_n, m.size_m, m.min_hits};
+  };
+  c.spec.ngram_map_k = hearth::server::options::uses_spec_type(args, "ngram-map-k");
+  c.spec.ngram_map_k_params = map_params(args.spec_ngram_map_k);
+  c.spec.ngram_map_k4v = hearth::server::options::uses_spec_type(args, "ngram-map-k4v");
+  c.spec.ngram_map_k4v_params = map_params(args.spec_ngram_map_k4v);
   c.spec.ngram_mod = hearth::server::options::uses_spec_type(args, "ngram-mod");
+  c.spec.ngram_cache = hearth::server::options::uses_spec_type(args, "ngram-cache");
   c.spec.draft_simple = hearth::server::options::uses_spec_type(args, "draft-simple");
   c.spec.draft.n_max = args.spec_draft_n_max;
   c.spec.draft.n_min = args.spec_draft_n_min;
@@ -181,6 +189,29 @@ bool load_draft_model(const ServerArgs& args, hearth::scheduler::SchedulerConfig
   return true;
 }
 
+// ngram-cache's lookup tables (-lcs, -lcd), read once and shared by the slots. A file that
+// cannot be read stops the start with its reason (the reference aborts).
+bool load_lookup_caches(const ServerArgs& args, hearth::scheduler::SchedulerConfig& config) {
+  const std::pair<const std::string*, std::shared_ptr<const hearth::scheduler::NgramCache>*>
+      files[] = {{&args.lookup_cache_static, &config.spec.lookup_static},
+                 {&args.lookup_cache_dynamic, &config.spec.lookup_dynamic}};
+  for (const auto& [path, table] : files) {
+    if (path->empty()) continue;
+    if (!config.spec.ngram_cache) {
+      hearth::log_warn("'{}' is not read: lookup caches are used by --spec-type ngram-cache",
+                       *path);
+      continue;
+    }
+    auto loaded = hearth::scheduler::load_ngram_cache(*path);
+    if (!loaded) {
+      hearth::log_error("failed to load the lookup cache: {}", loaded.status().message());
+      return false;
+    }
+    *table = std::make_shared<const hearth::scheduler::NgramCache>(std::move(*loaded));
+  }
+  return true;
+}
+
 bool has_windowed_layers(const hearth::engine::Model& model) {
   for (int32_t il = 0; il < model.hparams().n_layer; ++il)
     if (model.attention_window(il) > 0) return true;
@@ -217,7 +248,7 @@ bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
     hearth::log_warn("--swa-full has no effect: the model has no sliding-window layers");
   hearth::scheduler::SchedulerConfig config =
       scheduler_config(args, n_ctx_slot, (*model)->hparams().pooling);
-  if (!load_draft_model(args, config)) return false;
+  if (!load_draft_model(args, config) || !load_lookup_caches(args, config)) return false;
   auto scheduler = hearth::scheduler::Scheduler::create(*model, shared_tok, config);
   if (!scheduler) {
     hearth::log_error("failed to create the scheduler: {}", scheduler.status().message());

@@ -190,6 +190,7 @@ Status handle_spec_type(const OptionInput& in, ParseState& st);
 Status handle_ngram_simple_n(const OptionInput& in, ParseState& st);
 Status handle_ngram_simple_m(const OptionInput& in, ParseState& st);
 Status check_ngram_min_hits(const OptionInput& in, ParseState& st);
+Status handle_ngram_map_option(const OptionInput& in, ParseState& st);
 Status handle_ngram_mod_n_min(const OptionInput& in, ParseState& st);
 Status handle_ngram_mod_n_max(const OptionInput& in, ParseState& st);
 Status handle_ngram_mod_n_match(const OptionInput& in, ParseState& st);

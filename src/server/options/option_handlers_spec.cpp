@@ -12,8 +12,10 @@
 namespace hearth::server::options {
 namespace {
 
-// Types Hearth does not run yet, and those that need a model sidecar its engine lacks.
-constexpr std::array<std::string_view, 3> kNotYet = {"ngram-map-k", "ngram-map-k4v", "ngram-cache"};
+// Types Hearth runs, and those that need a model sidecar its engine lacks.
+constexpr std::array<std::string_view, 7> kRunnable = {
+    "none",      "ngram-simple", "ngram-map-k", "ngram-map-k4v",
+    "ngram-mod", "ngram-cache",  "draft-simple"};
 struct Sidecar {
   std::string_view type;
   std::string_view what;
@@ -24,15 +26,7 @@ constexpr std::array<Sidecar, 4> kSidecars = {{{"draft-eagle3", "an EAGLE-3 draf
                                                {"draft-dspark", "a DSpark draft model"}}};
 
 Status check_type(std::string_view name) {
-  if (name == "none" || name == "ngram-simple" || name == "ngram-mod" || name == "draft-simple")
-    return Status::ok();
-  for (std::string_view t : kNotYet) {
-    if (name == t)
-      return invalid_value(
-          fmt::format("speculative type '{}' is not supported by hearth-server yet (supported: "
-                      "ngram-simple, ngram-mod)",
-                      name));
-  }
+  if (std::find(kRunnable.begin(), kRunnable.end(), name) != kRunnable.end()) return Status::ok();
   for (const Sidecar& s : kSidecars) {
     if (name == s.type)
       return invalid_value(fmt::format(
@@ -128,6 +122,19 @@ Status handle_draft_threads(const OptionInput& in, ParseState& st) {
 Status check_ngram_min_hits(const OptionInput& in, ParseState&) {
   HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
   if (n < 1) return invalid_value("ngram min hits must be at least 1");
+  return Status::ok();
+}
+
+// --spec-ngram-map-k[4v]-size-n / -size-m / -min-hits, told apart by the option's name.
+Status handle_ngram_map_option(const OptionInput& in, ParseState& st) {
+  const std::string_view name = option_name(*in.spec);
+  ServerArgs::NgramMapArgs& map = name.find("k4v") != std::string_view::npos
+                                      ? st.args.spec_ngram_map_k4v
+                                      : st.args.spec_ngram_map_k;
+  if (name.ends_with("size-n")) return set_ngram_size(in, map.size_n, 'N');
+  if (name.ends_with("size-m")) return set_ngram_size(in, map.size_m, 'M');
+  HEARTH_RETURN_IF_ERROR(check_ngram_min_hits(in, st));
+  map.min_hits = parse_int(in.value).value();
   return Status::ok();
 }
 

@@ -7,7 +7,6 @@
 namespace hearth::server::options::reasons {
 
 // Not applicable: the reason printed in the refusal.
-inline constexpr std::string_view kReasonSpeculative = "speculative decoding is not implemented";
 inline constexpr std::string_view kReasonMultimodal = "multimodal input is not implemented";
 inline constexpr std::string_view kReasonWebUi =
     "it has no web UI, static file serving, agent tools or MCP proxy";

@@ -14,10 +14,11 @@ namespace {
 constexpr OptionSpec kEntries[] = {
     {"-lcs, --lookup-cache-static", "", "FNAME", "", "",
      "Static n-gram cache file for the ngram-cache speculative type (read only)", kValue,
-     kNotApplicable, kReasonSpeculative, "", 0, false},
+     kSupported, "", "", 0, false, set_member<&ServerArgs::lookup_cache_static>, nullptr},
     {"-lcd, --lookup-cache-dynamic", "", "FNAME", "", "",
-     "Dynamic n-gram cache file for ngram-cache (updated by generation)", kValue, kNotApplicable,
-     kReasonSpeculative, "", 0, false},
+     "Dynamic n-gram cache file for ngram-cache (read at startup; as in the reference, "
+     "generation does not write it back)",
+     kValue, kSupported, "", "", 0, false, set_member<&ServerArgs::lookup_cache_dynamic>, nullptr},
     {"-ctxcp, --ctx-checkpoints, --swa-checkpoints", "", "N", "LLAMA_ARG_CTX_CHECKPOINTS", "32",
      "Maximum context checkpoints kept per slot (used to restore state for SWA/recurrent models "
      "when a prompt diverges)",

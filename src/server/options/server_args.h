@@ -55,11 +55,20 @@ struct ServerArgs {
   // Every type given, after the reference's initial "none" (echoed as speculative.types;
   // uses_spec_type() reads it).
   std::vector<std::string> spec_types = {"none"};
-  int32_t spec_ngram_simple_n = 12;       // --spec-ngram-simple-size-n
-  int32_t spec_ngram_simple_m = 48;       // --spec-ngram-simple-size-m
-  int32_t spec_ngram_mod_n_match = 24;    // --spec-ngram-mod-n-match
-  int32_t spec_ngram_mod_n_min = 48;      // --spec-ngram-mod-n-min
-  int32_t spec_ngram_mod_n_max = 64;      // --spec-ngram-mod-n-max
+  int32_t spec_ngram_simple_n = 12;     // --spec-ngram-simple-size-n
+  int32_t spec_ngram_simple_m = 48;     // --spec-ngram-simple-size-m
+  int32_t spec_ngram_mod_n_match = 24;  // --spec-ngram-mod-n-match
+  int32_t spec_ngram_mod_n_min = 48;    // --spec-ngram-mod-n-min
+  int32_t spec_ngram_mod_n_max = 64;    // --spec-ngram-mod-n-max
+  struct NgramMapArgs {
+    int32_t size_n = 12;
+    int32_t size_m = 48;
+    int32_t min_hits = 1;
+  };
+  NgramMapArgs spec_ngram_map_k;          // --spec-ngram-map-k-size-n/-size-m/-min-hits
+  NgramMapArgs spec_ngram_map_k4v;        // --spec-ngram-map-k4v-size-n/-size-m/-min-hits
+  std::string lookup_cache_static;        // -lcs (ngram-cache)
+  std::string lookup_cache_dynamic;       // -lcd (ngram-cache)
   std::string spec_draft_model;           // -md
   int32_t spec_draft_n_max = 3;           // --spec-draft-n-max
   int32_t spec_draft_n_min = 0;           // --spec-draft-n-min

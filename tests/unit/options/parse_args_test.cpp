@@ -215,9 +215,11 @@ TEST(SpecOptionsTest, SpecTypeList) {
   const auto error_of = [](std::vector<std::string> args) { return parse(args).text; };
   EXPECT_NE(error_of({"--spec-type", "ngram-bogus"}).find("unknown speculative type: ngram-bogus"),
             std::string::npos);
-  EXPECT_NE(error_of({"--spec-type", "ngram-simple,ngram-map-k"})
-                .find("speculative type 'ngram-map-k' is not supported by hearth-server yet"),
-            std::string::npos);
+  const ServerArgs all =
+      parse_ok({"--spec-type", "ngram-simple,ngram-map-k,ngram-map-k4v,ngram-mod,ngram-cache"});
+  for (const char* type :
+       {"ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache"})
+    EXPECT_TRUE(uses_spec_type(all, type)) << type;
   // The echo lists every type as given after the initial none, as the reference's does.
   EXPECT_EQ(spec_type_names(parse_ok({})), "none");
   const ServerArgs both = parse_ok({"--spec-type", "ngram-mod,ngram-simple"});
@@ -270,6 +272,37 @@ TEST(SpecOptionsTest, NgramModSizesAndTheDefaultConfiguration) {
   EXPECT_EQ(d.spec_ngram_mod_n_min, 48);
   EXPECT_EQ(d.spec_ngram_mod_n_max, 64);
   EXPECT_EQ(spec_type_names(d), "none,ngram-mod");
+}
+
+TEST(SpecOptionsTest, NgramMapSizesAndLookupCaches) {
+  const ServerArgs a =
+      parse_ok({"--spec-type", "ngram-map-k,ngram-map-k4v", "--spec-ngram-map-k-size-n", "4",
+                "--spec-ngram-map-k-size-m", "9", "--spec-ngram-map-k-min-hits", "2",
+                "--spec-ngram-map-k4v-size-n", "5", "--spec-ngram-map-k4v-size-m", "10",
+                "--spec-ngram-map-k4v-min-hits", "3"});
+  EXPECT_EQ(a.spec_ngram_map_k.size_n, 4);
+  EXPECT_EQ(a.spec_ngram_map_k.size_m, 9);
+  EXPECT_EQ(a.spec_ngram_map_k.min_hits, 2);
+  EXPECT_EQ(a.spec_ngram_map_k4v.size_n, 5);
+  EXPECT_EQ(a.spec_ngram_map_k4v.size_m, 10);
+  EXPECT_EQ(a.spec_ngram_map_k4v.min_hits, 3);
+  const ServerArgs d = parse_ok({});
+  EXPECT_EQ(d.spec_ngram_map_k.size_n, 12);
+  EXPECT_EQ(d.spec_ngram_map_k4v.size_m, 48);
+  EXPECT_EQ(d.spec_ngram_map_k4v.min_hits, 1);
+  EXPECT_NE(parse({"--spec-ngram-map-k-size-n", "0"})
+                .text.find("ngram size N must be between 1 and 1024 inclusive"),
+            std::string::npos);
+  EXPECT_NE(parse({"--spec-ngram-map-k4v-size-m", "1025"})
+                .text.find("ngram size M must be between 1 and 1024 inclusive"),
+            std::string::npos);
+  EXPECT_NE(
+      parse({"--spec-ngram-map-k4v-min-hits", "0"}).text.find("ngram min hits must be at least 1"),
+      std::string::npos);
+  const ServerArgs c = parse_ok({"--spec-type", "ngram-cache", "-lcs", "static.bin",
+                                 "--lookup-cache-dynamic", "dynamic.bin"});
+  EXPECT_EQ(c.lookup_cache_static, "static.bin");
+  EXPECT_EQ(c.lookup_cache_dynamic, "dynamic.bin");
 }
 
 TEST(SpecOptionsTest, DraftModelOptions) {

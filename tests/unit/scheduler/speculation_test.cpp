@@ -21,17 +21,32 @@ constexpr int32_t kTokens = 48;
 
 class Speculation : public test_support::SchedulerTest {
  public:
-  enum class Source { kNone, kNgramSimple, kNgramMod, kDraftModel };
+  enum class Source {
+    kNone,
+    kNgramSimple,
+    kNgramMapK,
+    kNgramMapK4v,
+    kNgramMod,
+    kNgramCache,
+    kDraftModel
+  };
 
  protected:
-  std::unique_ptr<Scheduler> started(Source source) {
+  std::unique_ptr<Scheduler> started(Source source,
+                                     std::shared_ptr<const NgramCache> corpus = nullptr) {
     SchedulerConfig cfg;
     cfg.n_slots = 8;
     cfg.n_ctx_slot = 256;
     cfg.spec.ngram_simple = source == Source::kNgramSimple;
     cfg.spec.ngram_simple_params = {3, 8};
+    cfg.spec.ngram_map_k = source == Source::kNgramMapK;
+    cfg.spec.ngram_map_k_params = {3, 8, 1};
+    cfg.spec.ngram_map_k4v = source == Source::kNgramMapK4v;
+    cfg.spec.ngram_map_k4v_params = {3, 8, 1};
     cfg.spec.ngram_mod = source == Source::kNgramMod;
     cfg.spec.ngram_mod_params = {4, 2, 16};
+    cfg.spec.ngram_cache = source == Source::kNgramCache;
+    cfg.spec.lookup_static = std::move(corpus);
     // stories260K drafting for itself: greedy drafts are the target's own greedy tokens.
     cfg.spec.draft_simple = source == Source::kDraftModel;
     cfg.spec.draft.model = model_;
@@ -192,20 +207,61 @@ TEST_F(Speculation, SelfDraftingIsAcceptedAndTakesFewerSteps) {
   spec->stop();
 }
 
-INSTANTIATE_TEST_SUITE_P(Sources, SpeculationBySource,
-                         ::testing::Values(Speculation::Source::kNgramSimple,
-                                           Speculation::Source::kNgramMod,
-                                           Speculation::Source::kDraftModel),
-                         [](const auto& source) {
-                           switch (source.param) {
-                             case Speculation::Source::kNgramSimple:
-                               return std::string("ngram_simple");
-                             case Speculation::Source::kNgramMod:
-                               return std::string("ngram_mod");
-                             default:
-                               return std::string("draft_model");
-                           }
-                         });
+// ngram-cache with a corpus table (-lcs) built from plain decoding's texts for other
+// prompts: its 2-grams draft from the first generated token on, before the slot's own
+// tokens repeat anything, and the output stays that of plain decoding.
+TEST_F(Speculation, LookupCacheFromACorpusDraftsAndKeepsTheTokens) {
+  auto ps = prompts();
+  auto plain = started(Source::kNone);
+  ASSERT_TRUE(plain);
+  const auto want = run(*plain, ps, true);
+  auto corpus = std::make_shared<NgramCache>();
+  for (size_t i = 8; i < ps.size(); ++i) {
+    std::vector<int32_t> text = ps[i];
+    text.insert(text.end(), want[i].generated.begin(), want[i].generated.end());
+    ngram_cache_update(*corpus, text, text.size());
+  }
+  ps.resize(8);
+  auto with_corpus = started(Source::kNgramCache, corpus);
+  auto without = started(Source::kNgramCache);
+  ASSERT_TRUE(with_corpus && without);
+  const auto got = run(*with_corpus, ps, true);
+  const auto base = run(*without, ps, true);
+  int64_t drafted = 0, accepted = 0, drafted_base = 0;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_EQ(got[i].generated, want[i].generated) << "prompt " << i;
+    drafted += got[i].timings.draft_n;
+    accepted += got[i].timings.draft_n_accepted;
+    drafted_base += base[i].timings.draft_n;
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(drafted, drafted_base) << "the corpus proposes where the context alone cannot";
+  plain->stop();
+  with_corpus->stop();
+  without->stop();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sources, SpeculationBySource,
+    ::testing::Values(Speculation::Source::kNgramSimple, Speculation::Source::kNgramMapK,
+                      Speculation::Source::kNgramMapK4v, Speculation::Source::kNgramMod,
+                      Speculation::Source::kNgramCache, Speculation::Source::kDraftModel),
+    [](const auto& source) {
+      switch (source.param) {
+        case Speculation::Source::kNgramSimple:
+          return std::string("ngram_simple");
+        case Speculation::Source::kNgramMapK:
+          return std::string("ngram_map_k");
+        case Speculation::Source::kNgramMapK4v:
+          return std::string("ngram_map_k4v");
+        case Speculation::Source::kNgramMod:
+          return std::string("ngram_mod");
+        case Speculation::Source::kNgramCache:
+          return std::string("ngram_cache");
+        default:
+          return std::string("draft_model");
+      }
+    });
 
 }  // namespace
 }  // namespace hearth::scheduler
