@@ -8,6 +8,7 @@
 
 #include "scheduler/ngram_cache.h"
 #include "server/server_fixture.h"
+#include "support/process.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
@@ -88,6 +89,29 @@ TEST(ServedSpeculation, DraftModelMatchesAPlainServer) {
       unloadable.start(stories_args({"--spec-type", "draft-simple", "-md", "/nonexistent.gguf"})));
   EXPECT_NE(unloadable.log().find("failed to load the draft model"), std::string::npos)
       << unloadable.log();
+}
+
+// hearth-loadbench reads the drafts from the final timings and reports the generated
+// tokens per target step (tokens / (tokens - accepted drafts)), the figure the speed
+// criterion of speculation is judged by.
+TEST(ServedSpeculation, LoadbenchReportsDraftsAndTokensPerStep) {
+  ServerProcess spec;
+  ASSERT_TRUE(spec.start(
+      stories_args({"-np", "2", "--spec-type", "ngram-map-k", "--spec-ngram-map-k-size-n", "3",
+                    "--spec-ngram-map-k-size-m", "8"})))
+      << spec.log();
+  const ProcessResult r = run_process(
+      {bin_dir() + "/hearth-loadbench", "--url", "http://127.0.0.1:" + std::to_string(spec.port()),
+       "-c", "2", "-n", "4", "--n-predict", "64", "--temperature", "0", "--json"},
+      120);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const Json summary = Json::parse(r.out);
+  EXPECT_EQ(summary["requests_failed"], 0);
+  const auto tokens = summary["tokens_predicted"].get<double>();
+  const auto accepted = summary["draft_n_accepted"].get<double>();
+  EXPECT_GT(summary["draft_n"].get<double>(), 0);
+  EXPECT_GT(accepted, 0);
+  EXPECT_NEAR(summary["tokens_per_step"].get<double>(), tokens / (tokens - accepted), 1e-9);
 }
 
 // ngram-cache with a static lookup table (-lcs) made from a plain server's texts: the same

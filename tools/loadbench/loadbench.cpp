@@ -27,6 +27,14 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using Json = nlohmann::json;
+
+// The final response's timings carry draft_n and draft_n_accepted when the request drafted.
+void read_draft_counts(const Json& final_frame, RequestResult& result) {
+  const auto timings = final_frame.find("timings");
+  if (timings == final_frame.end() || !timings->is_object()) return;
+  result.draft_n = timings->value("draft_n", int64_t{0});
+  result.draft_accepted = timings->value("draft_n_accepted", int64_t{0});
+}
 using Clock = std::chrono::steady_clock;
 
 // Beast's own timeouts apply only to asynchronous operations, and a socket receive timeout
@@ -171,6 +179,7 @@ void read_whole(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
   result.ttft_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   result.tokens_predicted = j.value("tokens_predicted", int64_t{0});
   result.tokens_evaluated = j.value("tokens_evaluated", int64_t{0});
+  read_draft_counts(j, result);
   result.ok = true;
 }
 
@@ -318,6 +327,7 @@ bool apply_frame(std::string_view payload, double at_ms, std::optional<double>& 
     result.tokens_predicted = frame.value(
         "tokens_predicted", static_cast<int64_t>(result.gaps_ms.size() + (result.ttft_ms ? 1 : 0)));
     result.tokens_evaluated = frame.value("tokens_evaluated", int64_t{0});
+    read_draft_counts(frame, result);
     result.ok = true;
     return true;
   }
@@ -428,6 +438,8 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
     s.tokens_predicted += r.tokens_predicted;
     s.tokens_evaluated += r.tokens_evaluated;
     s.embeddings += r.embeddings;
+    s.draft_n += r.draft_n;
+    s.draft_accepted += r.draft_accepted;
     if (r.ttft_ms) ttft.push_back(*r.ttft_ms);
     gaps.insert(gaps.end(), r.gaps_ms.begin(), r.gaps_ms.end());
   }
@@ -436,6 +448,9 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
     s.requests_per_s = static_cast<double>(s.requests_ok) / wall_s;
     s.embeddings_per_s = static_cast<double>(s.embeddings) / wall_s;
   }
+  if (s.tokens_predicted > s.draft_accepted)
+    s.tokens_per_step = static_cast<double>(s.tokens_predicted) /
+                        static_cast<double>(s.tokens_predicted - s.draft_accepted);
   s.ttft_p50_ms = percentile(ttft, 50);
   s.ttft_p99_ms = percentile(ttft, 99);
   s.ttft_mean_ms = ttft.empty() ? 0 : std::accumulate(ttft.begin(), ttft.end(), 0.0) / ttft.size();

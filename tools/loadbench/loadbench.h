@@ -71,6 +71,8 @@ struct RequestResult {
   int64_t tokens_predicted = 0;
   int64_t tokens_evaluated = 0;
   int64_t embeddings = 0;         // vectors returned (embedding requests)
+  int64_t draft_n = 0;            // speculative decoding: tokens drafted (final timings)
+  int64_t draft_accepted = 0;     // and accepted
   std::optional<double> ttft_ms;  // first token frame
   std::vector<double> gaps_ms;    // between consecutive token frames
   double total_ms = 0;
@@ -94,6 +96,11 @@ struct Summary {
   int64_t tokens_predicted = 0;    // over every request that reached its final frame
   int64_t tokens_evaluated = 0;
   int64_t embeddings = 0;
+  int64_t draft_n = 0;         // speculative decoding, summed over the requests' timings
+  int64_t draft_accepted = 0;  // (absent from the timings when nothing was drafted)
+  // Generated tokens per target forward step: each step yields one token plus its accepted
+  // draft tokens, so steps = tokens_predicted - draft_accepted.
+  double tokens_per_step = 0;
   double wall_s = 0;
   double embeddings_per_s = 0;  // embeddings / wall_s
   double tokens_per_s = 0;      // tokens_predicted / wall_s

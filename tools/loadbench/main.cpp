@@ -95,6 +95,13 @@ void print_text(const Settings& s, const Summary& sum, const ServerReport& serve
   std::printf("  wall time    %.3f s\n", sum.wall_s);
   std::printf("  throughput   %.2f generated tokens/s (%lld tokens), %.3f requests/s\n",
               sum.tokens_per_s, static_cast<long long>(sum.tokens_predicted), sum.requests_per_s);
+  if (sum.draft_n > 0) {
+    std::printf(
+        "  speculation  %lld drafted, %lld accepted (%.1f %%), %.3f tokens per target step\n",
+        static_cast<long long>(sum.draft_n), static_cast<long long>(sum.draft_accepted),
+        100.0 * static_cast<double>(sum.draft_accepted) / static_cast<double>(sum.draft_n),
+        sum.tokens_per_step);
+  }
   if (s.embeddings > 0) {
     std::printf("  embeddings   %.2f inputs/s (%lld inputs, %lld tokens)\n", sum.embeddings_per_s,
                 static_cast<long long>(sum.embeddings),
@@ -134,6 +141,9 @@ void print_json(const Settings& s, const Summary& sum, const ServerReport& serve
       {"wall_s", sum.wall_s},
       {"tokens_predicted", sum.tokens_predicted},
       {"tokens_evaluated", sum.tokens_evaluated},
+      {"draft_n", sum.draft_n},
+      {"draft_n_accepted", sum.draft_accepted},
+      {"tokens_per_step", sum.tokens_per_step},
       {"tokens_per_s", sum.tokens_per_s},
       {"embeddings", sum.embeddings},
       {"embeddings_per_s", sum.embeddings_per_s},
