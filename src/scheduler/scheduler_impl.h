@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/context.h"
+#include "scheduler/draft_budget.h"
 #include "scheduler/planner.h"
 #include "scheduler/prompt_cache.h"
 #include "scheduler/scheduler.h"
@@ -144,6 +145,7 @@ class SchedulerImpl final : public Scheduler {
     int32_t budget;  // most tokens the draft model may propose
   };
   void prepare_drafts(const StepPlan& plan);
+  void budget_drafts(const StepPlan& plan);
   int32_t ngram_draft(Slot& slot);
   std::vector<int32_t> draft_from_ngrams(Slot& slot);
   void draft_with_model(std::vector<DraftJob>& jobs);  // draft_model.cpp
@@ -175,6 +177,7 @@ class SchedulerImpl final : public Scheduler {
   std::vector<Slot> slots_;                     // scheduler thread only
   std::unique_ptr<NgramModTable> ngram_mod_;    // with --spec-type ngram-mod
   std::unique_ptr<engine::Context> draft_ctx_;  // with --spec-type draft-simple
+  StepCostModel step_cost_;                     // forward-call times, for the draft budget
   std::unique_ptr<PromptCache> prompt_cache_;   // scheduler thread only; null with --cache-ram 0
   // Built on first use, scheduler thread only.
   std::unique_ptr<TokenizerVocab> vocab_;

@@ -123,6 +123,12 @@ void apply_limits(RunningTask& task, const std::string& released, bool eog, int3
 
 }  // namespace
 
+// Laplace's rule: (accepted + 1) / (accepted + rejections + 2), a half before any draft.
+double RunningTask::acceptance_rate(DraftSource source) const {
+  const auto i = static_cast<size_t>(source);
+  return (source_accepted[i] + 1.0) / (source_accepted[i] + source_rejections[i] + 2.0);
+}
+
 Timings RunningTask::timings() const {
   Timings t;
   t.cache_n = n_past;

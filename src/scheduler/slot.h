@@ -3,6 +3,7 @@
 // owns the slots and the engine; this file holds what happens to one sampled token.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -70,6 +71,11 @@ struct RunningTask {
   int32_t draft_cap = -1;
   int32_t draft_misses = 0;
   int32_t draft_skip = 0;
+  // Per draft source: tokens accepted and drafts cut short by a rejection, whose ratio
+  // estimates the per-token acceptance rate the step's draft budget weighs (draft_budget.h).
+  std::array<int32_t, 7> source_accepted{};
+  std::array<int32_t, 7> source_rejections{};
+  double acceptance_rate(DraftSource source) const;
 
   int32_t n_prompt() const { return static_cast<int32_t>(prompt->size()); }
   Timings timings() const;

@@ -52,6 +52,28 @@ void SchedulerImpl::prepare_drafts(const StepPlan& plan) {
     if (model_budget > 0) jobs.push_back({&s, model_budget});
   }
   if (!jobs.empty()) draft_with_model(jobs);
+  budget_drafts(plan);
+}
+
+// Cuts the drafts to the rows worth verifying in this step (draft_budget.h): each slot's
+// acceptance rate for its draft's source against the measured cost of a row.
+void SchedulerImpl::budget_drafts(const StepPlan& plan) {
+  std::vector<Slot*> drafting;
+  std::vector<DraftOffer> offers;
+  int32_t decoding = 0;
+  for (Slot& s : slots_) {
+    if (!s.task || !plan.decode[static_cast<size_t>(s.id)]) continue;
+    ++decoding;
+    if (s.task->draft.empty()) continue;
+    drafting.push_back(&s);
+    offers.push_back({s.task->acceptance_rate(s.task->draft_source),
+                      static_cast<int32_t>(s.task->draft.size())});
+  }
+  if (offers.empty()) return;
+  const std::vector<int32_t> take =
+      allocate_draft_rows(offers, std::max(plan.n_tokens, decoding), decoding, step_cost_);
+  for (size_t i = 0; i < drafting.size(); ++i)
+    drafting[i]->task->draft.resize(static_cast<size_t>(take[i]));
 }
 
 void SchedulerImpl::append_draft(const Slot& slot, std::vector<StepToken>& tokens) const {
@@ -158,7 +180,12 @@ void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
       slot.cached.push_back(draft[k]);
       sample_into(slot, ctx_->logits(static_cast<int32_t>(at + 1 + k)));
     }
-    if (slot.task) adapt_draft_length(*slot.task, drafted, accepted, config_.spec.max_draft());
+    if (slot.task) {
+      adapt_draft_length(*slot.task, drafted, accepted, config_.spec.max_draft());
+      const auto at_source = static_cast<size_t>(source);
+      slot.task->source_accepted[at_source] += accepted;
+      if (accepted < drafted) ++slot.task->source_rejections[at_source];
+    }
     if (source == RunningTask::DraftSource::kNgramMod)
       ngram_mod_accept(*ngram_mod_, slot.ngram_mod, accepted);
     if (source == RunningTask::DraftSource::kNgramMapK) slot.map_k->accept(drafted, accepted);

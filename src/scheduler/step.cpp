@@ -196,7 +196,11 @@ bool SchedulerImpl::forward(std::vector<StepToken>& chunk) {
     const int32_t pos = next[static_cast<size_t>(t.slot)]++;
     batch.add(t.token, pos, t.slot, t.logits, wants_hidden(s, pos));
   }
+  const int64_t t0 = now_us();
   Status st = ctx_->decode(batch);
+  if (st.is_ok())
+    step_cost_.observe(static_cast<int32_t>(chunk.size()),
+                       static_cast<double>(now_us() - t0) * 1e-6);
   if (st.code() == ErrorCode::kResourceExhausted && evict_idle_slots()) st = ctx_->decode(batch);
   if (st.code() == ErrorCode::kResourceExhausted && drop_drafts(chunk)) return forward(chunk);
   if (st.is_ok()) return true;
