@@ -59,8 +59,15 @@ std::vector<int32_t> allocate_draft_rows(const std::vector<DraftOffer>& offers, 
     bool operator<(const Next& o) const { return gain < o.gain; }
   };
   std::priority_queue<Next> next;
-  for (size_t i = 0; i < offers.size(); ++i)
-    if (offers[i].length > 0) next.push({offers[i].p_accept, i});
+  for (size_t i = 0; i < offers.size(); ++i) {
+    const DraftOffer& o = offers[i];
+    double gain = o.p_accept;
+    for (; take[i] < std::min(o.min_rows, o.length); ++take[i], gain *= o.p_accept) {
+      tokens += gain;
+      time += per_row;
+    }
+    if (take[i] < o.length) next.push({gain, i});
+  }
   while (!next.empty()) {
     const Next row = next.top();
     next.pop();

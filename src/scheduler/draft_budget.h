@@ -31,10 +31,13 @@ class StepCostModel {
   double w_ = 0, x_ = 0, y_ = 0, xx_ = 0, xy_ = 0;
 };
 
-// A slot's draft as proposed: its per-token acceptance estimate and length.
+// A slot's draft as proposed: its per-token acceptance estimate, its length, and the rows
+// verified regardless (a source with too few verified drafts to estimate from still gets
+// its first row checked, so no source is starved by its prior).
 struct DraftOffer {
   double p_accept = 0.5;
   int32_t length = 0;
+  int32_t min_rows = 0;
 };
 
 // The number of draft tokens to verify for each offer, for a step that already holds

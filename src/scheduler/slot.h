@@ -75,6 +75,8 @@ struct RunningTask {
   // estimates the per-token acceptance rate the step's draft budget weighs (draft_budget.h).
   std::array<int32_t, 7> source_accepted{};
   std::array<int32_t, 7> source_rejections{};
+  std::array<int32_t, 7> source_drafts{};  // drafts verified
+  int32_t drafts_starved = 0;              // drafts in a row the budget gave no rows
   double acceptance_rate(DraftSource source) const;
 
   int32_t n_prompt() const { return static_cast<int32_t>(prompt->size()); }

@@ -17,6 +17,15 @@ namespace {
 // Misses in a row after which drafting pauses, and the longest pause (steps).
 constexpr int32_t kMissesBeforePause = 2;
 constexpr int32_t kLongestPause = 64;
+// Drafts of a source verified (one row at least) before the budget judges it by its record,
+// and after that one probe row once that many of its drafts in a row got no rows, so a
+// source whose text has started to repeat is noticed again.
+constexpr int32_t kDraftsBeforeBudget = 2;
+constexpr int32_t kProbeEvery = 16;
+
+bool probe(const RunningTask& t, size_t source) {
+  return t.source_drafts[source] < kDraftsBeforeBudget || t.drafts_starved >= kProbeEvery;
+}
 
 // Adapts the slot's draft length to what its drafts achieve: a draft accepted whole may
 // double, a partly accepted one is trimmed to what was accepted plus one, and drafts that
@@ -66,14 +75,18 @@ void SchedulerImpl::budget_drafts(const StepPlan& plan) {
     ++decoding;
     if (s.task->draft.empty()) continue;
     drafting.push_back(&s);
+    const auto source = static_cast<size_t>(s.task->draft_source);
     offers.push_back({s.task->acceptance_rate(s.task->draft_source),
-                      static_cast<int32_t>(s.task->draft.size())});
+                      static_cast<int32_t>(s.task->draft.size()), probe(*s.task, source) ? 1 : 0});
   }
   if (offers.empty()) return;
   const std::vector<int32_t> take =
       allocate_draft_rows(offers, std::max(plan.n_tokens, decoding), decoding, step_cost_);
-  for (size_t i = 0; i < drafting.size(); ++i)
-    drafting[i]->task->draft.resize(static_cast<size_t>(take[i]));
+  for (size_t i = 0; i < drafting.size(); ++i) {
+    RunningTask& t = *drafting[i]->task;
+    t.draft.resize(static_cast<size_t>(take[i]));
+    t.drafts_starved = take[i] == 0 ? t.drafts_starved + 1 : 0;
+  }
 }
 
 void SchedulerImpl::append_draft(const Slot& slot, std::vector<StepToken>& tokens) const {
@@ -185,6 +198,7 @@ void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
       const auto at_source = static_cast<size_t>(source);
       slot.task->source_accepted[at_source] += accepted;
       if (accepted < drafted) ++slot.task->source_rejections[at_source];
+      if (drafted > 0) ++slot.task->source_drafts[at_source];
     }
     if (source == RunningTask::DraftSource::kNgramMod)
       ngram_mod_accept(*ngram_mod_, slot.ngram_mod, accepted);

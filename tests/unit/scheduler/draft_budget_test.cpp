@@ -45,6 +45,12 @@ TEST(DraftBudget, AComputeBoundStepSpendsRowsOnTheLikeliestDrafts) {
   EXPECT_GT(take[1], 0);
 }
 
+TEST(DraftBudget, ASourceWithoutARecordGetsItsFirstRows) {
+  const StepCostModel dear_rows = fitted(0.01, 0.01, {1, 8, 16});
+  EXPECT_EQ(allocate_draft_rows({{0.5, 8, 1}}, 8, 8, dear_rows), (std::vector<int32_t>{1}));
+  EXPECT_EQ(allocate_draft_rows({{0.5, 1, 3}}, 8, 8, dear_rows), (std::vector<int32_t>{1}));
+}
+
 TEST(DraftBudget, NothingMeasuredYetVerifiesEveryDraft) {
   EXPECT_EQ(allocate_draft_rows({{0.1, 5}, {0.9, 3}}, 4, 4, StepCostModel()),
             (std::vector<int32_t>{5, 3}));
