@@ -216,5 +216,22 @@ TEST_F(ServerHardening, HeadIsServedAndUnknownMethodsAre400) {
   EXPECT_EQ(parse_or_null(body_of(foo))["error"]["message"], "unsupported HTTP method");
 }
 
+// Generated text that is not valid UTF-8 (byte-fallback tokens forced by a logit bias; <0x83>
+// is a lone continuation byte) is the model's output, not an error: 200 with U+FFFD in
+// place of the broken bytes and the token ids intact (the reference answers 500).
+TEST_F(ServerHardening, InvalidUtf8OutputIsReturnedWithReplacementCharacters) {
+  start();
+  const Json body = {{"prompt", "Once upon"},
+                     {"n_predict", 4},
+                     {"temperature", 0},
+                     {"return_tokens", true},
+                     {"logit_bias", Json::array({Json::array({134, 100})})}};
+  int status = 0;
+  const Json r = post_json(port(), "/completion", body, &status);
+  ASSERT_EQ(status, 200) << r.dump();
+  EXPECT_EQ(r["content"], "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(r["tokens"], Json::array({134, 134, 134, 134}));
+}
+
 }  // namespace
 }  // namespace hearth::test

@@ -2,6 +2,8 @@
 // 8 concurrent greedy /completion requests with the content a plain server gives each of
 // them, reports the drafts in the timings (draft_n, draft_n_accepted, only when it drafted),
 // counts them in /metrics, and marks its slots speculative in /slots.
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -112,6 +114,7 @@ TEST(ServedSpeculation, LoadbenchReportsDraftsAndTokensPerStep) {
   EXPECT_GT(summary["draft_n"].get<double>(), 0);
   EXPECT_GT(accepted, 0);
   EXPECT_NEAR(summary["tokens_per_step"].get<double>(), tokens / (tokens - accepted), 1e-9);
+  EXPECT_GT(summary["decode_tokens_per_s"].get<double>(), 0.0);
 }
 
 // ngram-cache with a static lookup table (-lcs) made from a plain server's texts: the same
@@ -162,6 +165,71 @@ TEST(ServedSpeculation, LookupCacheFilesAreLoadedOrRefused) {
   EXPECT_NE(unused.log().find("lookup caches are used by --spec-type ngram-cache"),
             std::string::npos)
       << unused.log();
+}
+
+// A synthesized target with a synthesized small draft model (stories260K's vocabulary, other
+// weights): the drafts are mostly rejected, so rollback runs at nearly every step, and 40
+// greedy prompts still give the plain server's tokens, alone and from 8 clients at once.
+// HEARTH_SPEC_IDENTITY_FULL=1 makes the target the 1.1B shape (hearth-synth's default),
+// which takes minutes; by default it is a 4-layer model.
+TEST(ServedSpeculation, SynthesizedTargetWithASmallDraftMatchesAPlainServer) {
+  const std::string dir = make_temp_dir("spec_identity");
+  const bool full = std::getenv("HEARTH_SPEC_IDENTITY_FULL") != nullptr;
+  const auto synth = [&](const std::string& out, std::vector<std::string> shape) {
+    std::vector<std::string> args{
+        bin_dir() + "/hearth-synth", "--vocab", stories_model(), "--type", "q4_0", "-o", out};
+    args.insert(args.end(), shape.begin(), shape.end());
+    const ProcessResult r = run_process(args, 600);
+    return r.exit_code == 0 ? std::string() : r.err;
+  };
+  const std::string target = dir + "/target.gguf", draft = dir + "/draft.gguf";
+  ASSERT_EQ(synth(target, full ? std::vector<std::string>{}
+                               : std::vector<std::string>{"--n-embd", "512", "--n-layer", "4",
+                                                          "--n-head", "8", "--n-ff", "1536"}),
+            "");
+  ASSERT_EQ(synth(draft, {"--n-embd", "128", "--n-layer", "2", "--n-head", "4", "--n-head-kv", "4",
+                          "--n-ff", "384", "--seed", "7"}),
+            "");
+  const std::vector<std::string> base = {"-m", target, "-np", "8", "-c", "4096"};
+  std::vector<std::string> with_draft = base;
+  with_draft.insert(with_draft.end(),
+                    {"--spec-type", "draft-simple", "-md", draft, "--spec-draft-n-max", "4"});
+  ServerProcess plain, spec;
+  ASSERT_TRUE(plain.start(base)) << plain.log();
+  ASSERT_TRUE(spec.start(with_draft)) << spec.log();
+  const char* subjects[] = {"a little girl", "a big dog",  "a small cat", "Tom",
+                            "Lily",          "a red bird", "the sun",     "a boy named Tim"};
+  const char* openings[] = {"Once upon a time, there was ", "One day, ", "Every morning ",
+                            "In the park, ", "Long ago, "};
+  std::vector<Json> requests;
+  for (const char* o : openings)
+    for (const char* s : subjects)
+      requests.push_back({{"prompt", std::string(o) + s},
+                          {"n_predict", 32},
+                          {"temperature", 0},
+                          {"return_tokens", true}});
+  ASSERT_EQ(requests.size(), 40u);
+  std::vector<Json> want, alone, together(requests.size());
+  for (const Json& r : requests) {
+    want.push_back(post_json(plain.port(), "/completion", r));
+    alone.push_back(post_json(spec.port(), "/completion", r));
+  }
+  for (size_t at = 0; at < requests.size(); at += 8) {
+    std::vector<std::thread> clients;
+    for (size_t i = at; i < at + 8; ++i)
+      clients.emplace_back(
+          [&, i] { together[i] = post_json(spec.port(), "/completion", requests[i]); });
+    for (auto& c : clients) c.join();
+  }
+  int drafted = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ASSERT_TRUE(want[i].contains("tokens")) << want[i].dump();
+    EXPECT_EQ(alone[i]["tokens"], want[i]["tokens"]) << "prompt " << i << " alone";
+    EXPECT_EQ(together[i]["tokens"], want[i]["tokens"]) << "prompt " << i << " among 8 clients";
+    drafted += alone[i]["timings"].value("draft_n", 0) + together[i]["timings"].value("draft_n", 0);
+  }
+  EXPECT_GT(drafted, 0);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -28,10 +28,12 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using Json = nlohmann::json;
 
-// The final response's timings carry draft_n and draft_n_accepted when the request drafted.
+// The final response's timings: generation time, and draft_n and draft_n_accepted when the
+// request drafted.
 void read_draft_counts(const Json& final_frame, RequestResult& result) {
   const auto timings = final_frame.find("timings");
   if (timings == final_frame.end() || !timings->is_object()) return;
+  result.predicted_ms = timings->value("predicted_ms", 0.0);
   result.draft_n = timings->value("draft_n", int64_t{0});
   result.draft_accepted = timings->value("draft_n_accepted", int64_t{0});
 }
@@ -423,6 +425,7 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
   s.wall_s = wall_s;
   std::vector<double> ttft;
   std::vector<double> gaps;
+  double predicted_ms = 0;
   std::set<std::string> seen_errors;
   for (const RequestResult& r : results) {
     if (r.ok && r.cancelled) {
@@ -440,6 +443,7 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
     s.embeddings += r.embeddings;
     s.draft_n += r.draft_n;
     s.draft_accepted += r.draft_accepted;
+    predicted_ms += r.predicted_ms;
     if (r.ttft_ms) ttft.push_back(*r.ttft_ms);
     gaps.insert(gaps.end(), r.gaps_ms.begin(), r.gaps_ms.end());
   }
@@ -451,6 +455,8 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
   if (s.tokens_predicted > s.draft_accepted)
     s.tokens_per_step = static_cast<double>(s.tokens_predicted) /
                         static_cast<double>(s.tokens_predicted - s.draft_accepted);
+  if (predicted_ms > 0)
+    s.decode_tokens_per_s = static_cast<double>(s.tokens_predicted) / (predicted_ms / 1000.0);
   s.ttft_p50_ms = percentile(ttft, 50);
   s.ttft_p99_ms = percentile(ttft, 99);
   s.ttft_mean_ms = ttft.empty() ? 0 : std::accumulate(ttft.begin(), ttft.end(), 0.0) / ttft.size();

@@ -73,6 +73,7 @@ struct RequestResult {
   int64_t embeddings = 0;         // vectors returned (embedding requests)
   int64_t draft_n = 0;            // speculative decoding: tokens drafted (final timings)
   int64_t draft_accepted = 0;     // and accepted
+  double predicted_ms = 0;        // the timings' generation time (prompt excluded)
   std::optional<double> ttft_ms;  // first token frame
   std::vector<double> gaps_ms;    // between consecutive token frames
   double total_ms = 0;
@@ -101,6 +102,10 @@ struct Summary {
   // Generated tokens per target forward step: each step yields one token plus its accepted
   // draft tokens, so steps = tokens_predicted - draft_accepted.
   double tokens_per_step = 0;
+  // Generated tokens over the summed generation times of the requests (timings.predicted_ms,
+  // which leaves prompt processing and transport out): one stream's decode speed, equal to
+  // the throughput with one client; 0 when the server sent no timings.
+  double decode_tokens_per_s = 0;
   double wall_s = 0;
   double embeddings_per_s = 0;  // embeddings / wall_s
   double tokens_per_s = 0;      // tokens_predicted / wall_s

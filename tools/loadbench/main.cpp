@@ -95,6 +95,9 @@ void print_text(const Settings& s, const Summary& sum, const ServerReport& serve
   std::printf("  wall time    %.3f s\n", sum.wall_s);
   std::printf("  throughput   %.2f generated tokens/s (%lld tokens), %.3f requests/s\n",
               sum.tokens_per_s, static_cast<long long>(sum.tokens_predicted), sum.requests_per_s);
+  if (sum.decode_tokens_per_s > 0)
+    std::printf("  decode       %.2f tokens/s per stream by the timings (prompt excluded)\n",
+                sum.decode_tokens_per_s);
   if (sum.draft_n > 0) {
     std::printf(
         "  speculation  %lld drafted, %lld accepted (%.1f %%), %.3f tokens per target step\n",
@@ -144,6 +147,7 @@ void print_json(const Settings& s, const Summary& sum, const ServerReport& serve
       {"draft_n", sum.draft_n},
       {"draft_n_accepted", sum.draft_accepted},
       {"tokens_per_step", sum.tokens_per_step},
+      {"decode_tokens_per_s", sum.decode_tokens_per_s},
       {"tokens_per_s", sum.tokens_per_s},
       {"embeddings", sum.embeddings},
       {"embeddings_per_s", sum.embeddings_per_s},
