@@ -12,6 +12,23 @@ void StepCostModel::observe(int32_t rows, double seconds) {
   y_ = y_ * kDecay + seconds;
   xx_ = xx_ * kDecay + x * x;
   xy_ = xy_ * kDecay + x * seconds;
+  if (rows >= 1 && rows <= kTableRows) {
+    const auto r = static_cast<size_t>(rows);
+    mean_[r] = seen_[r] == 0 ? seconds : mean_[r] + kTableRate * (seconds - mean_[r]);
+    ++seen_[r];
+  }
+}
+
+std::vector<double> StepCostModel::times(int32_t max_rows) const {
+  double fixed = 0, per_row = 0;
+  fit(fixed, per_row);
+  std::vector<double> t(static_cast<size_t>(std::max(max_rows, 0)) + 1, 0.0);
+  for (int32_t r = 1; r <= max_rows; ++r) {
+    const auto i = static_cast<size_t>(r);
+    const bool known = r <= kTableRows && seen_[i] >= kSeenEnough;
+    t[i] = std::max(t[i - 1], known ? mean_[i] : fixed + per_row * r);
+  }
+  return t;
 }
 
 void StepCostModel::fit(double& fixed, double& per_row) const {
@@ -49,8 +66,10 @@ std::vector<int32_t> allocate_draft_rows(const std::vector<DraftOffer>& offers, 
     for (size_t i = 0; i < offers.size(); ++i) take[i] = offers[i].length;
     return take;
   }
-  const double per_row = cost.per_row();
-  double time = cost.fixed() + per_row * base_rows;
+  int32_t most = base_rows;
+  for (const DraftOffer& o : offers) most += o.length;
+  const std::vector<double> time = cost.times(most);
+  auto rows = static_cast<size_t>(std::max(base_rows, 1));
   double tokens = base_tokens;
   // The next row of each offer and its gain p^(k+1); rows of one offer come in order.
   struct Next {
@@ -64,16 +83,17 @@ std::vector<int32_t> allocate_draft_rows(const std::vector<DraftOffer>& offers, 
     double gain = o.p_accept;
     for (; take[i] < std::min(o.min_rows, o.length); ++take[i], gain *= o.p_accept) {
       tokens += gain;
-      time += per_row;
+      ++rows;
     }
     if (take[i] < o.length) next.push({gain, i});
   }
-  while (!next.empty()) {
+  while (!next.empty() && rows + 1 < time.size()) {
     const Next row = next.top();
     next.pop();
-    if (row.gain * time <= tokens * per_row) break;  // would lower tokens per second
+    // Taken only when it raises expected tokens per second.
+    if ((tokens + row.gain) * time[rows] <= tokens * time[rows + 1]) break;
     tokens += row.gain;
-    time += per_row;
+    ++rows;
     const DraftOffer& o = offers[row.offer];
     if (++take[row.offer] < o.length) next.push({row.gain * o.p_accept, row.offer});
   }

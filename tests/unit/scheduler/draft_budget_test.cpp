@@ -45,6 +45,26 @@ TEST(DraftBudget, AComputeBoundStepSpendsRowsOnTheLikeliestDrafts) {
   EXPECT_GT(take[1], 0);
 }
 
+// Measured often enough, each row count's own average replaces the line: with a convex
+// curve (a second row nearly free, later ones dear) a p = 0.8 draft is cut at 3 rows, where
+// the next row would lower tokens per second: (1 + .8 + .64 + .512) / t(4) = 2.952 / 24.4
+// beats 3.36 / t(5) = 3.36 / 28.6; a surer draft runs further.
+TEST(DraftBudget, MeasuredRowCountsBendTheCostCurve) {
+  const auto t = [](int32_t r) { return 0.019 + 0.0006 * (r - 1) * (r - 1); };
+  StepCostModel convex;
+  for (int round = 0; round < 3; ++round)
+    for (int32_t r = 1; r <= 9; ++r) convex.observe(r, t(r));
+  const std::vector<double> times = convex.times(9);
+  EXPECT_NEAR(times[4], t(4), 1e-12);
+  EXPECT_EQ(allocate_draft_rows({{0.8, 8}}, 1, 1, convex), (std::vector<int32_t>{3}));
+  EXPECT_GT(allocate_draft_rows({{0.95, 8}}, 1, 1, convex)[0], 3);
+  // Times never fall with more rows, even where a noisy average would.
+  StepCostModel noisy = fitted(0.02, 0.001, {1, 1, 1, 2, 2, 2});
+  for (int i = 0; i < 3; ++i) noisy.observe(3, 0.015);
+  const std::vector<double> monotone = noisy.times(3);
+  EXPECT_GE(monotone[3], monotone[2]);
+}
+
 TEST(DraftBudget, ASourceWithoutARecordGetsItsFirstRows) {
   const StepCostModel dear_rows = fitted(0.01, 0.01, {1, 8, 16});
   EXPECT_EQ(allocate_draft_rows({{0.5, 8, 1}}, 8, 8, dear_rows), (std::vector<int32_t>{1}));
