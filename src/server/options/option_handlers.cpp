@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hub/hf_cache.h"
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/options/value_parse.h"
@@ -54,6 +55,11 @@ Status handle_help(const OptionInput&, ParseState& st) {
 
 Status handle_version(const OptionInput&, ParseState& st) {
   st.print_now = version_text();
+  return Status::ok();
+}
+
+Status handle_cache_list(const OptionInput&, ParseState& st) {
+  st.print_now = hub::cache_list_text();
   return Status::ok();
 }
 

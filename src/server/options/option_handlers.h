@@ -126,6 +126,7 @@ Status set_sampling_non_negative(const OptionInput& in, ParseState& st) {
 // option_handlers.cpp: the process, threads, KV types, slots, network and keys.
 Status handle_help(const OptionInput& in, ParseState& st);
 Status handle_version(const OptionInput& in, ParseState& st);
+Status handle_cache_list(const OptionInput& in, ParseState& st);
 Status handle_completion_bash(const OptionInput& in, ParseState& st);
 Status handle_threads(const OptionInput& in, ParseState& st);
 Status handle_threads_batch(const OptionInput& in, ParseState& st);

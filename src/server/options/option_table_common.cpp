@@ -17,7 +17,7 @@ constexpr OptionSpec kEntries[] = {
     {"--version", "", "", "", "", "Print version and build information and exit", kFlag, kSupported,
      "", "", 0, false, handle_version, nullptr},
     {"-cl, --cache-list", "", "", "", "", "List the models in the download cache and exit", kFlag,
-     kNotApplicable, kReasonDownloads, "", 0, false},
+     kSupported, "", "", 0, false, handle_cache_list, nullptr},
     {"--completion-bash", "", "", "", "", "Print a bash completion script and exit", kFlag,
      kSupported, "", "", 0, false, handle_completion_bash, nullptr},
     {"-t, --threads", "", "N", "LLAMA_ARG_THREADS", "-1 (= auto)",

@@ -300,7 +300,7 @@ TEST(OptionTableTest, EverySupportedOptionParses) {
       if (takes_value) args.push_back(samples[name]);
       ParseOutcome out = parse(args);
       bool prints = name == "--help" || name == "--version" || name == "--list-devices" ||
-                    name == "--completion-bash";
+                    name == "--completion-bash" || name == "--cache-list";
       EXPECT_EQ(out.action, prints ? ParseAction::kPrintAndExit : ParseAction::kRun)
           << spelling << ": " << out.text;
       if (spec.state == OptionState::kAcceptedNoEffect && !prints) {

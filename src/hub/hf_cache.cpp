@@ -1,0 +1,177 @@
+#include "hub/hf_cache.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace hearth::hub {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kRepoPrefix = "models--";
+
+std::string repo_from_folder(const std::string& folder) {
+  if (!folder.starts_with(kRepoPrefix)) return {};
+  // Each "--" stands for a '/'.
+  std::string id;
+  for (size_t i = kRepoPrefix.size(); i < folder.size(); ++i) {
+    const bool separator = folder.compare(i, 2, "--") == 0;
+    id.push_back(separator ? '/' : folder[i]);
+    i += separator ? 1 : 0;
+  }
+  return id;
+}
+
+// refs/main's commit, else the first valid one by file name.
+std::string cached_ref(const fs::path& repo) {
+  std::error_code ec;
+  std::vector<fs::path> refs;
+  for (const auto& e : fs::directory_iterator(repo / "refs", ec))
+    if (e.is_regular_file()) refs.push_back(e.path());
+  std::sort(refs.begin(), refs.end());
+  std::string fallback;
+  for (const fs::path& ref : refs) {
+    std::ifstream in(ref);
+    std::string commit;
+    if (!std::getline(in, commit) || !is_valid_commit(commit)) continue;
+    if (ref.filename() == "main") return commit;
+    if (fallback.empty()) fallback = commit;
+  }
+  return fallback;
+}
+
+void add_snapshot_files(const std::string& repo_id, const fs::path& snapshot,
+                        std::vector<CachedFile>& out) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(snapshot, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file() && !it->is_symlink()) continue;
+    const fs::path relative = it->path().lexically_relative(snapshot);
+    if (!relative.empty()) out.push_back({repo_id, relative.generic_string(), it->path().string()});
+  }
+}
+
+}  // namespace
+
+Result<std::string> cache_directory() {
+  struct Source {
+    const char* var;
+    const char* under;
+  };
+  constexpr Source kSources[] = {{"LLAMA_CACHE", ""},
+                                 {"HF_HUB_CACHE", ""},
+                                 {"HUGGINGFACE_HUB_CACHE", ""},
+                                 {"HF_HOME", "hub"},
+                                 {"XDG_CACHE_HOME", "huggingface/hub"},
+                                 {"HOME", ".cache/huggingface/hub"}};
+  for (const Source& s : kSources) {
+    const char* value = std::getenv(s.var);
+    if (value == nullptr || *value == '\0') continue;
+    return *s.under == '\0' ? std::string(value) : (fs::path(value) / s.under).string();
+  }
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir && *pw->pw_dir)
+    return (fs::path(pw->pw_dir) / ".cache/huggingface/hub").string();
+  return error(ErrorCode::kNotFound, "cannot determine the Hugging Face cache directory");
+}
+
+bool is_valid_repo_id(std::string_view repo_id) {
+  if (repo_id.empty() || repo_id.size() > 256) return false;
+  int slashes = 0;
+  bool after_separator = true;  // the first character cannot be a separator
+  for (const char c : repo_id) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      after_separator = false;
+    } else if (c == '/' || c == '.' || c == '-') {
+      if (after_separator) return false;
+      slashes += c == '/';
+      after_separator = true;
+    } else {
+      return false;
+    }
+  }
+  return !after_separator && slashes == 1;
+}
+
+bool is_valid_commit(std::string_view commit) {
+  return commit.size() == 40 && std::all_of(commit.begin(), commit.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
+GgufName split_gguf_name(std::string_view path) {
+  static const std::regex kSplit("^(.+)-([0-9]{5})-of-([0-9]{5})$", std::regex::icase);
+  static const std::regex kTag("[-.]([A-Z0-9_]+)$", std::regex::icase);
+  GgufName name;
+  if (!path.ends_with(".gguf")) return name;
+  name.prefix = std::string(path.substr(0, path.size() - 5));
+  std::smatch m;
+  if (std::regex_match(name.prefix, m, kSplit)) {
+    name.index = std::stoi(m[2].str());
+    name.count = std::stoi(m[3].str());
+    name.prefix = m[1].str();
+  }
+  if (std::regex_search(name.prefix, m, kTag)) {
+    name.tag = m[1].str();
+    for (char& c : name.tag) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
+std::vector<CachedFile> cached_files(std::string_view repo_id) {
+  std::vector<CachedFile> files;
+  const Result<std::string> root = cache_directory();
+  if (!root.is_ok() || (!repo_id.empty() && !is_valid_repo_id(repo_id))) return files;
+  std::error_code ec;
+  std::vector<fs::path> repos;
+  for (const auto& e : fs::directory_iterator(*root, ec))
+    if (e.is_directory()) repos.push_back(e.path());
+  std::sort(repos.begin(), repos.end());
+  for (const fs::path& repo : repos) {
+    const std::string id = repo_from_folder(repo.filename().string());
+    if (!is_valid_repo_id(id) || (!repo_id.empty() && id != repo_id)) continue;
+    const std::string commit = cached_ref(repo);
+    const fs::path snapshot = repo / "snapshots" / commit;
+    if (commit.empty() || !fs::is_directory(snapshot, ec)) continue;
+    add_snapshot_files(id, snapshot, files);
+  }
+  std::sort(files.begin(), files.end(), [](const CachedFile& a, const CachedFile& b) {
+    return std::tie(a.repo_id, a.path) < std::tie(b.repo_id, b.path);
+  });
+  return files;
+}
+
+std::vector<std::string> cached_models() {
+  constexpr std::string_view kSidecars[] = {"mmproj", "mtp-", "eagle3-", "dflash-", "dspark-"};
+  std::vector<std::string> models;
+  std::set<std::string> seen;
+  for (const CachedFile& f : cached_files()) {
+    const GgufName name = split_gguf_name(f.path);
+    if (name.index != 1 || name.tag.empty()) continue;
+    if (std::any_of(std::begin(kSidecars), std::end(kSidecars),
+                    [&](std::string_view s) { return name.prefix.find(s) != std::string::npos; }))
+      continue;
+    std::string model = f.repo_id + ":" + name.tag;
+    if (seen.insert(model).second) models.push_back(std::move(model));
+  }
+  return models;
+}
+
+std::string cache_list_text() {
+  const std::vector<std::string> models = cached_models();
+  std::string text = fmt::format("number of models in cache: {}\n", models.size());
+  for (size_t i = 0; i < models.size(); ++i) text += fmt::format("{:4}. {}\n", i + 1, models[i]);
+  return text;
+}
+
+}  // namespace hearth::hub
