@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -109,20 +108,43 @@ bool is_valid_commit(std::string_view commit) {
          });
 }
 
+namespace {
+
+bool all_digits(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+}  // namespace
+
+// "<prefix>-NNNNN-of-NNNNN" (any case) marks a split part; the tag is the trailing run of
+// [A-Za-z0-9_] after the last '-' or '.'.
 GgufName split_gguf_name(std::string_view path) {
-  static const std::regex kSplit("^(.+)-([0-9]{5})-of-([0-9]{5})$", std::regex::icase);
-  static const std::regex kTag("[-.]([A-Z0-9_]+)$", std::regex::icase);
   GgufName name;
   if (!path.ends_with(".gguf")) return name;
-  name.prefix = std::string(path.substr(0, path.size() - 5));
-  std::smatch m;
-  if (std::regex_match(name.prefix, m, kSplit)) {
-    name.index = std::stoi(m[2].str());
-    name.count = std::stoi(m[3].str());
-    name.prefix = m[1].str();
+  std::string_view prefix = path.substr(0, path.size() - 5);
+  constexpr size_t kSplitSuffix = 15;  // "-00001-of-00003"
+  if (prefix.size() > kSplitSuffix) {
+    const std::string_view tail = prefix.substr(prefix.size() - kSplitSuffix + 1);
+    const std::string_view of = tail.substr(5, 4);
+    if (prefix[prefix.size() - kSplitSuffix] == '-' && all_digits(tail.substr(0, 5)) &&
+        (of == "-of-" || of == "-OF-" || of == "-Of-" || of == "-oF-") &&
+        all_digits(tail.substr(9))) {
+      name.index = std::stoi(std::string(tail.substr(0, 5)));
+      name.count = std::stoi(std::string(tail.substr(9)));
+      prefix = prefix.substr(0, prefix.size() - kSplitSuffix);
+    }
   }
-  if (std::regex_search(name.prefix, m, kTag)) {
-    name.tag = m[1].str();
+  name.prefix = std::string(prefix);
+  size_t start = prefix.size();
+  while (start > 0 && is_word_char(prefix[start - 1])) --start;
+  if (start > 0 && start < prefix.size() &&
+      (prefix[start - 1] == '-' || prefix[start - 1] == '.')) {
+    name.tag = std::string(prefix.substr(start));
     for (char& c : name.tag) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   return name;

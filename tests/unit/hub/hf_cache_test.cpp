@@ -100,7 +100,16 @@ TEST(HubNames, GgufNamesSplitIntoTagAndPart) {
   EXPECT_EQ(n.index, 1);
   EXPECT_EQ(n.count, 1);
   EXPECT_EQ(split_gguf_name("model.gguf").tag, "");
+  EXPECT_EQ(split_gguf_name("dir/model.gguf").tag, "");
   EXPECT_EQ(split_gguf_name("README.md").prefix, "");
+  n = split_gguf_name("m-IQ4_XS-00001-OF-00002.gguf");
+  EXPECT_EQ(n.prefix, "m-IQ4_XS");
+  EXPECT_EQ(n.tag, "IQ4_XS");
+  EXPECT_EQ(n.count, 2);
+  n = split_gguf_name("m-00001-of-0002.gguf");  // four digits: not a split part
+  EXPECT_EQ(n.index, 1);
+  EXPECT_EQ(n.prefix, "m-00001-of-0002");
+  EXPECT_EQ(n.tag, "0002");
 }
 
 TEST_F(CacheEnv, ListsTheModelsOfEachRepositorysRef) {
