@@ -103,7 +103,9 @@ void ngram_cache_update(NgramCache& cache, std::span<const int32_t> tokens, size
 std::vector<int32_t> ngram_cache_draft(std::span<const int32_t> history, int32_t sampled,
                                        int32_t n_draft, const NgramCache& context,
                                        const NgramCache* dynamic, const NgramCache* corpus) {
-  std::vector<int32_t> seq(history.begin(), history.end());
+  // Lookups read at most the last kNgramCacheMax tokens of history, sampled token and draft.
+  const size_t keep = std::min<size_t>(history.size(), kNgramCacheMax - 1);
+  std::vector<int32_t> seq(history.end() - static_cast<ptrdiff_t>(keep), history.end());
   seq.push_back(sampled);
   std::vector<int32_t> draft;
   if (seq.size() < kStaticLength) return draft;

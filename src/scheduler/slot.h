@@ -62,6 +62,7 @@ struct RunningTask {
     kNgramCache,
     kDraftModel
   } draft_source = DraftSource::kNone;
+  static constexpr size_t kDraftSources = static_cast<size_t>(DraftSource::kDraftModel) + 1;
   int32_t n_draft = 0;
   int32_t n_draft_accepted = 0;
   int32_t n_draft_steps = 0;
@@ -73,10 +74,10 @@ struct RunningTask {
   int32_t draft_skip = 0;
   // Per draft source: tokens accepted and drafts cut short by a rejection, whose ratio
   // estimates the per-token acceptance rate the step's draft budget weighs (draft_budget.h).
-  std::array<int32_t, 7> source_accepted{};
-  std::array<int32_t, 7> source_rejections{};
-  std::array<int32_t, 7> source_drafts{};  // drafts verified
-  int32_t drafts_starved = 0;              // drafts in a row the budget gave no rows
+  std::array<int32_t, kDraftSources> source_accepted{};
+  std::array<int32_t, kDraftSources> source_rejections{};
+  std::array<int32_t, kDraftSources> source_drafts{};  // drafts verified
+  int32_t drafts_starved = 0;                          // drafts in a row the budget gave no rows
   double acceptance_rate(DraftSource source) const;
 
   int32_t n_prompt() const { return static_cast<int32_t>(prompt->size()); }

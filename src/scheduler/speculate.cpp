@@ -140,12 +140,17 @@ std::vector<int32_t> SchedulerImpl::draft_from_ngrams(Slot& slot) {
                                   config_.spec.ngram_mod_params),
                   kNgramMod);
   if (draft.empty() && config_.spec.ngram_cache) {
-    // The context table counts the slot's tokens and the pending one as they arrive.
+    // The context table counts the slot's tokens and the pending one as they arrive: the
+    // tokens not counted yet, after the longest n-gram that can precede them.
     NgramCacheSlot& nc = slot.ngram_cache;
-    std::vector<int32_t> seq = slot.cached;
-    seq.push_back(t.pending);
-    ngram_cache_update(nc.context, seq, seq.size() - std::min(nc.counted, seq.size()));
-    nc.counted = seq.size();
+    const size_t total = slot.cached.size() + 1;
+    const size_t from = std::min(nc.counted, total);
+    const size_t context = std::min<size_t>(from, kNgramCacheMax);
+    std::vector<int32_t> tail(slot.cached.begin() + static_cast<ptrdiff_t>(from - context),
+                              slot.cached.end());
+    tail.push_back(t.pending);
+    ngram_cache_update(nc.context, tail, total - from);
+    nc.counted = total;
     draft = found(
         ngram_cache_draft(slot.cached, t.pending, kNgramCacheDraft, nc.context,
                           config_.spec.lookup_dynamic.get(), config_.spec.lookup_static.get()),

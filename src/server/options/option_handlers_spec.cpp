@@ -43,6 +43,12 @@ Status set_ngram_size(const OptionInput& in, int32_t& out, char which) {
   return Status::ok();
 }
 
+Result<int32_t> parse_min_hits(std::string_view value) {
+  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(value));
+  if (n < 1) return invalid_value("ngram min hits must be at least 1");
+  return n;
+}
+
 }  // namespace
 
 // Comma-separated; each occurrence adds its types. A list naming `none` adds nothing.
@@ -120,9 +126,7 @@ Status handle_draft_threads(const OptionInput& in, ParseState& st) {
 }
 
 Status check_ngram_min_hits(const OptionInput& in, ParseState&) {
-  HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
-  if (n < 1) return invalid_value("ngram min hits must be at least 1");
-  return Status::ok();
+  return parse_min_hits(in.value).status();
 }
 
 // --spec-ngram-map-k[4v]-size-n / -size-m / -min-hits, told apart by the option's name.
@@ -133,8 +137,7 @@ Status handle_ngram_map_option(const OptionInput& in, ParseState& st) {
                                       : st.args.spec_ngram_map_k;
   if (name.ends_with("size-n")) return set_ngram_size(in, map.size_n, 'N');
   if (name.ends_with("size-m")) return set_ngram_size(in, map.size_m, 'M');
-  HEARTH_RETURN_IF_ERROR(check_ngram_min_hits(in, st));
-  map.min_hits = parse_int(in.value).value();
+  HEARTH_ASSIGN_OR_RETURN(map.min_hits, parse_min_hits(in.value));
   return Status::ok();
 }
 
