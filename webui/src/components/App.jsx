@@ -1,0 +1,145 @@
+// Page shell: wires server state, conversations, chat streaming and settings together.
+
+import { useCallback, useRef, useState } from 'preact/hooks';
+import { getApiKey } from '../api.js';
+import { contextTokens } from '../chat.js';
+import { downloadConversation } from '../exporter.js';
+import { useChat } from '../hooks/useChat.js';
+import { useConversations } from '../hooks/useConversations.js';
+import { useServer } from '../hooks/useServer.js';
+import { effectiveSettings, overridesFrom, serverDefaults } from '../settings.js';
+import { loadSettingOverrides, saveSettingOverrides } from '../storage.js';
+import { Composer } from './Composer.jsx';
+import { Header } from './Header.jsx';
+import { MessageList } from './MessageList.jsx';
+import { ApiKeyPrompt, LoadingState, OfflineState } from './Overlays.jsx';
+import { SettingsDialog } from './SettingsDialog.jsx';
+import { Sidebar } from './Sidebar.jsx';
+
+function useSettings(uiSettings) {
+  const [overrides, setOverrides] = useState(loadSettingOverrides);
+  const [saveError, setSaveError] = useState(null);
+  const settings = effectiveSettings(uiSettings, overrides);
+  const latest = useRef(settings);
+  latest.current = settings;
+
+  const save = (values) => {
+    const next = overridesFrom(values, uiSettings);
+    setOverrides(next);
+    setSaveError(saveSettingOverrides(next));
+  };
+  const getSettings = useCallback(() => latest.current, []);
+  return { settings, save, getSettings, saveError };
+}
+
+function ServerOverlay({ server }) {
+  if (server.phase === 'loading') return <LoadingState message={server.message} progress={server.progress} />;
+  if (server.phase === 'offline') return <OfflineState message={server.message} />;
+  if (server.phase === 'auth') return <ApiKeyPrompt error={server.authError} onSubmit={server.submitApiKey} />;
+  return null;
+}
+
+function Banners({ messages }) {
+  const shown = messages.filter(Boolean);
+  if (!shown.length) return null;
+  return (
+    <div class="banners">
+      {shown.map((text) => <div key={text} class="error banner" data-testid="error-message" role="alert">{text}</div>)}
+    </div>
+  );
+}
+
+function useConversationActions(store, chat) {
+  const rename = (conversation) => {
+    const title = window.prompt('Rename conversation', conversation.title);
+    if (title !== null && title.trim()) store.rename(conversation.id, title.trim());
+  };
+  const remove = (conversation) => {
+    if (!window.confirm(`Delete "${conversation.title}"? This cannot be undone.`)) return;
+    chat.stop(conversation.id);
+    store.remove(conversation.id);
+  };
+  return { rename, remove, exportJson: downloadConversation };
+}
+
+export function App() {
+  const server = useServer();
+  const store = useConversations();
+  const uiSettings = server.props?.ui_settings;
+  const { settings, save: saveSettings, getSettings, saveError } = useSettings(uiSettings);
+  const chat = useChat({ store, getSettings, modelName: server.modelName, onUnauthorized: server.requireAuth });
+  const actions = useConversationActions(store, chat);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+
+  const current = store.current;
+  const streaming = current ? chat.streamingIds.has(current.id) : false;
+  const contextSize = server.props?.default_generation_settings?.n_ctx || 0;
+
+  const select = (id) => {
+    store.select(id);
+    setSidebarOpen(false);
+  };
+  const startNew = () => {
+    store.startNew();
+    setSidebarOpen(false);
+  };
+  const applySettings = (values, apiKey) => {
+    saveSettings(values);
+    setSettingsOpen(false);
+    if (apiKey !== getApiKey()) server.submitApiKey(apiKey);
+  };
+
+  return (
+    <div class="app">
+      <Sidebar
+        conversations={store.conversations}
+        currentId={store.currentId}
+        streamingIds={chat.streamingIds}
+        open={sidebarOpen}
+        buildInfo={server.props?.build_info}
+        onNew={startNew}
+        onSelect={select}
+        onRename={actions.rename}
+        onExport={actions.exportJson}
+        onDelete={actions.remove}
+      />
+      {sidebarOpen && <div class="scrim" onClick={() => setSidebarOpen(false)} />}
+      <main class="main">
+        <Header
+          modelName={server.modelName}
+          contextUsed={current ? contextTokens(current.messages) : 0}
+          contextSize={contextSize}
+          onToggleSidebar={() => setSidebarOpen((open) => !open)}
+          onOpenSettings={() => setSettingsOpen(true)}
+        />
+        <Banners messages={[store.storageError, saveError, server.phase === 'ready' ? server.message : '']} />
+        <MessageList
+          conversation={current}
+          streaming={streaming}
+          modelName={server.modelName}
+          onEdit={(messageId, text) => chat.editAndResend(current, messageId, text)}
+          onRegenerate={(messageId) => chat.regenerate(current, messageId)}
+        />
+        <Composer
+          streaming={streaming}
+          disabled={server.phase === 'loading' || server.phase === 'auth'}
+          focusKey={store.currentId}
+          onSend={(text) => chat.send(current, text)}
+          onStop={() => current && chat.stop(current.id)}
+        />
+      </main>
+      {settingsOpen && (
+        <SettingsDialog
+          settings={settings}
+          uiSettings={uiSettings}
+          serverDefaults={serverDefaults(server.props)}
+          apiKey={getApiKey()}
+          onSave={applySettings}
+          onClose={() => setSettingsOpen(false)}
+        />
+      )}
+      <ServerOverlay server={server} />
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+// Sending, streaming, stopping, regenerating and editing messages.
+
+import { useCallback, useRef, useState } from 'preact/hooks';
+import { streamChatCompletion } from '../api.js';
+import {
+  applyChunk,
+  createAssistantMessage,
+  createConversation,
+  createUserMessage,
+  DEFAULT_TITLE,
+  requestBody,
+  snapshotMessage,
+  titleFromText,
+} from '../chat.js';
+
+const RENDER_INTERVAL_MS = 40;
+
+function replaceMessage(conversation, message) {
+  return {
+    ...conversation,
+    messages: conversation.messages.map((m) => (m.id === message.id ? message : m)),
+  };
+}
+
+function useStreamingSet() {
+  const controllers = useRef(new Map());
+  const [streamingIds, setStreamingIds] = useState(() => new Set());
+
+  const begin = useCallback((conversationId) => {
+    const controller = new AbortController();
+    controllers.current.set(conversationId, controller);
+    setStreamingIds(new Set(controllers.current.keys()));
+    return controller;
+  }, []);
+
+  const end = useCallback((conversationId, controller) => {
+    if (controllers.current.get(conversationId) === controller) controllers.current.delete(conversationId);
+    setStreamingIds(new Set(controllers.current.keys()));
+  }, []);
+
+  const stop = useCallback((conversationId) => {
+    const controller = controllers.current.get(conversationId);
+    if (controller) controller.abort();
+  }, []);
+
+  return { streamingIds, begin, end, stop };
+}
+
+// store: the useConversations() object; getSettings(): effective settings now.
+export function useChat({ store, getSettings, modelName, onUnauthorized }) {
+  const { streamingIds, begin, end, stop } = useStreamingSet();
+  const { update } = store;
+
+  // Replaces the conversation's messages by `history` plus a new streamed answer.
+  const generate = useCallback(async (conversationId, history) => {
+    const draft = createAssistantMessage(modelName);
+    update(conversationId, (c) => ({ ...c, messages: [...history, snapshotMessage(draft)] }));
+    const controller = begin(conversationId);
+    let timer = 0;
+    const render = () => {
+      timer = 0;
+      update(conversationId, (c) => replaceMessage(c, snapshotMessage(draft)), false);
+    };
+    const scheduleRender = () => {
+      if (!timer) timer = setTimeout(render, RENDER_INTERVAL_MS);
+    };
+    try {
+      await streamChatCompletion(requestBody(history, getSettings()), controller.signal, {
+        onData(chunk) {
+          applyChunk(draft, chunk);
+          scheduleRender();
+        },
+        onError(error) {
+          draft.error = error.message || 'The server reported an error.';
+          scheduleRender();
+        },
+      });
+    } catch (err) {
+      if (err.name === 'AbortError') {
+        draft.finishReason = draft.finishReason || 'stopped';
+      } else {
+        draft.error = err.message || String(err);
+        if (err.unauthorized) onUnauthorized();
+      }
+    } finally {
+      clearTimeout(timer);
+      render();
+      end(conversationId, controller);
+    }
+  }, [update, begin, end, getSettings, modelName, onUnauthorized]);
+
+  const send = useCallback((conversation, text) => {
+    const userMessage = createUserMessage(text);
+    if (!conversation) {
+      const created = createConversation(userMessage);
+      store.add(created);
+      generate(created.id, created.messages);
+      return;
+    }
+    if (conversation.messages.length === 0 && conversation.title === DEFAULT_TITLE) {
+      update(conversation.id, (c) => ({ ...c, title: titleFromText(text) }));
+    }
+    generate(conversation.id, [...conversation.messages, userMessage]);
+  }, [store, update, generate]);
+
+  const regenerate = useCallback((conversation, messageId) => {
+    const index = conversation.messages.findIndex((m) => m.id === messageId);
+    if (index < 0) return;
+    generate(conversation.id, conversation.messages.slice(0, index));
+  }, [generate]);
+
+  const editAndResend = useCallback((conversation, messageId, text) => {
+    const index = conversation.messages.findIndex((m) => m.id === messageId);
+    if (index < 0) return;
+    const edited = { ...conversation.messages[index], content: text };
+    generate(conversation.id, [...conversation.messages.slice(0, index), edited]);
+  }, [generate]);
+
+  return { streamingIds, send, regenerate, editAndResend, stop };
+}
