@@ -8,14 +8,17 @@ PACKAGES=(
   clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev libpcre2-dev libicu-dev libcli11-dev libhwy-dev libboost-dev
+  libcurl4-openssl-dev libssl-dev
   python3 python3-jsonschema python3-jinja2
+  # The download tests draw the progress bar in tmux; the web UI tests drive Chromium.
+  tmux chromium
 )
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# npm fetches tokenizer test data; the machine's own Node.js is fine if present.
+# npm builds the web UI and fetches test data; the machine's own Node.js is fine if present.
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then

@@ -130,9 +130,17 @@ http::Response invalid_api_key_response() {
   return middleware_error(401, "Invalid API Key", "authentication_error");
 }
 
-http::Response loading_response() {
+http::Response loading_response(const std::function<Json()>& progress) {
   // The loading gate builds its body like the handlers do: code, message, type.
-  return error_response({ErrorType::kUnavailable, "Loading model"});
+  http::Response response = error_response({ErrorType::kUnavailable, "Loading model"});
+  if (progress) {
+    if (Json extra = progress(); !extra.is_null()) {
+      Json body = Json::parse(response.body);
+      body["error"]["progress"] = std::move(extra);
+      response.body = dump_json(body);
+    }
+  }
+  return response;
 }
 
 http::Response feature_disabled_response() {

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
 #include "scheduler/task.h"
 #include "server/http/http.h"
+#include "server/json_util.h"
 
 namespace hearth::server {
 
@@ -57,7 +59,8 @@ http::Response error_response(const ApiError& error);
 // The fixed bodies the reference's middleware sends (their key order differs).
 http::Response not_found_response();        // 404 File Not Found
 http::Response invalid_api_key_response();  // 401 Invalid API Key
-http::Response loading_response();          // 503 Loading model
+// 503 Loading model; `progress` (when set and not null) adds what loading is doing.
+http::Response loading_response(const std::function<Json()>& progress = nullptr);
 // 403 {"error":{"message":"this feature is disabled","type":"feature_disabled"}}
 http::Response feature_disabled_response();
 

@@ -142,12 +142,17 @@ http::Response run_handler(const Handler& handler, ServerState& state,
 
 http::Response route(ServerState& state, const http::Request& request) {
   if (request.method == "OPTIONS") return preflight(state.config);
-  if (!state.ready.load()) return loading_response();
+  const std::string& prefix = state.config.api_prefix;
+  // The web UI is public and answers while the model loads.
+  if (request.path.compare(0, prefix.size(), prefix) == 0) {
+    if (auto page = serve_ui(state.config.ui, request, request.path.substr(prefix.size())))
+      return *page;
+  }
+  if (!state.ready.load()) return loading_response(state.config.loading_progress);
   if (!state.config.api_keys.empty() && !is_public(request.path) &&
       !key_accepted(state.config, request)) {
     return invalid_api_key_response();
   }
-  const std::string& prefix = state.config.api_prefix;
   if (request.path.compare(0, prefix.size(), prefix) != 0) return not_found_response();
   const std::string path = request.path.substr(prefix.size());
   // HEAD is served wherever GET is (the HTTP layer drops the body).

@@ -47,8 +47,8 @@ http::Response handle_props(ServerState& s, const http::Request&) {
   j["endpoint_slots"] = s.config.endpoint_slots;
   j["endpoint_props"] = s.config.endpoint_props;
   j["endpoint_metrics"] = s.config.endpoint_metrics;
-  j["ui"] = false;  // Hearth has no web UI (a recorded difference)
-  j["ui_settings"] = Json::object();
+  j["ui"] = s.config.ui.serving();
+  j["ui_settings"] = s.config.ui_settings;
   const chat::ChatTemplates& templates = *s.model.chat_templates;
   j["chat_template"] = templates.default_source();
   j["chat_template_caps"] = templates.caps().to_json();

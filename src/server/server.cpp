@@ -49,6 +49,10 @@ void Server::set_defaults(RequestDefaults defaults) {
   impl_->state.config.defaults = std::move(defaults);
 }
 
+void Server::set_model_path(std::string path) {
+  impl_->state.config.model_path = std::move(path);
+}
+
 http::ServerStats Server::http_stats() const {
   return impl_->http->stats();
 }

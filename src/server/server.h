@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "server/chat_request.h"
 #include "server/fields/completion_fields.h"
 #include "server/http/http.h"
+#include "server/ui/static_files.h"
 
 namespace hearth::server {
 
@@ -33,7 +35,8 @@ struct ModelInfo {
 };
 
 struct ServerConfig {
-  std::string model_path;            // -m as given
+  std::string model_path;            // -m as given, or where -hf / -mu put the model
+  std::string hf_repo;               // -hf as given (with its tag): the name without an alias
   std::vector<std::string> aliases;  // -a, sorted
   std::vector<std::string> tags;     // --tags, sorted
   std::string api_prefix;
@@ -59,9 +62,17 @@ struct ServerConfig {
   RequestDefaults defaults;
   ChatSettings chat;  // `templates` is taken from ModelInfo when the model is ready
   http::ServerOptions http;
+  UiConfig ui;
+  Json ui_settings = Json::object();  // --ui-config: /props ui_settings
+  // While the model loads: what to add to the 503 "Loading model" error (download progress);
+  // null or returning null: nothing. Called from I/O threads.
+  std::function<Json()> loading_progress;
 
-  // Served model name: the first alias, else the -m path as given.
-  std::string model_name() const { return aliases.empty() ? model_path : aliases.front(); }
+  // Served model name: the first alias, else the -hf repository, else the model path.
+  std::string model_name() const {
+    if (!aliases.empty()) return aliases.front();
+    return hf_repo.empty() ? model_path : hf_repo;
+  }
 };
 
 class Server {
@@ -76,6 +87,8 @@ class Server {
   // Request defaults; replaced only before set_ready() (the model can change them).
   const RequestDefaults& defaults() const;
   void set_defaults(RequestDefaults defaults);
+  // The model file, once a download has placed it; only before set_ready().
+  void set_model_path(std::string path);
   // Serves until stop(); blocks.
   void run();
   // The HTTP layer's threads and connections.

@@ -86,7 +86,6 @@ void compare_budget_zero(const OJson& expected, const OJson& actual,
 
 // Differences from the reference that Hearth makes on purpose (compat/.../differences.json).
 void apply_known_differences(const std::string& name, OJson& expected) {
-  if (name == "props" || name == "props_np1") expected["ui"] = false;  // no web UI in Hearth
   // The spec's b10621 measurement drops nlohmann's "[json.exception.type_error.302] " prefix
   // from field type errors; b10573 (the capture) keeps it. b10621 wins.
   if (name == "error_bad_type") {

@@ -3,10 +3,12 @@
 // SIGINT/SIGTERM stop accepting, cancel in-flight work and exit 0.
 #include <pthread.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "base/log.h"
 #include "chat_setup.h"
+#include "hub/model_source.h"
 #include "model_info.h"
 #include "models/registry.h"
 #include "sampling_defaults.h"
@@ -21,6 +24,7 @@
 #include "server/options/parse_args.h"
 #include "server/server.h"
 #include "tokenizer/tokenizer.h"
+#include "webui/embedded_assets.h"
 
 namespace {
 
@@ -102,7 +106,86 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   c.http.timeout_seconds = args.timeout_s;
   c.http.io_threads = args.threads_http > 0 ? args.threads_http : 0;
   c.http.reuse_port = args.reuse_port;
+  c.hf_repo = args.hf_repo;
+  c.ui.enabled = args.ui;
+  c.ui.static_path = args.static_path;
+  c.ui.assets = hearth::webui::embedded_assets();
+  // Validated as JSON by the option parser.
+  if (!args.ui_config_json.empty())
+    c.ui_settings = hearth::server::Json::parse(args.ui_config_json);
   return c;
+}
+
+// The model request of -m, -hf, -hff, -mu and the token.
+hearth::hub::ModelRequest model_request(const ServerArgs& args) {
+  hearth::hub::ModelRequest request;
+  request.path = args.model_path;
+  request.hf_repo = args.hf_repo;
+  request.hf_file = args.hf_file;
+  request.url = args.model_url;
+  request.token = args.hf_token;
+  request.offline = args.offline;
+  return request;
+}
+
+// --spec-draft-hf: the draft model's repository, chosen by the same rules.
+hearth::hub::ModelRequest draft_request(const ServerArgs& args) {
+  hearth::hub::ModelRequest request;
+  request.hf_repo = args.spec_draft_hf;
+  request.token = args.hf_token;
+  request.offline = args.offline;
+  return request;
+}
+
+// What /health and the other routes add to 503 "Loading model" while files download.
+std::function<hearth::server::Json()> download_progress_json(
+    std::shared_ptr<const hearth::hub::DownloadProgress> progress) {
+  return [progress]() -> hearth::server::Json {
+    if (progress->files() == 0) return nullptr;
+    const uint64_t total = progress->total_bytes(), done = progress->done_bytes();
+    return {{"stage", "downloading"},
+            {"files", progress->files()},
+            {"files_done", progress->files_done()},
+            {"downloaded_bytes", done},
+            {"total_bytes", total},
+            {"fraction", total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0}};
+  };
+}
+
+// Downloads what the cache lacks for one model (a progress bar on a terminal, log lines
+// otherwise) and returns its local path; "" after logging the reason.
+std::string fetch(const hearth::hub::ModelRequest& request, bool offline,
+                  hearth::hub::DownloadProgress& progress) {
+  hearth::hub::DownloadOptions options;
+  options.progress = &progress;
+  std::unique_ptr<hearth::hub::ProgressReporter> reporter;
+  const std::string label = !request.hf_repo.empty() ? request.hf_repo : request.url;
+  if (!offline)
+    reporter = std::make_unique<hearth::hub::ProgressReporter>(progress, label, isatty(2) != 0);
+  auto path = hearth::hub::resolve_model(request, options);
+  if (reporter) reporter->stop();
+  if (!path) {
+    hearth::log_error("failed to get the model {}: {}", label, path.status().message());
+    return {};
+  }
+  return *path;
+}
+
+// -hf / -mu / --spec-draft-hf: puts the local paths into `args` and tells the server where
+// the model is. False after logging the reason.
+bool fetch_models(ServerArgs& args, hearth::hub::DownloadProgress& progress,
+                  hearth::server::Server& server) {
+  const hearth::hub::ModelRequest request = model_request(args);
+  if (hearth::hub::is_remote(request)) {
+    args.model_path = fetch(request, args.offline, progress);
+    if (args.model_path.empty()) return false;
+    server.set_model_path(args.model_path);
+  }
+  if (!args.spec_draft_hf.empty()) {
+    args.spec_draft_model = fetch(draft_request(args), args.offline, progress);
+    if (args.spec_draft_model.empty()) return false;
+  }
+  return true;
 }
 
 // -ctk/-ctv names (validated by the option parser: f32, f16, bf16, q8_0).
@@ -219,12 +302,15 @@ bool has_windowed_layers(const hearth::engine::Model& model) {
 }
 
 // Loads the model and starts the scheduler; the server then leaves its loading state.
-bool load_and_start(const ServerArgs& args, hearth::server::Server& server) {
+bool load_and_start(ServerArgs args, hearth::hub::DownloadProgress& progress,
+                    hearth::server::Server& server) {
+  if (!fetch_models(args, progress, server)) return false;
+  const std::string& model_path = args.model_path;
   hearth::engine::LoadOptions load;
   load.repack = args.repack;
-  auto model = hearth::models::load_model(args.model_path, load);
+  auto model = hearth::models::load_model(model_path, load);
   if (!model) {
-    hearth::log_error("failed to load model '{}': {}", args.model_path, model.status().message());
+    hearth::log_error("failed to load model '{}': {}", model_path, model.status().message());
     return false;
   }
   auto tok = hearth::tokenizer::Tokenizer::from_gguf((*model)->metadata());
@@ -272,8 +358,18 @@ void raise_descriptor_limit() {
 }
 
 int serve(const ServerArgs& args) {
-  if (args.model_path.empty()) {
-    hearth::log_error("no model given: hearth-server needs -m (router mode is not supported)");
+  if (args.model_path.empty() && args.hf_repo.empty() && args.model_url.empty()) {
+    hearth::log_error(
+        "no model given: hearth-server needs -m, -hf or -mu (router mode is not supported)");
+    return 1;
+  }
+  if (std::error_code ec;
+      !args.static_path.empty() && !std::filesystem::is_directory(args.static_path, ec)) {
+    hearth::log_error("static assets path not found: {}", args.static_path);
+    return 1;
+  }
+  if (!args.hf_file.empty() && args.hf_repo.empty()) {
+    hearth::log_error("-hff names a file of the -hf repository: give -hf too");
     return 1;
   }
   // SIGINT/SIGTERM are taken by a waiting thread rather than a handler, so shutdown runs as
@@ -291,6 +387,8 @@ int serve(const ServerArgs& args) {
                      args.n_batch, args.n_ubatch);
   }
   hearth::server::ServerConfig config = make_config(args);
+  auto progress = std::make_shared<hearth::hub::DownloadProgress>();
+  config.loading_progress = download_progress_json(progress);
   if (auto st = hearth::server_tool::sampling_defaults(args, config.defaults); !st.is_ok()) {
     hearth::log_error("{}", st.message());
     return 1;
@@ -312,7 +410,9 @@ int serve(const ServerArgs& args) {
     hearth::log_info("received signal {}, shutting down", received);
     server->stop();
   });
-  if (!load_and_start(args, *server)) {
+  if (!config.ui.serving() && args.ui && args.static_path.empty())
+    hearth::log_warn("this build has no web UI (built with -DHEARTH_WEBUI=OFF)");
+  if (!load_and_start(args, *progress, *server)) {
     pthread_kill(signal_thread.native_handle(), SIGTERM);
     signal_thread.join();
     http_thread.join();

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "hub/hf_cache.h"
+#include "hub/hf_repo.h"
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/options/value_parse.h"
@@ -182,6 +185,38 @@ Status handle_slot_save_path(const OptionInput& in, ParseState& st) {
 Status handle_threads_http(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t n, parse_int(in.value));
   st.args.threads_http = n;
+  return Status::ok();
+}
+
+// --ui-config: any JSON, as the reference accepts; it is shown as /props ui_settings.
+Status handle_ui_config(const OptionInput& in, ParseState& st) {
+  if (!nlohmann::json::accept(in.value)) {
+    return invalid_value("failed to parse UI config: not valid JSON");
+  }
+  st.args.ui_config_json = std::string(in.value);
+  return Status::ok();
+}
+
+Status handle_ui_config_file(const OptionInput& in, ParseState& st) {
+  std::string content;
+  HEARTH_RETURN_IF_ERROR(read_whole_file(in.value, content));
+  OptionInput from_file = in;
+  from_file.value = content;
+  return handle_ui_config(from_file, st);
+}
+
+// -hf: the reference's repository syntax is checked before anything starts.
+Status handle_hf_repo(const OptionInput& in, ParseState& st) {
+  if (auto rt = hub::split_repo_tag(in.value); !rt.is_ok())
+    return invalid_value(rt.status().message());
+  st.args.hf_repo = std::string(in.value);
+  return Status::ok();
+}
+
+Status handle_spec_draft_hf(const OptionInput& in, ParseState& st) {
+  if (auto rt = hub::split_repo_tag(in.value); !rt.is_ok())
+    return invalid_value(rt.status().message());
+  st.args.spec_draft_hf = std::string(in.value);
   return Status::ok();
 }
 

@@ -143,6 +143,10 @@ Status handle_api_key(const OptionInput& in, ParseState& st);
 Status handle_api_key_file(const OptionInput& in, ParseState& st);
 Status handle_slot_save_path(const OptionInput& in, ParseState& st);
 Status handle_threads_http(const OptionInput& in, ParseState& st);
+Status handle_ui_config(const OptionInput& in, ParseState& st);
+Status handle_ui_config_file(const OptionInput& in, ParseState& st);
+Status handle_hf_repo(const OptionInput& in, ParseState& st);
+Status handle_spec_draft_hf(const OptionInput& in, ParseState& st);
 
 // option_handlers_no_effect.cpp: validators of the options accepted without effect.
 Status check_cpu_mask(const OptionInput& in, ParseState& st);

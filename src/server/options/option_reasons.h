@@ -8,11 +8,10 @@ namespace hearth::server::options::reasons {
 
 // Not applicable: the reason printed in the refusal.
 inline constexpr std::string_view kReasonMultimodal = "multimodal input is not implemented";
-inline constexpr std::string_view kReasonWebUi =
-    "it has no web UI, static file serving, agent tools or MCP proxy";
+inline constexpr std::string_view kReasonWebUi = "it has no server-side agent tools or MCP proxy";
 inline constexpr std::string_view kReasonRouter = "router (multi-model) mode is not implemented";
-inline constexpr std::string_view kReasonDownloads =
-    "model downloads are not implemented; pass a local GGUF file with -m";
+inline constexpr std::string_view kReasonDockerHub =
+    "Docker Hub downloads are not implemented; use -hf, -mu or a local GGUF file with -m";
 inline constexpr std::string_view kReasonOverrideKv = "GGUF metadata overrides are not implemented";
 inline constexpr std::string_view kReasonLora = "LoRA adapters are not implemented";
 inline constexpr std::string_view kReasonControlVector = "control vectors are not implemented";
@@ -24,7 +23,8 @@ inline constexpr std::string_view kReasonSleep = "unloading the model when idle 
 inline constexpr std::string_view kReasonPromptLog =
     "writing prompts to a directory is not implemented";
 inline constexpr std::string_view kReasonPreset =
-    "presets download models from Hugging Face, which is not implemented";
+    "the preset shortcuts are not implemented; pass -hf with the model's repository and its "
+    "options yourself";
 inline constexpr std::string_view kReasonRope =
     "RoPE and YaRN overrides are not implemented; the model's own values are used";
 inline constexpr std::string_view kReasonCacheReuse =
@@ -38,8 +38,6 @@ inline constexpr std::string_view kNoteAffinity =
     "Hearth's thread pool does not pin threads or change their priority or polling";
 inline constexpr std::string_view kNoteTimings = "Hearth always collects timings";
 inline constexpr std::string_view kNoteNuma = "Hearth has no NUMA placement strategies";
-inline constexpr std::string_view kNoteDownloads =
-    "the token is only used for downloads, which Hearth does not perform";
 inline constexpr std::string_view kNoteCheckpoints =
     "Hearth keeps no context checkpoints: a prompt that diverges before the rows a "
     "sliding-window layer still holds is evaluated again from its start (--swa-full keeps "

@@ -16,7 +16,7 @@ constexpr OptionSpec kEntries[] = {
      "LLAMA_ARG_SPEC_DRAFT_HF_REPO", "unused",
      "Hugging Face repository for the draft model (same selection rules as -hf; sidecar "
      "MTP/Eagle3/DFlash/DSpark files are discovered automatically when no --spec-type is given)",
-     kValue, kNotApplicable, kReasonDownloads, "", 0, false},
+     kValue, kSupported, "", "", 0, false, handle_spec_draft_hf, nullptr},
     {"--spec-draft-threads, -td, --threads-draft", "", "N", "", "same as -t",
      "Generation threads of the draft model (<= 0 -> all logical CPUs)", kValue, kSupported, "", "",
      0, false, handle_draft_threads, nullptr},

@@ -26,7 +26,11 @@ struct ServerArgs {
   // Model.
   std::string model_path;            // -m; empty: no model given
   std::vector<std::string> aliases;  // -a, trimmed, empty items dropped
-  bool offline = false;              // --offline (Hearth never downloads anyway)
+  bool offline = false;              // --offline: only the download cache is read
+  std::string hf_repo;               // -hf user/model[:tag]
+  std::string hf_file;               // -hff: a file of the -hf repository
+  std::string hf_token;              // -hft / HF_TOKEN
+  std::string model_url;             // -mu
 
   // Threads: nullopt = not given (auto: physical cores; -tb copies -t). An explicit
   // value <= 0 means all logical CPUs.
@@ -70,6 +74,7 @@ struct ServerArgs {
   std::string lookup_cache_static;        // -lcs (ngram-cache)
   std::string lookup_cache_dynamic;       // -lcd (ngram-cache)
   std::string spec_draft_model;           // -md
+  std::string spec_draft_hf;              // --spec-draft-hf user/model[:tag]
   int32_t spec_draft_n_max = 3;           // --spec-draft-n-max
   int32_t spec_draft_n_min = 0;           // --spec-draft-n-min
   float spec_draft_p_min = 0.0f;          // --spec-draft-p-min
@@ -127,6 +132,9 @@ struct ServerArgs {
   std::string host = "127.0.0.1";  // a value ending in ".sock" is a Unix socket path
   int32_t port = kDefaultPort;     // 0: any free port
   std::string api_prefix;          // --api-prefix
+  bool ui = true;                  // --ui / --no-ui
+  std::string static_path;         // --path: a directory served instead of the embedded UI
+  std::string ui_config_json;      // --ui-config / --ui-config-file: a JSON object, as given
   bool reuse_port = false;         // --reuse-port: SO_REUSEPORT on the listener
   int32_t threads_http = -1;       // --threads-http: I/O threads; < 1: from the CPU count
   int32_t timeout_s = kDefaultTimeoutSeconds;            // -to: socket read/write timeout

@@ -234,6 +234,13 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--fit-target", "512"},
       {"--fit-ctx", "2048"},
       {"--hf-token", "token"},
+      {"--hf-repo", "ggml-org/stories-GGUF:Q8_0"},
+      {"--hf-file", "stories-Q8_0.gguf"},
+      {"--model-url", "http://127.0.0.1:9/model.gguf"},
+      {"--spec-draft-hf", "ggml-org/draft-GGUF"},
+      {"--path", dir},
+      {"--ui-config", "{\"theme\": \"dark\"}"},
+      {"--ui-config-file", dir + "/ui.json"},
       {"--ctx-checkpoints", "8"},
       {"--checkpoint-min-step", "0"},
       {"--chat-template", "chatml"},
@@ -287,6 +294,7 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
 TEST(OptionTableTest, EverySupportedOptionParses) {
   std::string dir = hearth::test::make_temp_dir("options_table");
   std::ofstream(dir + "/keys.txt") << "key-a\n";
+  std::ofstream(dir + "/ui.json") << "{\"theme\": \"dark\"}";
   auto samples = sample_values(dir);
   for (const OptionSpec& spec : option_table()) {
     if (spec.state != OptionState::kSupported && spec.state != OptionState::kAcceptedNoEffect) {

@@ -120,7 +120,7 @@ TEST(OptionsEnvTest, RefusedVariableNamesOption) {
 }
 
 TEST(OptionsEnvTest, NoEffectVariablesWarn) {
-  ParseOutcome out = parse({}, {{"LLAMA_ARG_N_GPU_LAYERS", "99"}, {"HF_TOKEN", "t"}});
+  ParseOutcome out = parse({}, {{"LLAMA_ARG_N_GPU_LAYERS", "99"}});
   ASSERT_EQ(out.action, ParseAction::kRun);
   EXPECT_TRUE(has_warning(out, "LLAMA_ARG_N_GPU_LAYERS' has no effect"));
   EXPECT_EQ(parse({}, {{"LLAMA_ARG_SPLIT_MODE", "diagonal"}}).action, ParseAction::kError);

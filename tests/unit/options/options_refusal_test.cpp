@@ -35,11 +35,11 @@ TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {
   EXPECT_EQ(out.text,
             "error: option '--mmproj' is not supported by hearth-server: multimodal input is not "
             "implemented");
-  EXPECT_EQ(parse({"-hf", "user/model"}).text.rfind("error: option '-hf' is not supported", 0), 0u);
+  EXPECT_NE(parse({"-dr", "ai/smollm2"}).text.find("Docker Hub downloads are not implemented"),
+            std::string::npos);
   EXPECT_EQ(parse({"--context-shift"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--no-context-shift"}).action, ParseAction::kRun);
   EXPECT_EQ(parse({"--lora", "a.gguf"}).action, ParseAction::kError);
-  EXPECT_EQ(parse({"--spec-draft-hf", "user/draft"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--ssl-key-file", "k.pem"}).action, ParseAction::kError);
 }
 
@@ -61,16 +61,41 @@ TEST(OptionRefusalTest, EmbeddingOptionsAreHonoured) {
   EXPECT_EQ(parse({"--embd-normalize", "-1"}).args.embd_normalize, -1);
 }
 
-TEST(OptionRefusalTest, WebUiCanOnlyBeDisabled) {
-  for (const char* off : {"--no-ui", "--no-webui"}) {
-    EXPECT_EQ(parse({off}).action, ParseAction::kRun) << off;
+TEST(OptionRefusalTest, WebUiIsOnByDefaultAndConfigurable) {
+  EXPECT_TRUE(parse({}).args.ui);
+  for (const char* off : {"--no-ui", "--no-webui"}) EXPECT_FALSE(parse({off}).args.ui) << off;
+  for (const char* on : {"--ui", "--webui"}) EXPECT_TRUE(parse({"--no-ui", on}).args.ui) << on;
+  EXPECT_EQ(parse({"--path", "/srv/page"}).args.static_path, "/srv/page");
+  EXPECT_EQ(parse({"--ui-config", R"({"theme":"dark"})"}).args.ui_config_json,
+            R"({"theme":"dark"})");
+  ParseOutcome bad = parse({"--webui-config", "{theme"});
+  ASSERT_EQ(bad.action, ParseAction::kError);
+  EXPECT_NE(bad.text.find("failed to parse UI config"), std::string::npos) << bad.text;
+  ParseOutcome missing = parse({"--ui-config-file", "/no/such/ui.json"});
+  ASSERT_EQ(missing.action, ParseAction::kError);
+  EXPECT_NE(missing.text.find("failed to open file '/no/such/ui.json'"), std::string::npos);
+  // Server-side agent tools stay refused.
+  EXPECT_EQ(parse({"--tools", "all"}).action, ParseAction::kError);
+}
+
+TEST(OptionRefusalTest, DownloadOptionsAreParsedAndTheRepositoryChecked) {
+  ParseOutcome out = parse({"-hf", "ggml-org/stories-GGUF:Q8_0", "-hff", "a.gguf", "-hft", "hf_x",
+                            "-mu", "http://host/m.gguf", "--spec-draft-hf", "u/draft"});
+  ASSERT_EQ(out.action, ParseAction::kRun) << out.text;
+  EXPECT_EQ(out.args.hf_repo, "ggml-org/stories-GGUF:Q8_0");
+  EXPECT_EQ(out.args.hf_file, "a.gguf");
+  EXPECT_EQ(out.args.hf_token, "hf_x");
+  EXPECT_EQ(out.args.model_url, "http://host/m.gguf");
+  EXPECT_EQ(out.args.spec_draft_hf, "u/draft");
+  EXPECT_EQ(parse({}, {{"HF_TOKEN", "hf_y"}}).args.hf_token, "hf_y");
+  for (const char* bad : {"model-only", "a/b/c", "/model"}) {
+    ParseOutcome refused = parse({"-hf", bad});
+    ASSERT_EQ(refused.action, ParseAction::kError) << bad;
+    EXPECT_NE(refused.text.find("invalid HF repo format, expected <user>/<model>[:quant]"),
+              std::string::npos)
+        << refused.text;
   }
-  for (const char* on : {"--ui", "--webui"}) {
-    ParseOutcome out = parse({on});
-    ASSERT_EQ(out.action, ParseAction::kError) << on;
-    EXPECT_NE(out.text.find("option '" + std::string(on) + "' is not supported"),
-              std::string::npos);
-  }
+  EXPECT_EQ(parse({"-hfd", "nope"}).action, ParseAction::kError);
 }
 
 TEST(OptionRefusalTest, DefaultValuesAreAccepted) {

@@ -1,0 +1,303 @@
+#include "hub/hf_repo.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/log.h"
+#include "hub/hf_cache.h"
+#include "hub/http_client.h"
+
+namespace hearth::hub {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+bool is_hex(std::string_view s, size_t n) {
+  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
+bool is_valid_oid(std::string_view oid) {
+  return is_hex(oid, 40) || is_hex(oid, 64);
+}
+
+// A path from the hub stays inside its folder: relative, no "..", no empty or "." parts.
+bool is_safe_relative_path(std::string_view path) {
+  if (path.empty() || path.front() == '/' || path.size() > 4096) return false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (part.find('\0') != std::string_view::npos || part.find('\\') != std::string_view::npos)
+      return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Result<Json> api_get(const std::string& url, const std::string& token) {
+  HttpOptions options;
+  options.headers = {{"User-Agent", "hearth-server"}, {"Accept", "application/json"}};
+  if (is_valid_token(token)) options.headers.emplace_back("Authorization", "Bearer " + token);
+  HEARTH_ASSIGN_OR_RETURN(HttpReply reply, http_request("GET", url, options));
+  Json body = Json::parse(reply.body, nullptr, false);
+  if (reply.status != 200) {
+    std::string message = reply.body.substr(0, 200);
+    if (body.is_object() && body.contains("error") && body["error"].is_string())
+      message = body["error"].get<std::string>();
+    return error(reply.status == 404 || reply.status == 401 ? ErrorCode::kNotFound : ErrorCode::kIo,
+                 fmt::format("GET {} failed ({}): {}", url, reply.status, message));
+  }
+  if (body.is_discarded()) return error(ErrorCode::kCorruptFile, "GET " + url + ": not JSON");
+  return body;
+}
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return;
+  }
+  fs::rename(tmp, path, ec);
+}
+
+// The commit of branch "main", else of the first valid branch; written to refs/<branch>.
+Result<std::string> fetch_commit(const std::string& endpoint, const std::string& repo_id,
+                                 const fs::path& repo_dir, const std::string& token) {
+  HEARTH_ASSIGN_OR_RETURN(Json refs, api_get(endpoint + "api/models/" + repo_id + "/refs", token));
+  if (!refs.is_object() || !refs.contains("branches") || !refs["branches"].is_array())
+    return error(ErrorCode::kCorruptFile, "the hub listed no branches for " + repo_id);
+  std::string name, commit;
+  for (const Json& b : refs["branches"]) {
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string() ||
+        !b.contains("targetCommit") || !b["targetCommit"].is_string())
+      continue;
+    const std::string n = b["name"].get<std::string>(), c = b["targetCommit"].get<std::string>();
+    if (!is_safe_relative_path(n) || !is_valid_commit(c)) continue;
+    if (n == "main" || name.empty()) name = n, commit = c;
+    if (n == "main") break;
+  }
+  if (commit.empty()) return error(ErrorCode::kNotFound, "no valid branch in " + repo_id);
+  write_file_atomically(repo_dir / "refs" / name, commit);
+  return commit;
+}
+
+RepoFile file_from_tree_item(const Json& item, const std::string& endpoint,
+                             const std::string& repo_id, const std::string& commit,
+                             const fs::path& repo_dir) {
+  RepoFile f;
+  f.repo_id = repo_id;
+  f.path = item["path"].get<std::string>();
+  const Json* sized = &item;
+  if (item.contains("lfs") && item["lfs"].is_object()) {
+    sized = &item["lfs"];
+    if (item["lfs"].contains("oid") && item["lfs"]["oid"].is_string())
+      f.oid = item["lfs"]["oid"].get<std::string>();
+  } else if (item.contains("oid") && item["oid"].is_string()) {
+    f.oid = item["oid"].get<std::string>();
+  }
+  if (sized->contains("size") && (*sized)["size"].is_number_unsigned())
+    f.size = (*sized)["size"].get<uint64_t>();
+  f.url = endpoint + repo_id + "/resolve/" + commit + "/" + f.path;
+  f.final_path = (repo_dir / "snapshots" / commit / f.path).string();
+  if (!f.oid.empty()) f.blob_path = (repo_dir / "blobs" / f.oid).string();
+  return f;
+}
+
+Result<std::vector<RepoFile>> fetch_repo_files(const std::string& repo_id,
+                                               const std::string& token) {
+  const std::string endpoint = model_endpoint();
+  HEARTH_ASSIGN_OR_RETURN(const std::string dir, repo_directory(repo_id));
+  HEARTH_ASSIGN_OR_RETURN(const std::string commit, fetch_commit(endpoint, repo_id, dir, token));
+  HEARTH_ASSIGN_OR_RETURN(
+      Json tree,
+      api_get(endpoint + "api/models/" + repo_id + "/tree/" + commit + "?recursive=true", token));
+  if (!tree.is_array()) return error(ErrorCode::kCorruptFile, "the hub's file list is not a list");
+  std::vector<RepoFile> files;
+  for (const Json& item : tree) {
+    if (!item.is_object() || item.value("type", Json()) != "file" || !item.contains("path") ||
+        !item["path"].is_string())
+      continue;
+    RepoFile f = file_from_tree_item(item, endpoint, repo_id, commit, dir);
+    if (!is_safe_relative_path(f.path)) {
+      log_warn("hub: skipping the unsafe path '{}' in {}", f.path, repo_id);
+      continue;
+    }
+    if (!f.oid.empty() && !is_valid_oid(f.oid)) {
+      log_warn("hub: skipping '{}' in {}: invalid oid", f.path, repo_id);
+      continue;
+    }
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+std::vector<RepoFile> cached_repo_files(const std::string& repo_id) {
+  std::vector<RepoFile> files;
+  for (const CachedFile& c : cached_files(repo_id)) {
+    RepoFile f;
+    f.repo_id = c.repo_id;
+    f.path = c.path;
+    f.final_path = c.local_path;
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+bool is_model_gguf(std::string_view path) {
+  if (!path.ends_with(".gguf")) return false;
+  const std::string_view name = path.substr(path.rfind('/') + 1);
+  for (std::string_view s : {"mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-"})
+    if (name.find(s) != std::string_view::npos) return false;
+  return true;
+}
+
+bool is_first_part(std::string_view path) {
+  return split_gguf_name(path).index == 1;
+}
+
+// The tag followed by '.' or '-' anywhere in the path, case-insensitive.
+bool has_tag(std::string_view path, const std::string& tag) {
+  const std::string p = upper(std::string(path)), t = upper(tag);
+  for (size_t at = p.find(t); at != std::string::npos; at = p.find(t, at + 1)) {
+    const size_t after = at + t.size();
+    if (after < p.size() && (p[after] == '.' || p[after] == '-')) return true;
+  }
+  return false;
+}
+
+const RepoFile* find_model(const std::vector<RepoFile>& files, const std::string& tag) {
+  const std::vector<std::string> tags =
+      tag.empty() ? std::vector<std::string>{"Q4_K_M", "Q8_0"} : std::vector<std::string>{tag};
+  for (const std::string& t : tags)
+    for (const RepoFile& f : files)
+      if (is_model_gguf(f.path) && is_first_part(f.path) && has_tag(f.path, t)) return &f;
+  if (tag.empty())
+    for (const RepoFile& f : files)
+      if (is_model_gguf(f.path) && is_first_part(f.path)) return &f;
+  return nullptr;
+}
+
+std::string gguf_list(const std::vector<RepoFile>& files) {
+  std::string list;
+  for (const RepoFile& f : files)
+    if (f.path.ends_with(".gguf")) list += (list.empty() ? "" : ", ") + f.path;
+  return list.empty() ? "none" : list;
+}
+
+}  // namespace
+
+std::string model_endpoint() {
+  std::string endpoint;
+  for (const char* var : {"MODEL_ENDPOINT", "HF_ENDPOINT"}) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && *v != '\0') {
+      endpoint = v;
+      break;
+    }
+  }
+  if (endpoint.empty()) return "https://huggingface.co/";
+  if (endpoint.back() != '/') endpoint += '/';
+  return endpoint;
+}
+
+bool is_valid_token(std::string_view token) {
+  if (token.size() < 37 || token.size() > 256 || !token.starts_with("hf_")) return false;
+  return std::all_of(token.begin() + 3, token.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
+Result<RepoTag> split_repo_tag(std::string_view text) {
+  // As the reference splits at every ':': the first piece is the repository, the last the tag.
+  RepoTag rt;
+  const size_t first = text.find(':'), last = text.rfind(':');
+  rt.repo = std::string(text.substr(0, first));
+  if (last != std::string_view::npos) rt.tag = std::string(text.substr(last + 1));
+  if (std::count(rt.repo.begin(), rt.repo.end(), '/') != 1 || !is_valid_repo_id(rt.repo))
+    return error(ErrorCode::kInvalidArgument,
+                 "invalid HF repo format, expected <user>/<model>[:quant]");
+  return rt;
+}
+
+Result<std::string> repo_directory(std::string_view repo_id) {
+  if (!is_valid_repo_id(repo_id))
+    return error(ErrorCode::kInvalidArgument, fmt::format("invalid repository '{}'", repo_id));
+  HEARTH_ASSIGN_OR_RETURN(const std::string root, cache_directory());
+  std::string folder = "models--";
+  for (const char c : repo_id) folder += c == '/' ? std::string("--") : std::string(1, c);
+  return (fs::path(root) / folder).string();
+}
+
+Result<std::vector<RepoFile>> list_repo_files(const std::string& repo_id, const std::string& token,
+                                              bool offline) {
+  if (!offline) {
+    auto online = fetch_repo_files(repo_id, token);
+    if (online.is_ok()) return online;
+    log_warn("hub: {}; looking in the cache instead", online.status().message());
+  }
+  std::vector<RepoFile> cached = cached_repo_files(repo_id);
+  if (cached.empty())
+    return error(ErrorCode::kNotFound,
+                 fmt::format("{} is not in the cache{}", repo_id,
+                             offline ? " (--offline: nothing is downloaded)" : ""));
+  return cached;
+}
+
+Result<std::vector<RepoFile>> select_model_files(const std::vector<RepoFile>& files,
+                                                 const std::string& repo_id, const std::string& tag,
+                                                 const std::string& hf_file) {
+  const RepoFile* primary = nullptr;
+  if (!hf_file.empty()) {
+    auto it = std::find_if(files.begin(), files.end(),
+                           [&](const RepoFile& f) { return f.path == hf_file; });
+    if (it == files.end())
+      return error(ErrorCode::kNotFound,
+                   fmt::format("file '{}' not found in repository {}; GGUF files: {}", hf_file,
+                               repo_id, gguf_list(files)));
+    primary = &*it;
+  } else {
+    primary = find_model(files, tag);
+    if (primary == nullptr)
+      return error(
+          ErrorCode::kNotFound,
+          fmt::format("no GGUF file{} found in repository {}; GGUF files: {}",
+                      tag.empty() ? "" : " with tag '" + tag + "'", repo_id, gguf_list(files)));
+  }
+  const GgufName name = split_gguf_name(primary->path);
+  if (name.count <= 1) return std::vector<RepoFile>{*primary};
+  std::vector<RepoFile> parts;
+  for (const RepoFile& f : files) {
+    const GgufName n = split_gguf_name(f.path);
+    if (n.count == name.count && n.prefix == name.prefix) parts.push_back(f);
+  }
+  std::sort(parts.begin(), parts.end(), [](const RepoFile& a, const RepoFile& b) {
+    return split_gguf_name(a.path).index < split_gguf_name(b.path).index;
+  });
+  if (static_cast<int>(parts.size()) != name.count || split_gguf_name(parts[0].path).index != 1)
+    return error(ErrorCode::kNotFound,
+                 fmt::format("{} is split into {} parts but repository {} has {} of them",
+                             primary->path, name.count, repo_id, parts.size()));
+  return parts;
+}
+
+}  // namespace hearth::hub

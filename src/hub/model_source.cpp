@@ -1,0 +1,126 @@
+#include "hub/model_source.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+#include "hub/hf_cache.h"
+#include "hub/hf_repo.h"
+
+namespace hearth::hub {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The URL's last path component, without query or fragment.
+std::string url_file_name(const std::string& url) {
+  std::string f = url.substr(0, url.find_first_of("?#"));
+  return f.substr(f.rfind('/') + 1);
+}
+
+Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOptions& options) {
+  HEARTH_ASSIGN_OR_RETURN(const RepoTag rt, split_repo_tag(request.hf_repo));
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> files,
+                          list_repo_files(rt.repo, request.token, request.offline));
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> model,
+                          select_model_files(files, rt.repo, rt.tag, request.hf_file));
+  if (request.offline) {
+    std::error_code ec;
+    for (const RepoFile& f : model)
+      if (!fs::exists(f.final_path, ec))
+        return error(ErrorCode::kNotFound, f.final_path + " is not in the cache (--offline)");
+  } else {
+    HEARTH_RETURN_IF_ERROR(fetch_repo_files(model, request.token, options));
+  }
+  log_info("model: {} from {}", model.front().path, rt.repo);
+  return model.front().final_path;
+}
+
+Result<std::string> resolve_url(const ModelRequest& request, const DownloadOptions& options) {
+  const std::vector<std::string> parts = url_parts(request.url);
+  std::string dir;
+  if (!request.path.empty()) {
+    dir = fs::path(request.path).parent_path().string();
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(dir, llama_cache_directory());
+  }
+  std::vector<DownloadItem> items;
+  for (const std::string& part : parts) {
+    const std::string name = url_file_name(part);
+    if (name.empty() || name == "." || name == "..")
+      return error(ErrorCode::kInvalidArgument, "the URL names no file: " + part);
+    const bool single_to_path = parts.size() == 1 && !request.path.empty();
+    items.push_back(
+        {part, single_to_path ? request.path : (fs::path(dir) / name).string(), "", 0, true});
+  }
+  std::error_code ec;
+  if (request.offline) {
+    for (const DownloadItem& item : items)
+      if (!fs::exists(item.destination, ec))
+        return error(ErrorCode::kNotFound, item.destination + " is missing (--offline)");
+    return items.front().destination;
+  }
+  DownloadOptions o = options;
+  o.headers.emplace_back("User-Agent", "hearth-server");
+  for (DownloadItem& item : items) {
+    if (fs::exists(item.destination, ec) || o.progress == nullptr) continue;
+    HttpOptions http;
+    http.headers = o.headers;
+    auto head = http_request("HEAD", item.url, http);
+    if (head.is_ok()) {
+      const std::string length = head->header("content-length");
+      item.size = length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+    }
+    o.progress->add_total(item.size);
+    o.progress->add_file();
+  }
+  HEARTH_RETURN_IF_ERROR(download_files(items, o));
+  return items.front().destination;
+}
+
+}  // namespace
+
+bool is_remote(const ModelRequest& request) {
+  return !request.hf_repo.empty() || !request.url.empty();
+}
+
+Result<std::string> llama_cache_directory() {
+  fs::path dir;
+  if (const char* v = std::getenv("LLAMA_CACHE"); v != nullptr && *v != '\0') {
+    dir = v;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') {
+    dir = fs::path(x) / "llama.cpp";
+  } else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    dir = fs::path(h) / ".cache" / "llama.cpp";
+  } else {
+    return error(ErrorCode::kNotFound, "cannot determine the llama.cpp cache directory");
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return error(ErrorCode::kIo, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  return dir.string();
+}
+
+std::vector<std::string> url_parts(const std::string& url) {
+  const std::string path = url.substr(0, url.find_first_of("?#"));
+  const GgufName name = split_gguf_name(path);
+  if (name.count <= 1) return {url};
+  std::vector<std::string> parts;
+  for (int i = 1; i <= name.count; ++i)
+    parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", name.prefix, i, name.count));
+  return parts;
+}
+
+Result<std::string> resolve_model(const ModelRequest& request, const DownloadOptions& options) {
+  if (!request.hf_repo.empty()) return resolve_repo(request, options);
+  if (!request.url.empty()) return resolve_url(request, options);
+  return request.path;
+}
+
+}  // namespace hearth::hub

@@ -1,0 +1,29 @@
+// The web UI routes (other-native-routes.md section 19): the embedded page at <prefix>/,
+// <prefix>/index.html and <prefix>/<asset>, or the files of --path instead. They are public
+// (no API key) and answer while the model loads.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "server/http/http.h"
+#include "webui/embedded_assets.h"
+
+namespace hearth::server {
+
+struct UiConfig {
+  bool enabled = true;                   // --ui / --no-ui
+  std::string static_path;               // --path: serve this directory instead
+  std::span<const webui::Asset> assets;  // the embedded page (empty: built without it)
+
+  // Whether anything is served at / (what /props reports as `ui`).
+  bool serving() const { return enabled && (!static_path.empty() || !assets.empty()); }
+};
+
+// The response for a UI path (`path` is after the API prefix), or nullopt when the request
+// is not for the UI and goes on to the API routes.
+std::optional<http::Response> serve_ui(const UiConfig& ui, const http::Request& request,
+                                       const std::string& path);
+
+}  // namespace hearth::server
