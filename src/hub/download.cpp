@@ -68,6 +68,7 @@ Result<long> transfer(const DownloadItem& item, const fs::path& partial,
   HttpOptions http;
   http.headers = options.headers;
   http.stall_seconds = options.stall_seconds;
+  http.cancel = options.cancel;
   auto reply = http_stream(item.url, offset, http, sink);
   out.close();
   if (!reply.is_ok()) return reply.status();
@@ -97,6 +98,7 @@ Status verify(const DownloadItem& item, const fs::path& partial) {
 bool cached_copy_is_current(const DownloadItem& item, const DownloadOptions& options) {
   HttpOptions http;
   http.headers = options.headers;
+  http.cancel = options.cancel;
   auto head = http_request("HEAD", item.url, http);
   if (!head.is_ok() || head->status < 200 || head->status >= 300) return true;
   const std::string etag = head->header("etag");
@@ -106,6 +108,7 @@ bool cached_copy_is_current(const DownloadItem& item, const DownloadOptions& opt
 void save_etag(const DownloadItem& item, const DownloadOptions& options) {
   HttpOptions http;
   http.headers = options.headers;
+  http.cancel = options.cancel;
   auto head = http_request("HEAD", item.url, http);
   if (!head.is_ok()) return;
   if (const std::string etag = head->header("etag"); !etag.empty()) {

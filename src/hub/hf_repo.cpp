@@ -52,8 +52,10 @@ std::string upper(std::string s) {
   return s;
 }
 
-Result<Json> api_get(const std::string& url, const std::string& token) {
+Result<Json> api_get(const std::string& url, const std::string& token,
+                     const std::atomic<bool>* cancel) {
   HttpOptions options;
+  options.cancel = cancel;
   options.headers = {{"User-Agent", "hearth-server"}, {"Accept", "application/json"}};
   if (is_valid_token(token)) options.headers.emplace_back("Authorization", "Bearer " + token);
   HEARTH_ASSIGN_OR_RETURN(HttpReply reply, http_request("GET", url, options));
@@ -83,8 +85,10 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
 
 // The commit of branch "main", else of the first valid branch; written to refs/<branch>.
 Result<std::string> fetch_commit(const std::string& endpoint, const std::string& repo_id,
-                                 const fs::path& repo_dir, const std::string& token) {
-  HEARTH_ASSIGN_OR_RETURN(Json refs, api_get(endpoint + "api/models/" + repo_id + "/refs", token));
+                                 const fs::path& repo_dir, const std::string& token,
+                                 const std::atomic<bool>* cancel) {
+  HEARTH_ASSIGN_OR_RETURN(Json refs,
+                          api_get(endpoint + "api/models/" + repo_id + "/refs", token, cancel));
   if (!refs.is_object() || !refs.contains("branches") || !refs["branches"].is_array())
     return error(ErrorCode::kCorruptFile, "the hub listed no branches for " + repo_id);
   std::string name, commit;
@@ -124,14 +128,15 @@ RepoFile file_from_tree_item(const Json& item, const std::string& endpoint,
   return f;
 }
 
-Result<std::vector<RepoFile>> fetch_repo_files(const std::string& repo_id,
-                                               const std::string& token) {
+Result<std::vector<RepoFile>> fetch_repo_files(const std::string& repo_id, const std::string& token,
+                                               const std::atomic<bool>* cancel) {
   const std::string endpoint = model_endpoint();
   HEARTH_ASSIGN_OR_RETURN(const std::string dir, repo_directory(repo_id));
-  HEARTH_ASSIGN_OR_RETURN(const std::string commit, fetch_commit(endpoint, repo_id, dir, token));
+  HEARTH_ASSIGN_OR_RETURN(const std::string commit,
+                          fetch_commit(endpoint, repo_id, dir, token, cancel));
   HEARTH_ASSIGN_OR_RETURN(
-      Json tree,
-      api_get(endpoint + "api/models/" + repo_id + "/tree/" + commit + "?recursive=true", token));
+      Json tree, api_get(endpoint + "api/models/" + repo_id + "/tree/" + commit + "?recursive=true",
+                         token, cancel));
   if (!tree.is_array()) return error(ErrorCode::kCorruptFile, "the hub's file list is not a list");
   std::vector<RepoFile> files;
   for (const Json& item : tree) {
@@ -249,10 +254,11 @@ Result<std::string> repo_directory(std::string_view repo_id) {
 }
 
 Result<std::vector<RepoFile>> list_repo_files(const std::string& repo_id, const std::string& token,
-                                              bool offline) {
+                                              bool offline, const std::atomic<bool>* cancel) {
   if (!offline) {
-    auto online = fetch_repo_files(repo_id, token);
+    auto online = fetch_repo_files(repo_id, token, cancel);
     if (online.is_ok()) return online;
+    if (cancel != nullptr && cancel->load()) return online.status();
     log_warn("hub: {}; looking in the cache instead", online.status().message());
   }
   std::vector<RepoFile> cached = cached_repo_files(repo_id);

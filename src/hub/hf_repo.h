@@ -5,6 +5,7 @@
 // and which of them a model tag selects.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,7 +42,8 @@ struct RepoFile {
 // The repository's files. Online: from the hub, writing refs/<branch>; a hub that cannot be
 // reached falls back to the cache with a warning. Offline: from the cache only.
 Result<std::vector<RepoFile>> list_repo_files(const std::string& repo_id, const std::string& token,
-                                              bool offline);
+                                              bool offline,
+                                              const std::atomic<bool>* cancel = nullptr);
 
 // The files of the model to load, part 1 first: `hf_file` exactly when given; else the first
 // model GGUF whose path contains `tag` followed by '.' or '-' (any case); with no tag Q4_K_M,

@@ -58,6 +58,12 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// libcurl calls this about once a second even when no bytes move.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel->load() ? 1 : 0;
+}
+
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
@@ -103,6 +109,11 @@ Result<HttpReply> perform(const std::string& method, const std::string& url, uin
   // Error bodies of a download go to the reply, not into the file.
   curl_easy_setopt(c, CURLOPT_FAILONERROR, sink != nullptr ? 1L : 0L);
   if (method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  if (options.cancel != nullptr) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, options.cancel);
+  }
   if (offset > 0) {
     const std::string range = fmt::format("{}-", offset);
     curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
@@ -110,6 +121,9 @@ Result<HttpReply> perform(const std::string& method, const std::string& url, uin
   const CURLcode code = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &t.reply.status);
   if (code == CURLE_HTTP_RETURNED_ERROR) return std::move(t.reply);
+  if (code == CURLE_ABORTED_BY_CALLBACK || (options.cancel != nullptr && options.cancel->load())) {
+    return error(ErrorCode::kIo, "download cancelled");
+  }
   if (code == CURLE_WRITE_ERROR && t.sink_refused) {
     return error(ErrorCode::kIo, fmt::format("the transfer from {} was stopped", url));
   }

@@ -30,6 +30,9 @@ struct HttpOptions {
   HttpHeaders headers;
   long connect_timeout_seconds = 30;
   long stall_seconds = 30;
+  // When set and true, the transfer stops within about a second (also while connecting or
+  // waiting for a stalled server).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // GET or HEAD `url`; any HTTP status is a reply, only transport failures are errors.

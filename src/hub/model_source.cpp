@@ -26,7 +26,7 @@ std::string url_file_name(const std::string& url) {
 Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(const RepoTag rt, split_repo_tag(request.hf_repo));
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> files,
-                          list_repo_files(rt.repo, request.token, request.offline));
+                          list_repo_files(rt.repo, request.token, request.offline, options.cancel));
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> model,
                           select_model_files(files, rt.repo, rt.tag, request.hf_file));
   if (request.offline) {
@@ -71,6 +71,7 @@ Result<std::string> resolve_url(const ModelRequest& request, const DownloadOptio
     if (fs::exists(item.destination, ec) || o.progress == nullptr) continue;
     HttpOptions http;
     http.headers = o.headers;
+    http.cancel = o.cancel;
     auto head = http_request("HEAD", item.url, http);
     if (head.is_ok()) {
       const std::string length = head->header("content-length");

@@ -252,6 +252,24 @@ TEST_F(HubDownload, KilledDownloadResumesOnRestart) {
   EXPECT_FALSE(fs::exists(partial));
 }
 
+TEST_F(HubDownload, SigtermStopsADownloadAndKeepsItsPartialFile) {
+  MockHubOptions slow;
+  slow.throttle_bytes_per_s = 100000;
+  auto hub = start_hub(slow);
+  auto oid = hub::file_oid(stories_model(), std::string(64, '0'));
+  ASSERT_TRUE(oid.is_ok());
+  const fs::path partial = repo_cache() / "blobs" / (*oid + ".downloadInProgress");
+  ServerProcess server;
+  EXPECT_FALSE(server.start({"-hf", kRepo, "-c", "512"}, 1));
+  for (int i = 0; i < 100 && (!fs::exists(partial) || fs::file_size(partial) == 0); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.stop(10), 0) << server.log();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));
+  EXPECT_TRUE(fs::exists(partial)) << "kept for the next start to resume";
+  EXPECT_FALSE(fs::exists(snapshot("stories260K-Q4_K_M.gguf")));
+}
+
 TEST_F(HubDownload, CorruptFileIsRefusedAndRemoved) {
   MockHubOptions options;
   options.corrupt = "stories260K-Q4_K_M.gguf";

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +30,9 @@
 namespace {
 
 using hearth::server::options::ServerArgs;
+
+// Set by SIGINT/SIGTERM: a download in progress stops (its partial file stays, to resume).
+std::atomic<bool> g_stop_downloads{false};
 
 std::string random_media_marker() {
   static const char kChars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -158,6 +162,7 @@ std::string fetch(const hearth::hub::ModelRequest& request, bool offline,
                   hearth::hub::DownloadProgress& progress) {
   hearth::hub::DownloadOptions options;
   options.progress = &progress;
+  options.cancel = &g_stop_downloads;
   std::unique_ptr<hearth::hub::ProgressReporter> reporter;
   const std::string label = !request.hf_repo.empty() ? request.hf_repo : request.url;
   if (!offline)
@@ -408,15 +413,18 @@ int serve(const ServerArgs& args) {
     int received = 0;
     sigwait(&signals, &received);
     hearth::log_info("received signal {}, shutting down", received);
+    g_stop_downloads.store(true);
     server->stop();
   });
   if (!config.ui.serving() && args.ui && args.static_path.empty())
     hearth::log_warn("this build has no web UI (built with -DHEARTH_WEBUI=OFF)");
   if (!load_and_start(args, *progress, *server)) {
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    // Stopped by a signal while downloading: an ordinary shutdown.
+    const bool stopped = g_stop_downloads.load();
+    if (!stopped) pthread_kill(signal_thread.native_handle(), SIGTERM);
     signal_thread.join();
     http_thread.join();
-    return 1;
+    return stopped ? 0 : 1;
   }
   hearth::log_info("model loaded, all slots are idle");
   signal_thread.join();
