@@ -25,6 +25,10 @@ std::string url_file_name(const std::string& url) {
 
 Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(const RepoTag rt, split_repo_tag(request.hf_repo));
+  if (!request.token.empty() && !is_valid_token(request.token))
+    log_warn(
+        "the Hugging Face token does not look like one (hf_ and 34 or more letters or "
+        "digits): it is not sent, as llama-server does not send it");
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> files,
                           list_repo_files(rt.repo, request.token, request.offline, options.cancel));
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> model,

@@ -347,6 +347,9 @@ TEST_F(HubDownload, PrivateRepositorySendsTheToken) {
   ProcessResult r = run_server({"-hf", "private/stories-GGUF", "--port", "0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("401"), std::string::npos) << r.err;
+  r = run_server({"-hf", "private/stories-GGUF", "-hft", "not-a-token", "--port", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("it is not sent"), std::string::npos) << r.err;
   save_env("HF_TOKEN", token.c_str());
   ServerProcess server;
   ASSERT_TRUE(server.start({"-hf", "private/stories-GGUF", "-c", "512"})) << server.log();

@@ -120,24 +120,22 @@ hearth::server::ServerConfig make_config(const ServerArgs& args) {
   return c;
 }
 
-// The model request of -m, -hf, -hff, -mu and the token.
-hearth::hub::ModelRequest model_request(const ServerArgs& args) {
+// A repository's model with the token and --offline: -hf's, or --spec-draft-hf's (chosen by
+// the same rules).
+hearth::hub::ModelRequest repo_request(const ServerArgs& args, const std::string& hf_repo) {
   hearth::hub::ModelRequest request;
-  request.path = args.model_path;
-  request.hf_repo = args.hf_repo;
-  request.hf_file = args.hf_file;
-  request.url = args.model_url;
+  request.hf_repo = hf_repo;
   request.token = args.hf_token;
   request.offline = args.offline;
   return request;
 }
 
-// --spec-draft-hf: the draft model's repository, chosen by the same rules.
-hearth::hub::ModelRequest draft_request(const ServerArgs& args) {
-  hearth::hub::ModelRequest request;
-  request.hf_repo = args.spec_draft_hf;
-  request.token = args.hf_token;
-  request.offline = args.offline;
+// The model request of -m, -hf, -hff and -mu.
+hearth::hub::ModelRequest model_request(const ServerArgs& args) {
+  hearth::hub::ModelRequest request = repo_request(args, args.hf_repo);
+  request.path = args.model_path;
+  request.hf_file = args.hf_file;
+  request.url = args.model_url;
   return request;
 }
 
@@ -187,7 +185,7 @@ bool fetch_models(ServerArgs& args, hearth::hub::DownloadProgress& progress,
     server.set_model_path(args.model_path);
   }
   if (!args.spec_draft_hf.empty()) {
-    args.spec_draft_model = fetch(draft_request(args), args.offline, progress);
+    args.spec_draft_model = fetch(repo_request(args, args.spec_draft_hf), args.offline, progress);
     if (args.spec_draft_model.empty()) return false;
   }
   return true;
