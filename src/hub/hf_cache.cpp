@@ -173,16 +173,19 @@ std::vector<CachedFile> cached_files(std::string_view repo_id) {
   return files;
 }
 
+bool is_sidecar_name(std::string_view name) {
+  for (std::string_view s : {"mmproj", "mtp-", "eagle3-", "dflash-", "dspark-"})
+    if (name.find(s) != std::string_view::npos) return true;
+  return false;
+}
+
 std::vector<std::string> cached_models() {
-  constexpr std::string_view kSidecars[] = {"mmproj", "mtp-", "eagle3-", "dflash-", "dspark-"};
   std::vector<std::string> models;
   std::set<std::string> seen;
   for (const CachedFile& f : cached_files()) {
     const GgufName name = split_gguf_name(f.path);
     if (name.index != 1 || name.tag.empty()) continue;
-    if (std::any_of(std::begin(kSidecars), std::end(kSidecars),
-                    [&](std::string_view s) { return name.prefix.find(s) != std::string::npos; }))
-      continue;
+    if (is_sidecar_name(name.prefix)) continue;
     std::string model = f.repo_id + ":" + name.tag;
     if (seen.insert(model).second) models.push_back(std::move(model));
   }

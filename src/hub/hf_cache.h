@@ -36,6 +36,10 @@ struct GgufName {
 };
 GgufName split_gguf_name(std::string_view path);
 
+// Whether a file name is a projector (mmproj) or a draft sidecar (mtp-, eagle3-, dflash-,
+// dspark-) rather than a model.
+bool is_sidecar_name(std::string_view name);
+
 struct CachedFile {
   std::string repo_id;     // user/model
   std::string path;        // inside the repository, '/'-separated

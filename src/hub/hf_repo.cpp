@@ -56,7 +56,7 @@ Result<Json> api_get(const std::string& url, const std::string& token,
                      const std::atomic<bool>* cancel) {
   HttpOptions options;
   options.cancel = cancel;
-  options.headers = {{"User-Agent", "hearth-server"}, {"Accept", "application/json"}};
+  options.headers = {{"User-Agent", std::string(kUserAgent)}, {"Accept", "application/json"}};
   if (is_valid_token(token)) options.headers.emplace_back("Authorization", "Bearer " + token);
   HEARTH_ASSIGN_OR_RETURN(HttpReply reply, http_request("GET", url, options));
   Json body = Json::parse(reply.body, nullptr, false);
@@ -65,12 +65,14 @@ Result<Json> api_get(const std::string& url, const std::string& token,
     if (body.is_object() && body.contains("error") && body["error"].is_string())
       message = body["error"].get<std::string>();
     return error(reply.status == 404 || reply.status == 401 ? ErrorCode::kNotFound : ErrorCode::kIo,
-                 fmt::format("GET {} failed ({}): {}", url, reply.status, message));
+                 fmt::format("GET {} failed ({}): {}", display_url(url), reply.status, message));
   }
-  if (body.is_discarded()) return error(ErrorCode::kCorruptFile, "GET " + url + ": not JSON");
+  if (body.is_discarded())
+    return error(ErrorCode::kCorruptFile, "GET " + display_url(url) + ": not JSON");
   return body;
 }
 
+// A ref the cache could not record only costs --offline its shortcut: warned, not fatal.
 void write_file_atomically(const fs::path& path, const std::string& text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
@@ -78,9 +80,25 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;
-    if (!out) return;
+    out.close();
+    if (!out) ec = std::make_error_code(std::errc::io_error);
   }
-  fs::rename(tmp, path, ec);
+  if (!ec) fs::rename(tmp, path, ec);
+  if (ec) log_warn("hub: cannot write {}: {}", path.string(), ec.message());
+}
+
+// Each '/'-separated segment percent-encoded (all but unreserved characters), as a URL path.
+std::string url_path(std::string_view path) {
+  std::string out;
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
 }
 
 // The commit of branch "main", else of the first valid branch; written to refs/<branch>.
@@ -122,14 +140,15 @@ RepoFile file_from_tree_item(const Json& item, const std::string& endpoint,
   }
   if (sized->contains("size") && (*sized)["size"].is_number_unsigned())
     f.size = (*sized)["size"].get<uint64_t>();
-  f.url = endpoint + repo_id + "/resolve/" + commit + "/" + f.path;
+  for (char& c : f.oid) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  f.url = endpoint + repo_id + "/resolve/" + commit + "/" + url_path(f.path);
   f.final_path = (repo_dir / "snapshots" / commit / f.path).string();
   if (!f.oid.empty()) f.blob_path = (repo_dir / "blobs" / f.oid).string();
   return f;
 }
 
-Result<std::vector<RepoFile>> fetch_repo_files(const std::string& repo_id, const std::string& token,
-                                               const std::atomic<bool>* cancel) {
+Result<std::vector<RepoFile>> fetch_listing(const std::string& repo_id, const std::string& token,
+                                            const std::atomic<bool>* cancel) {
   const std::string endpoint = model_endpoint();
   HEARTH_ASSIGN_OR_RETURN(const std::string dir, repo_directory(repo_id));
   HEARTH_ASSIGN_OR_RETURN(const std::string commit,
@@ -172,9 +191,7 @@ std::vector<RepoFile> cached_repo_files(const std::string& repo_id) {
 bool is_model_gguf(std::string_view path) {
   if (!path.ends_with(".gguf")) return false;
   const std::string_view name = path.substr(path.rfind('/') + 1);
-  for (std::string_view s : {"mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-"})
-    if (name.find(s) != std::string_view::npos) return false;
-  return true;
+  return name.find("imatrix") == std::string_view::npos && !is_sidecar_name(name);
 }
 
 bool is_first_part(std::string_view path) {
@@ -256,7 +273,7 @@ Result<std::string> repo_directory(std::string_view repo_id) {
 Result<std::vector<RepoFile>> list_repo_files(const std::string& repo_id, const std::string& token,
                                               bool offline, const std::atomic<bool>* cancel) {
   if (!offline) {
-    auto online = fetch_repo_files(repo_id, token, cancel);
+    auto online = fetch_listing(repo_id, token, cancel);
     if (online.is_ok()) return online;
     if (cancel != nullptr && cancel->load()) return online.status();
     log_warn("hub: {}; looking in the cache instead", online.status().message());

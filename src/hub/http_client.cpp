@@ -13,9 +13,11 @@ namespace hearth::hub {
 
 namespace {
 
-void init_curl_once() {
+bool init_curl_once() {
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  static bool ok = false;
+  std::call_once(once, [] { ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; });
+  return ok;
 }
 
 struct CurlDeleter {
@@ -31,6 +33,7 @@ struct Transfer {
   const ChunkSink* sink = nullptr;
   CURL* curl = nullptr;
   bool sink_refused = false;
+  bool too_large = false;
 };
 
 std::string lower(std::string s) {
@@ -68,12 +71,15 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
   if (t->sink == nullptr) {
+    if (t->reply.body.size() + n > kMaxReplyBytes) {
+      t->too_large = true;
+      return 0;
+    }
     t->reply.body.append(data, n);
     return n;
   }
-  long status = 0;
-  curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
-  if (!(*t->sink)(status, data, n)) {
+  curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &t->reply.status);
+  if (!(*t->sink)(t->reply, data, n)) {
     t->sink_refused = true;
     return 0;  // makes curl stop with CURLE_WRITE_ERROR
   }
@@ -82,19 +88,23 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
 
 Result<HttpReply> perform(const std::string& method, const std::string& url, uint64_t offset,
                           const HttpOptions& options, const ChunkSink* sink) {
-  init_curl_once();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  std::unique_ptr<CURL, CurlDeleter> curl(init_curl_once() ? curl_easy_init() : nullptr);
   if (!curl) return error(ErrorCode::kInternal, "could not start an HTTP transfer");
   std::unique_ptr<curl_slist, ListDeleter> list;
   for (const auto& [name, value] : options.headers) {
     const std::string line = name + ": " + value;
-    list.reset(curl_slist_append(list.release(), line.c_str()));
+    curl_slist* longer = curl_slist_append(list.get(), line.c_str());
+    if (longer == nullptr) return error(ErrorCode::kResourceExhausted, "out of memory");
+    list.release();
+    list.reset(longer);
   }
   Transfer t;
   t.sink = sink;
   CURL* c = curl.get();
   t.curl = c;
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -125,15 +135,41 @@ Result<HttpReply> perform(const std::string& method, const std::string& url, uin
     return error(ErrorCode::kIo, "download cancelled");
   }
   if (code == CURLE_WRITE_ERROR && t.sink_refused) {
-    return error(ErrorCode::kIo, fmt::format("the transfer from {} was stopped", url));
+    return error(ErrorCode::kIo, fmt::format("the transfer from {} was stopped", display_url(url)));
+  }
+  if (code == CURLE_WRITE_ERROR && t.too_large) {
+    return error(
+        ErrorCode::kResourceExhausted,
+        fmt::format("{}: the reply is larger than {} MiB", display_url(url), kMaxReplyBytes >> 20));
   }
   if (code != CURLE_OK) {
-    return error(ErrorCode::kIo, fmt::format("{}: {}", url, curl_easy_strerror(code)));
+    return error(ErrorCode::kIo, fmt::format("{}: {}", display_url(url), curl_easy_strerror(code)));
   }
   return std::move(t.reply);
 }
 
 }  // namespace
+
+void init_http() {
+  init_curl_once();
+}
+
+std::string display_url(std::string_view url) {
+  url = url.substr(0, url.find_first_of("?#"));
+  const size_t scheme = url.find("://");
+  const size_t host = scheme == std::string_view::npos ? 0 : scheme + 3;
+  const size_t path = url.find('/', host);
+  const size_t at = url.substr(0, path).rfind('@');
+  if (at == std::string_view::npos || at < host) return std::string(url);
+  return std::string(url.substr(0, host)) + std::string(url.substr(at + 1));
+}
+
+std::string url_origin(std::string_view url) {
+  const std::string shown = display_url(url);
+  const size_t scheme = shown.find("://");
+  if (scheme == std::string::npos) return {};
+  return lower(shown.substr(0, shown.find('/', scheme + 3)));
+}
 
 std::string HttpReply::header(std::string_view name) const {
   for (const auto& [k, v] : headers)

@@ -1,19 +1,24 @@
 // A small HTTP client over libcurl for the hub: JSON GETs and file downloads that resume.
-// Redirects are followed (the hub answers /resolve/ with a redirect to its file store); a
-// transfer that moves fewer than 1 byte/s for `stall_seconds` is abandoned, so a server that
-// stops sending does not hang startup.
+// Only http and https are spoken (also after redirects, which are followed: the hub answers
+// /resolve/ with a redirect to its file store). A transfer that moves fewer than 1 byte/s for
+// `stall_seconds` is abandoned, so a server that stops sending does not hang startup.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/status.h"
 
 namespace hearth::hub {
+
+inline constexpr std::string_view kUserAgent = "hearth-server";
+// The most a JSON (non-streamed) reply may hold.
+inline constexpr size_t kMaxReplyBytes = size_t{64} << 20;
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -35,13 +40,22 @@ struct HttpOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-// GET or HEAD `url`; any HTTP status is a reply, only transport failures are errors.
+// Starts libcurl; call once before other threads start (also done lazily otherwise).
+void init_http();
+
+// A URL as logs may show it: without user name, password, query or fragment.
+std::string display_url(std::string_view url);
+// The "scheme://host[:port]" part of a URL, lower-cased ("" when it has none).
+std::string url_origin(std::string_view url);
+
+// GET or HEAD `url`; any HTTP status is a reply, only transport failures are errors. A body
+// over kMaxReplyBytes is an error.
 Result<HttpReply> http_request(const std::string& method, const std::string& url,
                                const HttpOptions& options);
 
-// Called with each piece of the body and the response's status (200, or 206 when a range was
-// honoured); returning false cancels the transfer.
-using ChunkSink = std::function<bool(long status, const char* data, size_t size)>;
+// Called with each piece of the body and the response so far (its status, 200 or 206 when a
+// range was honoured, and its headers); returning false cancels the transfer.
+using ChunkSink = std::function<bool(const HttpReply& head, const char* data, size_t size)>;
 
 // GET `url` from byte `offset` (a Range request when offset > 0) and hand the body to `sink`.
 // The reply's body stays empty; its status tells whether the range was honoured (206).

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -10,6 +11,7 @@
 #include "base/log.h"
 #include "hub/hf_cache.h"
 #include "hub/hf_repo.h"
+#include "hub/http_client.h"
 
 namespace hearth::hub {
 
@@ -28,7 +30,8 @@ Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOpti
   if (!request.token.empty() && !is_valid_token(request.token))
     log_warn(
         "the Hugging Face token does not look like one (hf_ and 34 or more letters or "
-        "digits): it is not sent, as llama-server does not send it");
+        "digits): the hub's API is asked without it, as llama-server does; downloads still "
+        "send it");
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> files,
                           list_repo_files(rt.repo, request.token, request.offline, options.cancel));
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> model,
@@ -45,6 +48,18 @@ Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOpti
   return model.front().final_path;
 }
 
+// The size a HEAD request announces for `url` (followed through redirects), checked after
+// the download; 0 when the server does not answer 2xx with a length.
+uint64_t announced_size(const std::string& url, const DownloadOptions& options) {
+  HttpOptions http;
+  http.headers = options.headers;
+  http.cancel = options.cancel;
+  auto head = http_request("HEAD", url, http);
+  if (!head.is_ok() || head->status < 200 || head->status >= 300) return 0;
+  const std::string length = head->header("content-length");
+  return length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+}
+
 Result<std::string> resolve_url(const ModelRequest& request, const DownloadOptions& options) {
   const std::vector<std::string> parts = url_parts(request.url);
   std::string dir;
@@ -57,7 +72,7 @@ Result<std::string> resolve_url(const ModelRequest& request, const DownloadOptio
   for (const std::string& part : parts) {
     const std::string name = url_file_name(part);
     if (name.empty() || name == "." || name == "..")
-      return error(ErrorCode::kInvalidArgument, "the URL names no file: " + part);
+      return error(ErrorCode::kInvalidArgument, "the URL names no file: " + display_url(part));
     const bool single_to_path = parts.size() == 1 && !request.path.empty();
     items.push_back(
         {part, single_to_path ? request.path : (fs::path(dir) / name).string(), "", 0, true});
@@ -70,19 +85,17 @@ Result<std::string> resolve_url(const ModelRequest& request, const DownloadOptio
     return items.front().destination;
   }
   DownloadOptions o = options;
-  o.headers.emplace_back("User-Agent", "hearth-server");
+  o.headers.emplace_back("User-Agent", std::string(kUserAgent));
+  // The token goes only to the hub's own host (the reference sends it anywhere).
+  if (!request.token.empty() && url_origin(request.url) == url_origin(model_endpoint()))
+    o.headers.emplace_back("Authorization", "Bearer " + request.token);
   for (DownloadItem& item : items) {
-    if (fs::exists(item.destination, ec) || o.progress == nullptr) continue;
-    HttpOptions http;
-    http.headers = o.headers;
-    http.cancel = o.cancel;
-    auto head = http_request("HEAD", item.url, http);
-    if (head.is_ok()) {
-      const std::string length = head->header("content-length");
-      item.size = length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+    if (fs::exists(item.destination, ec)) continue;
+    item.size = announced_size(item.url, o);
+    if (o.progress != nullptr) {
+      o.progress->add_total(item.size);
+      o.progress->add_file();
     }
-    o.progress->add_total(item.size);
-    o.progress->add_file();
   }
   HEARTH_RETURN_IF_ERROR(download_files(items, o));
   return items.front().destination;
@@ -113,12 +126,14 @@ Result<std::string> llama_cache_directory() {
 }
 
 std::vector<std::string> url_parts(const std::string& url) {
-  const std::string path = url.substr(0, url.find_first_of("?#"));
-  const GgufName name = split_gguf_name(path);
+  const size_t path_end = std::min(url.find_first_of("?#"), url.size());
+  const GgufName name = split_gguf_name(url.substr(0, path_end));
   if (name.count <= 1) return {url};
+  // Each part keeps the query (a signed URL's signature, say).
   std::vector<std::string> parts;
   for (int i = 1; i <= name.count; ++i)
-    parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", name.prefix, i, name.count));
+    parts.push_back(
+        fmt::format("{}-{:05}-of-{:05}.gguf{}", name.prefix, i, name.count, url.substr(path_end)));
   return parts;
 }
 

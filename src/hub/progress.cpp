@@ -41,7 +41,6 @@ ProgressReporter::ProgressReporter(const DownloadProgress& progress, std::string
     : progress_(progress),
       label_(std::move(label)),
       terminal_(terminal),
-      start_done_(progress.done_bytes()),
       start_(std::chrono::steady_clock::now()),
       last_line_(start_),
       thread_([this] { run(); }) {}
@@ -78,7 +77,8 @@ void ProgressReporter::draw(bool final_line) {
           : label_;
   if (terminal_) {
     // \r and erase-to-end redraw the same line; the final draw ends it.
-    const std::string line = progress_line(label, done, total, done - start_done_, elapsed, 30);
+    const std::string line =
+        progress_line(label, done, total, progress_.received_bytes(), elapsed, 30);
     std::fprintf(stderr, "\r%s\033[K%s", line.c_str(), final_line ? "\n" : "");
     std::fflush(stderr);
     return;
@@ -88,7 +88,7 @@ void ProgressReporter::draw(bool final_line) {
   if (final_line && decile == last_decile_) return;
   last_decile_ = decile;
   last_line_ = now;
-  log_info("{}", progress_line(label, done, total, done - start_done_, elapsed, 0));
+  log_info("{}", progress_line(label, done, total, progress_.received_bytes(), elapsed, 0));
 }
 
 }  // namespace hearth::hub

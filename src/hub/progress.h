@@ -19,6 +19,10 @@ class DownloadProgress {
   void add_done(uint64_t bytes) { done_.fetch_add(bytes, std::memory_order_relaxed); }
   // Bytes of a failed attempt: the next attempt counts the partial file again.
   void remove_done(uint64_t bytes) { done_.fetch_sub(bytes, std::memory_order_relaxed); }
+  // Bytes that came over the network in this run (not those of a resumed partial file):
+  // what the transfer rate is measured on.
+  void add_received(uint64_t bytes) { received_.fetch_add(bytes, std::memory_order_relaxed); }
+  uint64_t received_bytes() const { return received_.load(std::memory_order_relaxed); }
   void add_file() { files_.fetch_add(1, std::memory_order_relaxed); }
   void file_finished() { files_done_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -30,12 +34,13 @@ class DownloadProgress {
  private:
   std::atomic<uint64_t> total_{0};
   std::atomic<uint64_t> done_{0};
+  std::atomic<uint64_t> received_{0};
   std::atomic<int> files_{0};
   std::atomic<int> files_done_{0};
 };
 
 // One line of progress: "Downloading <label>  42%  12.3 MiB/s  ETA 0:05" with a bar when
-// `bar_width` > 0. `elapsed_seconds` measures the bytes moved in this run (`done - start`).
+// `bar_width` > 0. The rate is `moved` (bytes received in this run) over `elapsed_seconds`.
 std::string progress_line(const std::string& label, uint64_t done, uint64_t total, uint64_t moved,
                           double elapsed_seconds, int bar_width);
 
@@ -53,7 +58,6 @@ class ProgressReporter {
   const DownloadProgress& progress_;
   std::string label_;
   bool terminal_;
-  uint64_t start_done_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_line_;
   int last_decile_ = -1;

@@ -143,18 +143,19 @@ http::Response run_handler(const Handler& handler, ServerState& state,
 http::Response route(ServerState& state, const http::Request& request) {
   if (request.method == "OPTIONS") return preflight(state.config);
   const std::string& prefix = state.config.api_prefix;
-  // The web UI is public and answers while the model loads.
-  if (request.path.compare(0, prefix.size(), prefix) == 0) {
-    if (auto page = serve_ui(state.config.ui, request, request.path.substr(prefix.size())))
-      return *page;
+  const bool prefixed = request.path.compare(0, prefix.size(), prefix) == 0;
+  const std::string path = prefixed ? request.path.substr(prefix.size()) : std::string();
+  // The web page is public and answers while the model loads.
+  if (prefixed) {
+    if (auto page = serve_ui(state.config.ui, request, path, UiAccess::kPublic)) return *page;
   }
   if (!state.ready.load()) return loading_response(state.config.loading_progress);
   if (!state.config.api_keys.empty() && !is_public(request.path) &&
       !key_accepted(state.config, request)) {
     return invalid_api_key_response();
   }
-  if (request.path.compare(0, prefix.size(), prefix) != 0) return not_found_response();
-  const std::string path = request.path.substr(prefix.size());
+  if (!prefixed) return not_found_response();
+  if (auto file = serve_ui(state.config.ui, request, path, UiAccess::kChecked)) return *file;
   // HEAD is served wherever GET is (the HTTP layer drops the body).
   const std::string method = request.method == "HEAD" ? "GET" : request.method;
   for (const Route& r : route_table()) {

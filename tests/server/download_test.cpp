@@ -219,6 +219,64 @@ TEST_F(HubDownload, BrokenTransferResumesWithARangeRequest) {
   EXPECT_NE(server.log().find("retrying"), std::string::npos);
 }
 
+TEST_F(HubDownload, ServerIgnoringTheRangeMakesTheDownloadStartOver) {
+  MockHubOptions options;
+  options.disconnect_after = 300000;
+  options.ignore_range = true;
+  auto hub = start_hub(options);
+  ServerProcess server;
+  ASSERT_TRUE(server.start({"-hf", kRepo, "-c", "512"})) << server.log();
+  const auto blobs = hub->requests_for("/blobs/");
+  ASSERT_EQ(blobs.size(), 2u);
+  EXPECT_EQ(blobs[1]["range"], "bytes=300000-");  // answered 200 with the whole file
+  auto oid = hub::file_oid(snapshot("stories260K-Q4_K_M.gguf").string(), std::string(64, '0'));
+  auto expected = hub::file_oid(stories_model(), std::string(64, '0'));
+  ASSERT_TRUE(oid.is_ok() && expected.is_ok());
+  EXPECT_EQ(*oid, *expected);
+}
+
+TEST_F(HubDownload, NamesThatTryToLeaveTheCacheAreSkipped) {
+  MockHubOptions options;
+  options.hostile = true;
+  auto hub = start_hub(options);
+  ServerProcess server;
+  ASSERT_TRUE(server.start({"-hf", kRepo, "-c", "512"})) << server.log();
+  EXPECT_EQ(fetched(*hub), std::vector<std::string>{"stories260K-Q4_K_M.gguf"});
+  EXPECT_NE(server.log().find("skipping the unsafe path '../../escaped-Q4_K_M.gguf'"),
+            std::string::npos)
+      << server.log();
+  // Nothing named by the hostile entries exists, in the cache or beside it.
+  std::vector<fs::path> places = {fs::path(cache_).parent_path(), fs::path(cache_), repo_cache(),
+                                  repo_cache() / "snapshots"};
+  for (const auto& e : fs::recursive_directory_iterator(cache_)) places.push_back(e.path());
+  for (const fs::path& place : places) {
+    const std::string name = place.filename().string();
+    for (const char* bad : {"escaped", "abs-Q4", "up-Q4", "bad-oid"})
+      EXPECT_EQ(name.find(bad), std::string::npos) << place;
+  }
+  for (const char* bad : {"escaped-Q4_K_M.gguf", "abs-Q4_K_M.gguf", "up-Q4_K_M.gguf"})
+    EXPECT_FALSE(fs::exists(fs::path(cache_).parent_path() / bad)) << bad;
+  EXPECT_FALSE(fs::exists(repo_cache() / "refs" / "escaped-ref"));
+  std::ifstream ref(repo_cache() / "refs" / "main");
+  std::string commit;
+  ref >> commit;
+  EXPECT_EQ(commit, kMockCommit);
+}
+
+TEST_F(HubDownload, FileNamesWithSpacesAreRequestedEncoded) {
+  const fs::path dir = fs::path(root_) / kRepo / "sub dir";
+  fs::create_directories(dir);
+  fs::copy_file(stories_model(), dir / "stories 260K#1-Q6_K.gguf");
+  auto hub = start_hub();
+  ServerProcess server;
+  ASSERT_TRUE(server.start({"-hf", std::string(kRepo) + ":Q6_K", "-c", "512"})) << server.log();
+  const auto resolves = hub->requests_for("/resolve/");
+  ASSERT_EQ(resolves.size(), 1u);
+  EXPECT_NE(resolves[0]["path"].get<std::string>().find("sub dir/stories 260K#1-Q6_K.gguf"),
+            std::string::npos);
+  EXPECT_TRUE(fs::is_symlink(snapshot("sub dir/stories 260K#1-Q6_K.gguf")));
+}
+
 TEST_F(HubDownload, KilledDownloadResumesOnRestart) {
   MockHubOptions slow;
   slow.throttle_bytes_per_s = 200000;
@@ -349,7 +407,7 @@ TEST_F(HubDownload, PrivateRepositorySendsTheToken) {
   EXPECT_NE(r.err.find("401"), std::string::npos) << r.err;
   r = run_server({"-hf", "private/stories-GGUF", "-hft", "not-a-token", "--port", "0"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("it is not sent"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the hub's API is asked without it"), std::string::npos) << r.err;
   save_env("HF_TOKEN", token.c_str());
   ServerProcess server;
   ASSERT_TRUE(server.start({"-hf", "private/stories-GGUF", "-c", "512"})) << server.log();

@@ -119,6 +119,22 @@ TEST_F(WebUiRoutes, PathServesADirectoryInsteadAndFallsThroughToTheApi) {
   fs::remove_all(outside);
 }
 
+TEST_F(WebUiRoutes, PathFilesBeyondTheIndexNeedTheKey) {
+  const std::string dir = make_temp_dir("static_path_key");
+  std::ofstream(dir + "/index.html") << "<p>page</p>";
+  std::ofstream(dir + "/private.txt") << "private";
+  start({"--path", dir, "--api-key", "k1"});
+  // The index is public, as the reference exempts it; the directory's other files are not.
+  EXPECT_EQ(http_request(port(), "GET", "/").body, "<p>page</p>");
+  EXPECT_EQ(http_request(port(), "GET", "/index.html").status, 200);
+  const HttpReply denied = http_request(port(), "GET", "/private.txt");
+  EXPECT_EQ(denied.status, 401);
+  EXPECT_EQ(denied.body.find("private"), std::string::npos);
+  EXPECT_EQ(http_request(port(), "GET", "/private.txt", "", {{"Authorization", "Bearer k1"}}).body,
+            "private");
+  fs::remove_all(dir);
+}
+
 TEST_F(WebUiRoutes, UiConfigIsShownInProps) {
   const std::string dir = make_temp_dir("ui_config");
   std::ofstream(dir + "/ui.json") << R"({"systemMessage": "Be brief.", "temperature": 0.2})";

@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "chat_setup.h"
+#include "hub/http_client.h"
 #include "hub/model_source.h"
 #include "model_info.h"
 #include "models/registry.h"
@@ -145,12 +146,14 @@ std::function<hearth::server::Json()> download_progress_json(
   return [progress]() -> hearth::server::Json {
     if (progress->files() == 0) return nullptr;
     const uint64_t total = progress->total_bytes(), done = progress->done_bytes();
-    return {{"stage", "downloading"},
-            {"files", progress->files()},
-            {"files_done", progress->files_done()},
-            {"downloaded_bytes", done},
-            {"total_bytes", total},
-            {"fraction", total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0}};
+    return {
+        {"stage", "downloading"},
+        {"files", progress->files()},
+        {"files_done", progress->files_done()},
+        {"downloaded_bytes", done},
+        {"total_bytes", total},
+        {"fraction",
+         total > 0 ? std::min(1.0, static_cast<double>(done) / static_cast<double>(total)) : 0.0}};
   };
 }
 
@@ -162,11 +165,16 @@ std::string fetch(const hearth::hub::ModelRequest& request, bool offline,
   options.progress = &progress;
   options.cancel = &g_stop_downloads;
   std::unique_ptr<hearth::hub::ProgressReporter> reporter;
-  const std::string label = !request.hf_repo.empty() ? request.hf_repo : request.url;
+  const std::string label =
+      !request.hf_repo.empty() ? request.hf_repo : hearth::hub::display_url(request.url);
   if (!offline)
     reporter = std::make_unique<hearth::hub::ProgressReporter>(progress, label, isatty(2) != 0);
   auto path = hearth::hub::resolve_model(request, options);
   if (reporter) reporter->stop();
+  if (!path && g_stop_downloads.load()) {
+    hearth::log_info("download of {} stopped; its partial file is kept to resume", label);
+    return {};
+  }
   if (!path) {
     hearth::log_error("failed to get the model {}: {}", label, path.status().message());
     return {};
@@ -433,6 +441,7 @@ int serve(const ServerArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hearth::hub::init_http();  // before any thread starts
   auto outcome =
       hearth::server::options::parse_args(argc, argv, hearth::server::options::process_env());
   using hearth::server::options::ParseAction;

@@ -205,19 +205,22 @@ Status handle_ui_config_file(const OptionInput& in, ParseState& st) {
   return handle_ui_config(from_file, st);
 }
 
-// -hf: the reference's repository syntax is checked before anything starts.
-Status handle_hf_repo(const OptionInput& in, ParseState& st) {
-  if (auto rt = hub::split_repo_tag(in.value); !rt.is_ok())
+// -hf and --spec-draft-hf: the reference's repository syntax is checked before anything starts.
+template <std::string ServerArgs::*kMember>
+Status set_hf_repo(const OptionInput& in, ParseState& st) {
+  if (auto rt = hub::split_repo_tag(in.value); !rt.is_ok()) {
     return invalid_value(rt.status().message());
-  st.args.hf_repo = std::string(in.value);
+  }
+  st.args.*kMember = std::string(in.value);
   return Status::ok();
 }
 
+Status handle_hf_repo(const OptionInput& in, ParseState& st) {
+  return set_hf_repo<&ServerArgs::hf_repo>(in, st);
+}
+
 Status handle_spec_draft_hf(const OptionInput& in, ParseState& st) {
-  if (auto rt = hub::split_repo_tag(in.value); !rt.is_ok())
-    return invalid_value(rt.status().message());
-  st.args.spec_draft_hf = std::string(in.value);
-  return Status::ok();
+  return set_hf_repo<&ServerArgs::spec_draft_hf>(in, st);
 }
 
 }  // namespace hearth::server::options

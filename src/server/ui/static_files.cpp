@@ -15,6 +15,7 @@ namespace {
 constexpr std::string_view kRevalidated[] = {"index.html", "sw.js", "manifest.webmanifest",
                                              "_app/version.json", "build.json"};
 
+// The types scripts/embed-webui.py gives the embedded files, for --path's files.
 std::string content_type_of(const fs::path& file) {
   const std::string ext = file.extension().string();
   if (ext == ".html" || ext == ".htm") return "text/html; charset=utf-8";
@@ -27,6 +28,7 @@ std::string content_type_of(const fs::path& file) {
   if (ext == ".txt") return "text/plain; charset=utf-8";
   if (ext == ".webmanifest") return "application/manifest+json";
   if (ext == ".woff2") return "font/woff2";
+  if (ext == ".wasm") return "application/wasm";
   return "application/octet-stream";
 }
 
@@ -99,10 +101,15 @@ std::optional<http::Response> static_file(const std::string& root, const std::st
 }  // namespace
 
 std::optional<http::Response> serve_ui(const UiConfig& ui, const http::Request& request,
-                                       const std::string& path) {
+                                       const std::string& path, UiAccess access) {
   if (!ui.serving() || (request.method != "GET" && request.method != "HEAD")) return std::nullopt;
   if (path.empty() || path.front() != '/') return std::nullopt;
-  if (!ui.static_path.empty()) return static_file(ui.static_path, path);
+  if (!ui.static_path.empty()) {
+    const bool index = path == "/" || path == "/index.html";
+    if (index != (access == UiAccess::kPublic)) return std::nullopt;
+    return static_file(ui.static_path, path);
+  }
+  if (access != UiAccess::kPublic) return std::nullopt;
   const std::string_view name =
       path == "/" ? std::string_view("index.html") : std::string_view(path).substr(1);
   const webui::Asset* asset = find_asset(ui.assets, name);

@@ -1,6 +1,6 @@
 // The web UI routes (other-native-routes.md section 19): the embedded page at <prefix>/,
-// <prefix>/index.html and <prefix>/<asset>, or the files of --path instead. They are public
-// (no API key) and answer while the model loads.
+// <prefix>/index.html and <prefix>/<asset>, or the files of --path instead. The embedded
+// page and --path's index are public (no API key) and answer while the model loads.
 #pragma once
 
 #include <optional>
@@ -21,9 +21,14 @@ struct UiConfig {
   bool serving() const { return enabled && (!static_path.empty() || !assets.empty()); }
 };
 
+// Which UI paths a call serves. Before the API key and loading checks (kPublic): the
+// embedded page's files, and --path's index at / and /index.html, as the reference exempts
+// them. After those checks (kChecked): --path's other files.
+enum class UiAccess { kPublic, kChecked };
+
 // The response for a UI path (`path` is after the API prefix), or nullopt when the request
-// is not for the UI and goes on to the API routes.
+// is not for the UI at this stage and goes on.
 std::optional<http::Response> serve_ui(const UiConfig& ui, const http::Request& request,
-                                       const std::string& path);
+                                       const std::string& path, UiAccess access);
 
 }  // namespace hearth::server

@@ -31,6 +31,8 @@ MockHub::MockHub(std::string root, MockHubOptions options) : dir_(make_temp_dir(
                                    options.corrupt,
                                    "--token",
                                    options.token};
+  if (options.ignore_range) argv.push_back("--ignore-range");
+  if (options.hostile) argv.push_back("--hostile");
   pid_ = ::fork();
   if (pid_ == 0) {
     std::vector<char*> cargv;

@@ -14,8 +14,10 @@ namespace hearth::test {
 struct MockHubOptions {
   int throttle_bytes_per_s = 0;
   int disconnect_after = 0;
-  std::string corrupt;  // a file name whose bytes are damaged on the wire
-  std::string token;    // required for repositories of the user "private"
+  std::string corrupt;        // a file name whose bytes are damaged on the wire
+  std::string token;          // required for repositories of the user "private"
+  bool ignore_range = false;  // answer Range requests with the whole file
+  bool hostile = false;       // list names that try to leave the cache folder
 };
 
 class MockHub {

@@ -11,7 +11,9 @@ GGUF files are listed as LFS files (sha256 oid); the others with git's blob sha1
 
 Faults, for the tests: --throttle B/s slows every body; --disconnect-after N closes the first
 transfer of each file after N bytes; --corrupt NAME flips a byte of that file on the wire;
---token T makes repositories whose user is "private" answer 401 without "Bearer T".
+--token T makes repositories whose user is "private" answer 401 without "Bearer T";
+--ignore-range answers every Range request with the whole file (200); --hostile adds a
+branch and files whose names try to leave the cache folder.
 Every request is appended to --log as a JSON line; the bound port goes to --port-file.
 """
 import argparse
@@ -21,7 +23,7 @@ import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -74,7 +76,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urlparse(self.path)
         parts = [unquote(p) for p in url.path.split("/") if p]
-        self.hub.log({"method": self.command, "path": url.path,
+        self.hub.log({"method": self.command, "path": unquote(url.path),
                       "range": self.headers.get("Range"),
                       "auth": self.headers.get("Authorization")})
         if len(parts) >= 4 and parts[0] == "api" and parts[1] == "models":
@@ -82,7 +84,7 @@ class Handler(BaseHTTPRequestHandler):
         if len(parts) >= 5 and parts[2] == "resolve":
             if not self.authorized(parts[0]):
                 return self.reply(401, b'{"error":"Invalid credentials"}')
-            target = "/blobs/" + "/".join(parts[:2] + parts[4:])
+            target = "/blobs/" + quote("/".join(parts[:2] + parts[4:]))
             return self.reply(302, b"", "text/plain", {"Location": target})
         if len(parts) >= 4 and parts[0] == "blobs":
             return self.send_file(os.path.join(self.hub.args.root, *parts[1:]), "/".join(parts[3:]))
@@ -101,6 +103,8 @@ class Handler(BaseHTTPRequestHandler):
                                  {"name": "main", "ref": "refs/heads/main",
                                   "targetCommit": COMMIT}],
                     "tags": [], "converts": []}
+            if self.hub.args.hostile:
+                body["branches"].insert(0, {"name": "../../escaped-ref", "targetCommit": COMMIT})
             return self.reply(200, json.dumps(body).encode())
         if len(rest) == 2 and rest[0] == "tree" and rest[1] == COMMIT:
             items = []
@@ -115,6 +119,13 @@ class Handler(BaseHTTPRequestHandler):
                                        "pointerSize": 134}
                     items.append(item)
             items.sort(key=lambda i: i["path"])
+            if self.hub.args.hostile:
+                evil = {"type": "file", "size": 4, "oid": "0" * 40,
+                        "lfs": {"oid": "0" * 64, "size": 4}}
+                items[:0] = [dict(evil, path="../../escaped-Q4_K_M.gguf"),
+                             dict(evil, path="/abs-Q4_K_M.gguf"),
+                             dict(evil, path="dir/../../../up-Q4_K_M.gguf"),
+                             dict(evil, path="bad-oid-Q4_K_M.gguf", lfs={"oid": "../x", "size": 4})]
             return self.reply(200, json.dumps(items).encode())
         self.reply(404, b'{"error":"Invalid rev id"}')
 
@@ -127,7 +138,7 @@ class Handler(BaseHTTPRequestHandler):
         etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
         start = 0
         rng = self.headers.get("Range")
-        if rng and rng.startswith("bytes=") and rng.endswith("-"):
+        if rng and rng.startswith("bytes=") and rng.endswith("-") and not self.hub.args.ignore_range:
             start = int(rng[6:-1])
             if start >= len(data):
                 return self.reply(416, b"", "text/plain", {"Content-Range": "bytes */%d" % len(data)})
@@ -174,6 +185,8 @@ def main():
     p.add_argument("--disconnect-after", type=int, default=0)
     p.add_argument("--corrupt", default="")
     p.add_argument("--token", default="")
+    p.add_argument("--ignore-range", action="store_true")
+    p.add_argument("--hostile", action="store_true")
     args = p.parse_args()
     Handler.hub = Hub(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -8,6 +8,7 @@
 
 #include "hub/download.h"
 #include "hub/hf_repo.h"
+#include "hub/http_client.h"
 #include "hub/model_source.h"
 #include "hub/progress.h"
 #include "support/test_paths.h"
@@ -101,6 +102,16 @@ TEST(HubNames, UrlPartsFollowTheSplitName) {
   EXPECT_EQ(url_parts("http://h/d/m-00001-of-00002.gguf"),
             (std::vector<std::string>{"http://h/d/m-00001-of-00002.gguf",
                                       "http://h/d/m-00002-of-00002.gguf"}));
+  EXPECT_EQ(url_parts("http://h/m-00001-of-00002.gguf?sig=x"),
+            (std::vector<std::string>{"http://h/m-00001-of-00002.gguf?sig=x",
+                                      "http://h/m-00002-of-00002.gguf?sig=x"}));
+}
+
+TEST(HubNames, UrlsAreShownWithoutCredentials) {
+  EXPECT_EQ(display_url("https://user:pw@host:8/a/m.gguf?token=s#f"), "https://host:8/a/m.gguf");
+  EXPECT_EQ(display_url("http://host/a@b.gguf"), "http://host/a@b.gguf");
+  EXPECT_EQ(url_origin("HTTPS://u@Host:8/x"), "https://host:8");
+  EXPECT_EQ(url_origin("no-scheme"), "");
 }
 
 class HubEnv : public ::testing::Test {
