@@ -14,8 +14,9 @@ namespace {
 constexpr OptionSpec kEntries[] = {
     {"--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft", "", "<user>/<model>[:quant]",
      "LLAMA_ARG_SPEC_DRAFT_HF_REPO", "unused",
-     "Hugging Face repository for the draft model (same selection rules as -hf; sidecar "
-     "MTP/Eagle3/DFlash/DSpark files are discovered automatically when no --spec-type is given)",
+     "Hugging Face repository of draft-simple's draft model, chosen by -hf's rules and "
+     "downloaded into the same cache (the reference's sidecar discovery for MTP, Eagle3, "
+     "DFlash and DSpark does not apply: Hearth has no such draft types)",
      kValue, kSupported, "", "", 0, false, handle_spec_draft_hf, nullptr},
     {"--spec-draft-threads, -td, --threads-draft", "", "N", "", "same as -t",
      "Generation threads of the draft model (<= 0 -> all logical CPUs)", kValue, kSupported, "", "",
