@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Browser tests of hearth-server's built-in web chat page (webui/), driving the system
-// Chromium through playwright-core. Run by CTest as `webui_browser_test`; by hand:
+// Chromium through playwright-core (the harness, preconditions and helpers are in harness.mjs).
+// Run by CTest as `webui_browser_test`; by hand:
 //
 //   HEARTH_BIN_DIR=build/bin HEARTH_BROWSER_NODE_MODULES=.cache/browser/node_modules \
 //     node tests/browser/webui.test.mjs
@@ -13,353 +14,68 @@
 //                                installs it into <cache>/browser/node_modules)
 //   HEARTH_SCREENSHOT_DIR        where the PNGs of the main page states go
 //   HEARTH_CHROMIUM              the browser executable (/usr/bin/chromium)
+//   HEARTH_UI_PATH               serve the page from this directory (--path) instead of the
+//                                embedded copy, e.g. a fresh `vite build --outDir` (unset: embedded;
+//                                the --api-key test always uses the embedded page)
 // Exits 77 (CTest: skipped) when Chromium, playwright-core or the model is missing.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
-const SKIP_CODE = 77;
-const SCRIPT_DIR = path.dirname(fileURLToPath(import.meta.url));
-const SOURCE_DIR = path.resolve(process.env.HEARTH_SOURCE_DIR || path.join(SCRIPT_DIR, '..', '..'));
-const SHARED_DIR = path.resolve(process.env.HEARTH_SHARED_DIR || path.join(SOURCE_DIR, '..', 'shared'));
-const BIN_DIR = path.resolve(process.env.HEARTH_BIN_DIR || path.join(SOURCE_DIR, 'build', 'bin'));
-const NODE_MODULES = path.resolve(process.env.HEARTH_BROWSER_NODE_MODULES
-  || path.join(SOURCE_DIR, '.cache', 'browser', 'node_modules'));
-const SCREENSHOT_DIR = path.resolve(process.env.HEARTH_SCREENSHOT_DIR
-  || path.join(os.tmpdir(), 'hearth-browser-screenshots'));
-const CHROMIUM = process.env.HEARTH_CHROMIUM || '/usr/bin/chromium';
-const MODEL = path.join(SHARED_DIR, 'models', 'stories260K.gguf');
-const SERVER_BIN = path.join(BIN_DIR, 'hearth-server');
-const SYNTH_BIN = path.join(BIN_DIR, 'hearth-synth');
-const MOCK_HUB = path.join(SOURCE_DIR, 'tests', 'server', 'hub', 'mock_hub.py');
-const WHOLE_RUN_LIMIT_MS = 240_000;
-
-function skip(reason) {
-  console.log(`webui_browser_test: SKIPPED: ${reason}`);
-  process.exit(SKIP_CODE);
-}
-
-function isExecutable(file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-// --- Preconditions: skip (never pass) when the environment cannot run the tests ---------------
-if (!isExecutable(CHROMIUM)) skip(`no Chromium at ${CHROMIUM} (install Debian's chromium package)`);
-const PLAYWRIGHT_DIR = path.join(NODE_MODULES, 'playwright-core');
-if (!fs.existsSync(path.join(PLAYWRIGHT_DIR, 'package.json'))) {
-  skip(`playwright-core is not installed in ${NODE_MODULES} (run scripts/fetch-test-data.sh)`);
-}
-if (!fs.existsSync(MODEL)) skip(`model ${MODEL} is missing (set HEARTH_SHARED_DIR)`);
-if (!isExecutable(SERVER_BIN)) {
-  console.error(`webui_browser_test: FAILED: no hearth-server in ${BIN_DIR} (set HEARTH_BIN_DIR)`);
-  process.exit(1);
-}
-
-// node:test is loaded only now, so that a skip above exits before any test is registered.
-const { test, before, after } = await import('node:test');
-const { default: assert } = await import('node:assert/strict');
-const { chromium } = await import(pathToFileURL(path.join(PLAYWRIGHT_DIR, 'index.mjs')).href);
-const PLAYWRIGHT_VERSION = JSON.parse(fs.readFileSync(path.join(PLAYWRIGHT_DIR, 'package.json'), 'utf8')).version;
-
-fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-for (const name of fs.readdirSync(SCREENSHOT_DIR)) {
-  if (/^failed-.*\.png$/.test(name)) fs.rmSync(path.join(SCREENSHOT_DIR, name), { force: true });
-}
-const WORK_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-browser-'));
-
-// --- Child processes: every one is killed on the way out, whatever happens ---------------------
-const children = new Set();
-
-function killAll() {
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-  children.clear();
-}
-
-function cleanUp() {
-  killAll();
-  try {
-    fs.rmSync(WORK_DIR, { recursive: true, force: true });
-  } catch {
-    // Best effort.
-  }
-}
-
-let browser = null;
-
-process.on('exit', cleanUp);
-for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
-  process.on(signal, () => {
-    killAll();
-    // Give the browser a moment to shut down cleanly; playwright kills it on exit anyway.
-    const closing = browser ? browser.close().catch(() => {}) : Promise.resolve();
-    Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 2_000))]).finally(() => {
-      cleanUp();
-      process.exit(128 + number);
-    });
-  });
-}
-setTimeout(() => {
-  console.error(`webui_browser_test: FAILED: the whole run took over ${WHOLE_RUN_LIMIT_MS / 1000} s`);
-  cleanUp();
-  process.exit(1);
-}, WHOLE_RUN_LIMIT_MS).unref();
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-// A sleep for Promise.race deadlines: it does not keep the process alive once the race is over.
-const deadline = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
-// Calls fn until it returns a truthy value; throws after timeoutMs.
-async function poll(fn, { timeoutMs = 10_000, intervalMs = 100, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let lastError = null;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (${lastError.message})` : ''}`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
-function spawnTracked(name, file, args, env) {
-  const child = spawn(file, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let log = '';
-  const append = (data) => {
-    log += data;
-    if (log.length > 200_000) log = log.slice(-100_000);
-  };
-  child.stdout.on('data', append);
-  child.stderr.on('data', append);
-  const exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-    child.on('error', (err) => {
-      append(`\nspawn error: ${err.message}\n`);
-      children.delete(child);
-      resolve({ code: -1, signal: null });
-    });
-  });
-  const handle = {
-    name,
-    child,
-    exited,
-    get log() {
-      return log;
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return exited;
-      child.kill('SIGTERM');
-      const result = await Promise.race([exited, deadline(5_000).then(() => null)]);
-      if (result) return result;
-      console.error(`# ${name} did not exit within 5 s of SIGTERM; killing it`);
-      child.kill('SIGKILL');
-      return exited;
-    },
-  };
-  return handle;
-}
-
-// Starts hearth-server on a free port; resolves once it listens (and, unless waitHealthy is
-// false, once /health answers 200).
-async function startServer(name, args, { env = {}, waitHealthy = true, timeoutMs = 30_000 } = {}) {
-  const server = spawnTracked(name, SERVER_BIN, ['--host', '127.0.0.1', '--port', '0', ...args], env);
-  const port = await poll(() => {
-    const match = /server is listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(server.log);
-    if (match) return Number(match[1]);
-    if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`${name} exited before listening`);
-    }
-    return 0;
-  }, { timeoutMs, intervalMs: 50, what: `${name} to listen` }).catch((err) => {
-    throw new Error(`${err.message}\n--- ${name} log ---\n${server.log}`);
-  });
-  server.url = `http://127.0.0.1:${port}/`;
-  if (waitHealthy) {
-    await poll(async () => (await fetch(`${server.url}health`)).status === 200,
-      { timeoutMs, what: `${name} /health to answer 200` }).catch((err) => {
-      throw new Error(`${err.message}\n--- ${name} log ---\n${server.log}`);
-    });
-  }
-  return server;
-}
-
-function runToCompletion(name, file, args, timeoutMs) {
-  const proc = spawnTracked(name, file, args, {});
-  return Promise.race([
-    proc.exited,
-    deadline(timeoutMs).then(() => {
-      proc.child.kill('SIGKILL');
-      return { code: null, signal: 'timeout' };
-    }),
-  ]).then((result) => {
-    if (result.code !== 0) throw new Error(`${name} failed (${result.code ?? result.signal}):\n${proc.log}`);
-    return proc.log;
-  });
-}
-
-// --- Browser ------------------------------------------------------------------------------------
-let mainServer = null; // stories260K, shared by the chat tests
-const OPERATOR_UI_CONFIG = { top_k: 7 };
-
-function screenshotPath(name) {
-  return path.join(SCREENSHOT_DIR, `${name}.png`);
-}
-
-function slug(text) {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
-}
-
-// Runs fn(page, context) in a fresh browser context (empty storage); screenshots failures and
-// fails on uncaught page errors.
-async function withPage(t, fn) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  try {
-    await fn(page, context);
-    assert.deepEqual(pageErrors, [], 'the page threw uncaught errors');
-  } catch (err) {
-    await page.screenshot({ path: screenshotPath(`failed-${slug(t.name)}`) }).catch(() => {});
-    throw err;
-  } finally {
-    await context.close().catch(() => {});
-  }
-}
-
-// Opens the page and waits until it is connected (the header shows the model).
-async function openChat(page, server, expectedModel = 'stories260K.gguf') {
-  await page.goto(server.url);
-  const modelName = page.getByTestId('model-name');
-  await poll(async () => (await modelName.textContent()) === expectedModel,
-    { what: `the header to show the model "${expectedModel}"` }).catch(async (err) => {
-    throw new Error(`${err.message}; it shows "${await modelName.textContent()}"`);
-  });
-}
-
-// The text of an element without the trailing newline Markdown paragraphs end with.
-async function trimmedText(locator) {
-  return (await locator.textContent()).trim();
-}
-
-async function send(page, text) {
-  const input = page.getByTestId('composer-input');
-  await input.fill(text);
-  await input.press('Enter');
-}
-
-// Waits until there are `count` assistant messages and the last one has finished streaming;
-// returns { content, stats, error } of that message.
-async function waitForAnswer(page, count, timeoutMs = 20_000) {
-  await page.waitForFunction((n) => {
-    const all = document.querySelectorAll('[data-testid="message-assistant"]');
-    return all.length === n && all[n - 1].dataset.streaming === 'false';
-  }, count, { timeout: timeoutMs });
-  const last = page.getByTestId('message-assistant').last();
-  const error = last.getByTestId('error-message');
-  return {
-    content: await last.getByTestId('message-content').textContent(),
-    stats: await last.getByTestId('message-stats').textContent(),
-    error: (await error.count()) ? await error.textContent() : null,
-  };
-}
-
-function assertAnswered(answer, what = 'the answer') {
-  assert.equal(answer.error, null, `${what} shows an error`);
-  assert.ok(answer.content.trim().length > 0, `${what} is empty`);
-}
-
-// Records the POST bodies (and headers) of chat completion requests the page makes.
-function captureCompletions(page) {
-  const requests = [];
-  page.on('request', (request) => {
-    if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/v1/chat/completions')) {
-      requests.push({ body: request.postDataJSON(), headers: request.headers() });
-    }
-  });
-  return requests;
-}
-
-async function openSettings(page) {
-  await page.getByTestId('settings-button').click();
-  const dialog = page.getByTestId('settings-dialog');
-  await dialog.waitFor({ state: 'visible' });
-  return dialog;
-}
-
-async function saveSettings(page) {
-  await page.getByTestId('settings-save').click();
-  await page.getByTestId('settings-dialog').waitFor({ state: 'hidden' });
-}
-
-async function slotsProcessing(server) {
-  const response = await fetch(`${server.url}slots`);
-  assert.equal(response.status, 200, `GET /slots answered ${response.status}`);
-  const slots = await response.json();
-  return slots.some((slot) => slot.is_processing);
-}
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  console.log(`# playwright-core ${PLAYWRIGHT_VERSION}, Chromium ${browser.version()}, screenshots in ${SCREENSHOT_DIR}`);
-  mainServer = await startServer('hearth-server (stories260K)', [
-    '-m', MODEL, '--chat-template', 'chatml', '-n', '256',
-    '--ui-config', JSON.stringify(OPERATOR_UI_CONFIG),
-  ]);
-});
-
-after(async () => {
-  if (browser) await browser.close().catch(() => {});
-  if (mainServer) await mainServer.stop();
-  cleanUp();
-});
+import {
+  SOURCE_DIR,
+  MODEL,
+  SYNTH_BIN,
+  MOCK_HUB,
+  UI_PATH,
+  test,
+  before,
+  after,
+  assert,
+  WORK_DIR,
+  browser,
+  sleep,
+  poll,
+  spawnTracked,
+  startServer,
+  runToCompletion,
+  mainServer,
+  OPERATOR_UI_CONFIG,
+  screenshotPath,
+  withPage,
+  openChat,
+  trimmedText,
+  send,
+  waitForAnswer,
+  assertAnswered,
+  captureCompletions,
+  openSettings,
+  saveSettings,
+  slotsProcessing,
+} from './harness.mjs';
 
 // --- Serving options (plain HTTP) -------------------------------------------------------------
 test('the page is served at / (gzip, ETag); --no-ui and --path change that; /props reports it', { timeout: 60_000 }, async () => {
   const page = await fetch(mainServer.url, { headers: { 'accept-encoding': 'gzip' } });
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type') || '', /^text\/html/);
-  assert.equal(page.headers.get('content-encoding'), 'gzip');
-  const etag = page.headers.get('etag');
-  assert.ok(etag, 'no ETag on /');
   assert.match(await page.text(), /<div id="app">/);
-  const again = await fetch(mainServer.url, { headers: { 'accept-encoding': 'gzip', 'if-none-match': etag } });
-  assert.equal(again.status, 304, 'a matching If-None-Match is not answered 304');
+  if (!UI_PATH) { // --path files are served as they are (no gzip, no ETag)
+    assert.equal(page.headers.get('content-encoding'), 'gzip');
+    const etag = page.headers.get('etag');
+    assert.ok(etag, 'no ETag on /');
+    const again = await fetch(mainServer.url, { headers: { 'accept-encoding': 'gzip', 'if-none-match': etag } });
+    assert.equal(again.status, 304, 'a matching If-None-Match is not answered 304');
+  }
 
   const props = await (await fetch(`${mainServer.url}props`)).json();
   assert.equal(props.ui, true, '/props ui is not true with the embedded page');
   assert.deepEqual(props.ui_settings, OPERATOR_UI_CONFIG, '/props ui_settings is not the --ui-config object');
 
-  const noUi = await startServer('hearth-server --no-ui', ['-m', MODEL, '--no-ui']);
+  const noUi = await startServer('hearth-server --no-ui', ['-m', MODEL, '--no-ui'], { uiOverride: false });
   try {
     assert.equal((await fetch(noUi.url)).status, 404, '/ is served despite --no-ui');
     const noUiProps = await (await fetch(`${noUi.url}props`)).json();
@@ -371,7 +87,7 @@ test('the page is served at / (gzip, ETag); --no-ui and --path change that; /pro
   const staticDir = path.join(WORK_DIR, 'static');
   fs.mkdirSync(staticDir, { recursive: true });
   fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><p>served from --path</p>\n');
-  const withPath = await startServer('hearth-server --path', ['-m', MODEL, '--path', staticDir]);
+  const withPath = await startServer('hearth-server --path', ['-m', MODEL, '--path', staticDir], { uiOverride: false });
   try {
     const response = await fetch(withPath.url);
     assert.equal(response.status, 200);
@@ -535,8 +251,7 @@ const MARKDOWN = [
 test('Markdown is rendered, code is highlighted and its Copy button copies exactly the code', { timeout: 60_000 }, async (t) => {
   await withPage(t, async (page, context) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: mainServer.url.slice(0, -1) });
-    // Seeded before the page's scripts run (the page saves its own list on load and on
-    // pagehide, which would overwrite a list written while it is open).
+    // Seeded before the page's scripts run, so that the first render shows it.
     await context.addInitScript((markdown) => {
       const now = Date.now();
       const seed = [{
@@ -587,6 +302,201 @@ test('Markdown is rendered, code is highlighted and its Copy button copies exact
     await answer.getByTestId('message-copy').click();
     await poll(async () => (await page.evaluate(() => navigator.clipboard.readText())) === MARKDOWN,
       { timeoutMs: 3_000, what: 'the whole message on the clipboard' });
+  });
+});
+
+// --- 6b. The page's SSE parser (plain Node: it is a module without dependencies) ---------------
+test('the SSE parser handles split chunks, CRLF/CR, data: without a space, multi-line data, comments, errors, [DONE]', async () => {
+  const { createSseParser } = await import(pathToFileURL(path.join(SOURCE_DIR, 'webui', 'src', 'sse.js')).href);
+  const parse = (chunks) => {
+    const events = [];
+    const parser = createSseParser({
+      onData: (json) => events.push(['data', json]),
+      onError: (error) => events.push(['error', error.message]),
+      onDone: () => events.push(['done']),
+    });
+    for (const chunk of chunks) {
+      parser.push(chunk);
+      if (parser.finished) break;
+    }
+    if (!parser.finished) parser.end();
+    return events;
+  };
+  const stream = [
+    ': keep-alive comment\r\n\r\n',
+    'data: {"a":1}\r\n\r\n',
+    'data:{"b":2}\n\n', // no space after the colon
+    'data: {"c":\ndata: 3}\n\n', // one event in two data lines
+    'data: {"d":4}\r\r', // bare CR line ends
+    'event: error\ndata: {"message":"typed error"}\n\n',
+    'error: {"message":"llama.cpp style error","type":"server_error"}\n\n',
+    'data: {"error":{"message":"error in data","code":500}}\n\n',
+    'data: {"choices":[],"usage":{"completion_tokens":2}}\n\n', // a final chunk with usage only
+    'data: [DONE]\n\n',
+    'data: {"after":"done"}\n\n', // ignored
+  ].join('');
+  const expected = [
+    ['data', { a: 1 }], ['data', { b: 2 }], ['data', { c: 3 }], ['data', { d: 4 }],
+    ['error', 'typed error'], ['error', 'llama.cpp style error'], ['error', 'error in data'],
+    ['data', { choices: [], usage: { completion_tokens: 2 } }], ['done'],
+  ];
+  assert.deepEqual(parse([stream]), expected);
+  // The same stream cut at every position (mid-line, between CR and LF), and byte by byte.
+  for (let cut = 1; cut < stream.length; cut++) {
+    assert.deepEqual(parse([stream.slice(0, cut), stream.slice(cut)]), expected, `cut at ${cut}`);
+  }
+  assert.deepEqual(parse([...stream]), expected);
+  // A last event without its blank line (or with a lone CR) is still delivered at the end.
+  assert.deepEqual(parse(['data: {"z":1}']), [['data', { z: 1 }]]);
+  assert.deepEqual(parse(['data: {"z":1}\r']), [['data', { z: 1 }]]);
+  assert.deepEqual(parse(['data: not json\n\n']), []);
+});
+
+// --- 6c. Model output is inert; odd but valid streams are read right ------------------------------
+// Answers /v1/chat/completions of `target` (a page or context) with `bodies` in turn, as an
+// event stream; returns the list of request bodies.
+async function mockCompletions(target, bodies) {
+  const requests = [];
+  await target.route('**/v1/chat/completions', async (route) => {
+    requests.push(route.request().postDataJSON());
+    const body = bodies[Math.min(requests.length, bodies.length) - 1];
+    await route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body });
+  });
+  return requests;
+}
+
+const sseData = (json) => `data: ${JSON.stringify(json)}\n\n`;
+const contentChunk = (content) => ({ choices: [{ index: 0, delta: { content } }], model: 'mock-model' });
+
+const XSS_TITLE = '<img src=x onerror="window.__xss=\'title\'"> hi';
+const HOSTILE_REPLY = [
+  'Hello <img src=x onerror="window.__xss=\'img\'"> <script>window.__xss="script"</script>',
+  '[js link](javascript:window.__xss=\'link\') [JS](JAVASCRIPT:alert(1)) <javascript:alert(1)>',
+  '[data link](data:text/html,<b>x</b>) [image data](data:image/png;base64,AAAA)',
+  'and [safe](https://example.com/page).',
+].join('\n');
+
+test('model output and titles never become HTML; links are safe; a CRLF stream with odd framing is read', { timeout: 60_000 }, async (t) => {
+  await withPage(t, async (page) => {
+    const [head, tail] = [HOSTILE_REPLY.slice(0, 40), HOSTILE_REPLY.slice(40)];
+    const stream = [
+      ': comment\r\n\r\n',
+      `data:${JSON.stringify(contentChunk(head))}\r\n\r\n`,
+      // One event split over two data lines (joined with a newline: still valid JSON).
+      `data: ${JSON.stringify(contentChunk(tail)).replace('"choices":', '"choices":\ndata: ')}\n\n`,
+      sseData({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      sseData({ choices: [], usage: { completion_tokens: 2 }, timings: { prompt_n: 3, predicted_n: 2, predicted_per_second: 50 } }),
+      'data: [DONE]\n\n',
+      sseData(contentChunk(' AFTER DONE')),
+    ].join('');
+    const requests = await mockCompletions(page, [stream]);
+    await openChat(page, mainServer);
+    await send(page, XSS_TITLE);
+    const answer = await waitForAnswer(page, 1);
+    assert.equal(requests.length, 1);
+    assert.equal(answer.error, null, `the answer shows an error: ${answer.error}`);
+    assert.equal(answer.stats, '2 tokens · 50.0 tokens/s', 'the usage-only last chunk was not applied');
+    assert.doesNotMatch(answer.content, /AFTER DONE/, 'data after [DONE] was used');
+
+    const content = page.getByTestId('message-assistant').getByTestId('message-content');
+    assert.match(answer.content, /Hello <img src=x onerror="window.__xss='img'"> <script>/);
+    assert.match(answer.content, /\[js link\]\(javascript:window.__xss='link'\)/);
+    assert.equal(await page.locator('.messages img, .messages script, .sidebar img').count(), 0, 'markup from the model was rendered');
+    const links = await content.locator('a').evaluateAll((all) => all.map((a) => ({
+      href: a.getAttribute('href'), target: a.target, rel: a.rel, text: a.textContent,
+    })));
+    assert.deepEqual(links, [{ href: 'https://example.com/page', target: '_blank', rel: 'noopener noreferrer', text: 'safe' }]);
+    // The title and the user's message stay text too.
+    assert.equal(await page.getByTestId('conversation-item').textContent(), XSS_TITLE);
+    assert.equal(await trimmedText(page.getByTestId('message-user').getByTestId('message-content')), XSS_TITLE);
+    await page.getByText('js link').click(); // plain text: nothing happens
+    await sleep(200);
+    assert.equal(await page.evaluate(() => window.__xss), undefined, 'a payload ran');
+    await page.screenshot({ path: screenshotPath('05b-inert-output') });
+  });
+});
+
+test('an error event, a stream cut before [DONE] and a full browser storage are shown as errors', { timeout: 60_000 }, async (t) => {
+  await withPage(t, async (page, context) => {
+    // Saving the conversations fails as when the quota is exceeded.
+    await context.addInitScript(() => {
+      const setItem = Storage.prototype.setItem;
+      Storage.prototype.setItem = function patchedSetItem(key, value) {
+        if (key === 'hearth.conversations') {
+          throw new DOMException("Setting the value of 'hearth.conversations' exceeded the quota.", 'QuotaExceededError');
+        }
+        return setItem.call(this, key, value);
+      };
+    });
+    await mockCompletions(page, [
+      sseData(contentChunk('partial')) + 'error: {"message":"mock failure","type":"server_error"}\n\n',
+      sseData(contentChunk('cut off')),
+    ]);
+    await openChat(page, mainServer);
+    await send(page, 'first');
+    let answer = await waitForAnswer(page, 1);
+    assert.equal(answer.error, 'mock failure');
+    assert.equal(answer.content.trim(), 'partial');
+    await send(page, 'second');
+    answer = await waitForAnswer(page, 2);
+    assert.equal(answer.content.trim(), 'cut off');
+    assert.match(answer.error || '', /closed before the answer was complete/);
+    const banner = page.locator('.banner[data-testid="error-message"]');
+    await banner.waitFor({ state: 'visible' });
+    assert.match(await banner.textContent(), /storage is full/i);
+    // The page keeps working.
+    assert.equal(await page.getByTestId('send-button').count(), 1);
+  });
+});
+
+// --- 6d. Two tabs -------------------------------------------------------------------------------
+test('two tabs keep both of their conversations; a deletion in one is not undone by the other', { timeout: 60_000 }, async (t) => {
+  await withPage(t, async (pageA, context) => {
+    await mockCompletions(context, [sseData(contentChunk('mock answer')) + 'data: [DONE]\n\n']);
+    const pageB = await context.newPage();
+    const errorsB = [];
+    pageB.on('pageerror', (err) => errorsB.push(err.message));
+    for (const page of [pageA, pageB]) page.on('dialog', (dialog) => dialog.accept());
+    const titles = async (page) => (await page.getByTestId('conversation-item').allTextContents()).sort();
+    const stored = (page) => page.evaluate(() =>
+      JSON.parse(localStorage.getItem('hearth.conversations') || '[]').map((c) => c.title).sort());
+
+    await openChat(pageA, mainServer);
+    await openChat(pageB, mainServer);
+    await send(pageA, 'from tab A');
+    assertAnswered(await waitForAnswer(pageA, 1), 'tab A');
+    await send(pageB, 'from tab B');
+    assertAnswered(await waitForAnswer(pageB, 1), 'tab B');
+
+    // Each tab shows the other's conversation without a reload, and storage holds both.
+    const both = ['from tab A', 'from tab B'];
+    await poll(async () => JSON.stringify(await titles(pageA)) === JSON.stringify(both), { what: 'tab A to list both' });
+    await poll(async () => JSON.stringify(await titles(pageB)) === JSON.stringify(both), { what: 'tab B to list both' });
+    await poll(async () => JSON.stringify(await stored(pageA)) === JSON.stringify(both), { what: 'storage to hold both' });
+    await pageA.reload();
+    await pageB.reload();
+    await pageA.getByTestId('conversation-item').nth(1).waitFor();
+    await pageB.getByTestId('conversation-item').nth(1).waitFor();
+    assert.deepEqual(await titles(pageA), both, 'tab A lost a conversation over the reload');
+    assert.deepEqual(await titles(pageB), both, 'tab B lost a conversation over the reload');
+
+    // B deletes A's conversation: A drops it, and neither A's next save nor reloads bring it back.
+    await pageB.getByTestId('conversation-item').filter({ hasText: 'from tab A' }).getByTestId('conversation-delete').click();
+    await poll(async () => JSON.stringify(await titles(pageA)) === JSON.stringify(['from tab B']), { what: 'tab A to drop the deleted one' });
+    await pageA.getByTestId('new-chat').click();
+    await send(pageA, 'again from A');
+    assertAnswered(await waitForAnswer(pageA, 1), 'tab A after the deletion');
+    const after = ['again from A', 'from tab B'];
+    await poll(async () => JSON.stringify(await stored(pageB)) === JSON.stringify(after), { what: 'storage after the deletion' });
+    await pageA.reload();
+    await pageB.reload();
+    await pageA.getByTestId('conversation-item').nth(1).waitFor();
+    await pageB.getByTestId('conversation-item').nth(1).waitFor();
+    await sleep(1_000); // longer than the save throttle: a stale save would show now
+    assert.deepEqual(await titles(pageA), after);
+    assert.deepEqual(await titles(pageB), after);
+    assert.deepEqual(await stored(pageA), after);
+    assert.deepEqual(errorsB, [], 'tab B threw uncaught errors');
   });
 });
 
@@ -680,6 +590,7 @@ test('the page shows the download progress while the model loads, then becomes u
     server = await startServer('hearth-server -hf', ['-hf', 'hearth-test/tiny-stories', '--chat-template', 'chatml'], {
       env: { LLAMA_CACHE: cacheDir, MODEL_ENDPOINT: `http://127.0.0.1:${hubPort}/` },
       waitHealthy: false,
+      uiOverride: false, // --path files other than the index wait for the model
     });
     const health = await fetch(`${server.url}health`);
     assert.equal(health.status, 503, 'the server is not loading (the download finished too early?)');
@@ -729,7 +640,7 @@ test('with --api-key the page asks for the key, rejects a wrong one and works wi
   const KEY = 'browser-test-key-0123';
   const server = await startServer('hearth-server --api-key', [
     '-m', MODEL, '--chat-template', 'chatml', '-n', '64', '--api-key', KEY,
-  ]);
+  ], { uiOverride: false }); // with --path only the index would be public
   try {
     // The page and /health are public; the API is not.
     assert.equal((await fetch(server.url, { headers: { 'accept-encoding': 'gzip' } })).status, 200);

@@ -27,9 +27,16 @@ export class ApiError extends Error {
   }
 }
 
+// A header value must be a byte string: a key with other characters would make every fetch
+// throw (and the page would look offline). Such a key cannot be right, so it is not sent and
+// the server's 401 brings the key prompt back.
+function isSendableKey(key) {
+  return /^[\x20-\x7e]+$/.test(key);
+}
+
 function requestHeaders(extra) {
   const headers = { ...extra };
-  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  if (apiKey && isSendableKey(apiKey)) headers.Authorization = `Bearer ${apiKey}`;
   return headers;
 }
 
@@ -116,6 +123,7 @@ function completionAsChunk(json) {
   return { ...json, choices: [{ ...choice, delta: choice.message || {} }] };
 }
 
+// Resolves to true when the stream ended with [DONE].
 async function readEventStream(response, handlers) {
   const parser = createSseParser(handlers);
   const reader = response.body.getReader();
@@ -126,15 +134,17 @@ async function readEventStream(response, handlers) {
     parser.push(decoder.decode(value, { stream: true }));
     if (parser.finished) {
       reader.cancel().catch(() => {});
-      return;
+      return true;
     }
   }
   parser.push(decoder.decode());
   parser.end();
+  return parser.finished;
 }
 
 // Streams a chat completion. handlers: { onData(chunk), onError(error) }.
-// Resolves when the stream ends; rejects with ApiError / AbortError.
+// Resolves to { complete } (false when the stream broke off before [DONE]);
+// rejects with ApiError / AbortError.
 export async function streamChatCompletion(body, signal, handlers) {
   const response = await request('v1/chat/completions', {
     method: 'POST',
@@ -148,8 +158,10 @@ export async function streamChatCompletion(body, signal, handlers) {
     const json = (await readBody(response)).json;
     if (json && json.error) handlers.onError(typeof json.error === 'string' ? { message: json.error } : json.error);
     else if (json) handlers.onData(completionAsChunk(json));
-    return;
+    else throw new ApiError('The server returned invalid JSON.', response.status);
+    return { complete: true };
   }
   if (!response.body) throw new ApiError('The server returned an empty response.');
-  await readEventStream(response, { ...handlers, onDone() {} });
+  const complete = await readEventStream(response, { ...handlers, onDone() {} });
+  return { complete };
 }

@@ -31,6 +31,15 @@ hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 md.disable('image');
 
+// markdown-it already refuses javascript:, vbscript:, file: and most data: URLs; links
+// here are narrowed further to http(s), mailto and relative URLs (no data:, blob:, ...).
+const SCHEME_RE = /^[a-z][a-z0-9+.-]*:/i;
+const SAFE_SCHEME_RE = /^(https?|mailto):/i;
+md.validateLink = (url) => {
+  const text = String(url).trim();
+  return SCHEME_RE.test(text) ? SAFE_SCHEME_RE.test(text) : true;
+};
+
 const escapeHtml = md.utils.escapeHtml;
 
 function highlightCode(code, language) {

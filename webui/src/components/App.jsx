@@ -1,6 +1,6 @@
 // Page shell: wires server state, conversations, chat streaming and settings together.
 
-import { useCallback, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { getApiKey } from '../api.js';
 import { contextTokens } from '../chat.js';
 import { downloadConversation } from '../exporter.js';
@@ -8,7 +8,7 @@ import { useChat } from '../hooks/useChat.js';
 import { useConversations } from '../hooks/useConversations.js';
 import { useServer } from '../hooks/useServer.js';
 import { effectiveSettings, overridesFrom, serverDefaults } from '../settings.js';
-import { loadSettingOverrides, saveSettingOverrides } from '../storage.js';
+import { KEY_SETTINGS, loadSettingOverrides, saveSettingOverrides } from '../storage.js';
 import { Composer } from './Composer.jsx';
 import { Header } from './Header.jsx';
 import { MessageList } from './MessageList.jsx';
@@ -29,6 +29,15 @@ function useSettings(uiSettings) {
     setSaveError(saveSettingOverrides(next));
   };
   const getSettings = useCallback(() => latest.current, []);
+
+  // Settings saved in another tab apply here too (and are not overwritten by a stale copy).
+  useEffect(() => {
+    const onStorage = (event) => {
+      if (event.key === null || event.key === KEY_SETTINGS) setOverrides(loadSettingOverrides());
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, []);
   return { settings, save, getSettings, saveError };
 }
 
@@ -71,6 +80,13 @@ export function App() {
   const actions = useConversationActions(store, chat);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
+
+  // A conversation deleted in another tab stops its answer here.
+  useEffect(() => {
+    for (const id of chat.streamingIds) {
+      if (!store.conversations.some((conversation) => conversation.id === id)) chat.stop(id);
+    }
+  }, [chat.streamingIds, store.conversations, chat.stop]);
 
   const current = store.current;
   const streaming = current ? chat.streamingIds.has(current.id) : false;

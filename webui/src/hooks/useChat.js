@@ -27,6 +27,10 @@ function useStreamingSet() {
   const [streamingIds, setStreamingIds] = useState(() => new Set());
 
   const begin = useCallback((conversationId) => {
+    // One answer per conversation: a new one (regenerate, edit) stops the one still running,
+    // which would otherwise keep a server slot busy and race with the new answer's updates.
+    const previous = controllers.current.get(conversationId);
+    if (previous) previous.abort();
     const controller = new AbortController();
     controllers.current.set(conversationId, controller);
     setStreamingIds(new Set(controllers.current.keys()));
@@ -65,18 +69,22 @@ export function useChat({ store, getSettings, modelName, onUnauthorized }) {
       if (!timer) timer = setTimeout(render, RENDER_INTERVAL_MS);
     };
     try {
-      await streamChatCompletion(requestBody(history, getSettings()), controller.signal, {
+      const { complete } = await streamChatCompletion(requestBody(history, getSettings()), controller.signal, {
         onData(chunk) {
           applyChunk(draft, chunk);
           scheduleRender();
         },
         onError(error) {
-          draft.error = error.message || 'The server reported an error.';
+          draft.error = (error && error.message) || 'The server reported an error.';
           scheduleRender();
         },
       });
+      if (!complete && !draft.finishReason && !draft.error && !controller.signal.aborted) {
+        draft.error = 'The connection closed before the answer was complete.';
+      }
     } catch (err) {
-      if (err.name === 'AbortError') {
+      // Stopped: also when the abort surfaced as another error (e.g. while reading an error body).
+      if (err.name === 'AbortError' || controller.signal.aborted) {
         draft.finishReason = draft.finishReason || 'stopped';
       } else {
         draft.error = err.message || String(err);

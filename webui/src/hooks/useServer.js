@@ -16,13 +16,17 @@ const INITIAL = {
   authError: '',
 };
 
+// The abort listener is removed after each wait: polling during a long download would
+// otherwise pile up one listener per poll on the same signal.
 function wait(ms, signal) {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolve();
-    }, { once: true });
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
   });
 }
 
