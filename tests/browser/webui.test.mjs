@@ -416,6 +416,71 @@ test('model output and titles never become HTML; links are safe; a CRLF stream w
   });
 });
 
+test('reasoning is shown folded after the answer and stays as the user sets it; tool calls are shown', { timeout: 60_000 }, async (t) => {
+  await withPage(t, async (page) => {
+    const reasoningChunk = (text) => ({ choices: [{ index: 0, delta: { reasoning_content: text } }] });
+    const toolChunk = (args) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: args } }] } }] });
+    const stream = [
+      sseData(reasoningChunk('The user wants ')), sseData(reasoningChunk('the weather.')),
+      sseData(contentChunk('Let me check.')),
+      sseData(toolChunk('{"city":')), sseData(toolChunk('"Paris"}')),
+      sseData({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
+      'data: [DONE]\n\n',
+    ].join('');
+    await mockCompletions(page, [stream, sseData(contentChunk('Second.')) + 'data: [DONE]\n\n']);
+    await openChat(page, mainServer);
+    await send(page, 'Weather in Paris?');
+    const answer = await waitForAnswer(page, 1);
+    assert.equal(answer.error, null);
+    const reasoning = page.getByTestId('message-assistant').getByTestId('reasoning');
+    assert.equal(await reasoning.getAttribute('open'), null, 'the reasoning is folded once the answer is done');
+    assert.equal(await trimmedText(reasoning.getByTestId('reasoning-content')), 'The user wants the weather.');
+    assert.match(answer.content, /Let me check\./);
+    const call = page.getByTestId('tool-call');
+    assert.match(await call.textContent(), /get_weather/);
+    assert.match(await call.textContent(), /"city": "Paris"/, 'the arguments, joined and pretty-printed');
+  });
+});
+
+test('reasoning the user closes and reopens while it streams stays open after the answer', { timeout: 60_000 }, async (t) => {
+  await withPage(t, async (page) => {
+    // A stream that arrives piece by piece (route.fulfill would deliver it at once).
+    await page.addInitScript(() => {
+      const realFetch = window.fetch;
+      window.fetch = async (input, init) => {
+        const url = typeof input === 'string' ? input : input.url;
+        if (!url.includes('/v1/chat/completions') || !window.__slowStream) return realFetch(input, init);
+        const encoder = new TextEncoder();
+        const pieces = window.__slowStream;
+        const body = new ReadableStream({
+          async start(controller) {
+            for (const piece of pieces) {
+              await new Promise((resolve) => setTimeout(resolve, 400));
+              controller.enqueue(encoder.encode(piece));
+            }
+            controller.close();
+          },
+        });
+        return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      };
+    });
+    await openChat(page, mainServer);
+    const reasoningChunk = (text) => ({ choices: [{ index: 0, delta: { reasoning_content: text } }] });
+    const pieces = ['Thinking ', 'it ', 'over ', 'slowly.'].map((text) => sseData(reasoningChunk(text)));
+    pieces.push(sseData(contentChunk('Done.')), 'data: [DONE]\n\n');
+    await page.evaluate((list) => { window.__slowStream = list; }, pieces);
+    await send(page, 'Think first.');
+    const reasoning = page.getByTestId('message-assistant').getByTestId('reasoning');
+    await poll(async () => (await reasoning.count()) === 1 && (await reasoning.getAttribute('open')) !== null,
+      { what: 'the reasoning to show, open, while it streams' });
+    await reasoning.locator('summary').click();  // closed by the user...
+    await reasoning.locator('summary').click();  // ...and opened again
+    await waitForAnswer(page, 1);
+    assert.notEqual(await reasoning.getAttribute('open'), null, 'the reasoning the user opened was closed');
+    assert.equal(await trimmedText(reasoning.getByTestId('reasoning-content')), 'Thinking it over slowly.');
+  });
+});
+
 test('an error event, a stream cut before [DONE] and a full browser storage are shown as errors', { timeout: 60_000 }, async (t) => {
   await withPage(t, async (page, context) => {
     // Saving the conversations fails as when the quota is exceeded.

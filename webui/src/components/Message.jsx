@@ -83,9 +83,17 @@ export function UserMessage({ message, busy, onEdit }) {
   );
 }
 
+// Open while the answer streams and closed after, until the user opens or closes it: from
+// then on it stays as they left it.
 function Reasoning({ text, streaming, thinking }) {
+  const [userOpen, setUserOpen] = useState(null);
+  const open = userOpen ?? streaming;
+  // A toggle event whose state differs from what was rendered is the user's.
+  const onToggle = (event) => {
+    if (event.currentTarget.open !== open) setUserOpen(event.currentTarget.open);
+  };
   return (
-    <details class="reasoning" data-testid="reasoning" open={streaming}>
+    <details class="reasoning" data-testid="reasoning" open={open} onToggle={onToggle}>
       <summary>{thinking ? 'Thinking…' : 'Thinking'}</summary>
       <Markdown text={text} class="reasoning-body" testId="reasoning-content" />
     </details>
