@@ -44,14 +44,6 @@ bool cancelled(const DownloadOptions& o) {
   return o.cancel != nullptr && o.cancel->load();
 }
 
-HttpOptions http_options(const DownloadOptions& o) {
-  HttpOptions http;
-  http.headers = o.headers;
-  http.stall_seconds = o.stall_seconds;
-  http.cancel = o.cancel;
-  return http;
-}
-
 // A file's size; 0 when it is missing or cannot be read.
 uint64_t size_or_zero(const fs::path& path) {
   std::error_code ec;
@@ -253,6 +245,14 @@ Status place_in_snapshot(const RepoFile& f) {
 }
 
 }  // namespace
+
+HttpOptions http_options(const DownloadOptions& o) {
+  HttpOptions http;
+  http.headers = o.headers;
+  http.stall_seconds = o.stall_seconds;
+  http.cancel = o.cancel;
+  return http;
+}
 
 Result<std::string> file_oid(const std::string& path, std::string_view oid_like) {
   std::ifstream in(path, std::ios::binary);

@@ -35,6 +35,9 @@ struct DownloadOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// The HTTP options a transfer under `options` uses (headers, stall limit, cancellation).
+HttpOptions http_options(const DownloadOptions& options);
+
 // Downloads the items in parallel (up to `parallel` at once); the first failure is returned
 // after the others finish. Items whose destination exists are not fetched again.
 Status download_files(const std::vector<DownloadItem>& items, const DownloadOptions& options);

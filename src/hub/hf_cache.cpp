@@ -102,10 +102,14 @@ bool is_valid_repo_id(std::string_view repo_id) {
   return !after_separator && slashes == 1;
 }
 
-bool is_valid_commit(std::string_view commit) {
-  return commit.size() == 40 && std::all_of(commit.begin(), commit.end(), [](char c) {
+bool is_hex_string(std::string_view text, size_t digits) {
+  return text.size() == digits && std::all_of(text.begin(), text.end(), [](char c) {
            return std::isxdigit(static_cast<unsigned char>(c)) != 0;
          });
+}
+
+bool is_valid_commit(std::string_view commit) {
+  return is_hex_string(commit, 40);
 }
 
 namespace {

@@ -22,6 +22,8 @@ Result<std::string> cache_directory();
 // "user/model": [A-Za-z0-9_] with '/', '.' and '-' only between them, exactly one '/',
 // at most 256 characters.
 bool is_valid_repo_id(std::string_view repo_id);
+// Exactly `digits` hexadecimal digits.
+bool is_hex_string(std::string_view text, size_t digits);
 // A commit id: 40 hexadecimal digits.
 bool is_valid_commit(std::string_view commit);
 

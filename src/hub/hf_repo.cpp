@@ -1,7 +1,5 @@
 #include "hub/hf_repo.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -22,14 +20,8 @@ using Json = nlohmann::json;
 
 namespace {
 
-bool is_hex(std::string_view s, size_t n) {
-  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) {
-           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-         });
-}
-
 bool is_valid_oid(std::string_view oid) {
-  return is_hex(oid, 40) || is_hex(oid, 64);
+  return is_hex_string(oid, 40) || is_hex_string(oid, 64);
 }
 
 // A path from the hub stays inside its folder: relative, no "..", no empty or "." parts.

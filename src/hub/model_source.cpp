@@ -1,7 +1,5 @@
 #include "hub/model_source.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -51,10 +49,7 @@ Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOpti
 // The size a HEAD request announces for `url` (followed through redirects), checked after
 // the download; 0 when the server does not answer 2xx with a length.
 uint64_t announced_size(const std::string& url, const DownloadOptions& options) {
-  HttpOptions http;
-  http.headers = options.headers;
-  http.cancel = options.cancel;
-  auto head = http_request("HEAD", url, http);
+  auto head = http_request("HEAD", url, http_options(options));
   if (!head.is_ok() || head->status < 200 || head->status >= 300) return 0;
   const std::string length = head->header("content-length");
   return length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);

@@ -93,6 +93,8 @@ std::string error_body(const ApiError& error) {
     inner["n_prompt_tokens"] = error.n_prompt_tokens;
     inner["n_ctx"] = error.n_ctx;
   }
+  if (error.details.is_object())
+    for (const auto& [key, value] : error.details.items()) inner[key] = value;
   Json body = Json::object();
   body["error"] = std::move(inner);
   return dump_json(body);
@@ -132,15 +134,11 @@ http::Response invalid_api_key_response() {
 
 http::Response loading_response(const std::function<Json()>& progress) {
   // The loading gate builds its body like the handlers do: code, message, type.
-  http::Response response = error_response({ErrorType::kUnavailable, "Loading model"});
+  ApiError error{ErrorType::kUnavailable, "Loading model"};
   if (progress) {
-    if (Json extra = progress(); !extra.is_null()) {
-      Json body = Json::parse(response.body);
-      body["error"]["progress"] = std::move(extra);
-      response.body = dump_json(body);
-    }
+    if (Json extra = progress(); !extra.is_null()) error.details = {{"progress", std::move(extra)}};
   }
-  return response;
+  return error_response(error);
 }
 
 http::Response feature_disabled_response() {

@@ -34,6 +34,8 @@ struct ApiError {
   int32_t n_ctx = 0;            // kExceedContext only
   // The HTTP status when it is not the type's own (the transport's 408, 413, 431).
   int status = 0;
+  // Further members of the error object (the loading gate's download progress); null: none.
+  Json details = nullptr;
 };
 
 int http_status(ErrorType type);

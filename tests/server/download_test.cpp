@@ -101,6 +101,22 @@ class HubDownload : public ::testing::Test {
   fs::path snapshot(const std::string& file, const std::string& repo = kRepo) const {
     return repo_cache(repo) / "snapshots" / kMockCommit / file;
   }
+  // stories260K's LFS oid (its sha256), the name of its blob.
+  static std::string stories_oid() {
+    auto oid = hub::file_oid(stories_model(), std::string(64, '0'));
+    EXPECT_TRUE(oid.is_ok()) << oid.status().to_string();
+    return oid.is_ok() ? *oid : std::string();
+  }
+  // Where stories260K's blob is written while it downloads.
+  fs::path stories_partial() const {
+    return repo_cache() / "blobs" / (stories_oid() + ".downloadInProgress");
+  }
+  // A file's size, 0 while it does not exist (it may be renamed at any moment).
+  static uint64_t size_now(const fs::path& path) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(path, ec);
+    return ec ? 0 : size;
+  }
 
   // The files whose bytes the server fetched (the redirect targets under /blobs/).
   static std::vector<std::string> fetched(const MockHub& hub) {
@@ -134,11 +150,9 @@ TEST_F(HubDownload, PicksQ4KMByDefaultAndLaysOutTheHubCache) {
   EXPECT_EQ(commit, kMockCommit);
   const fs::path link = snapshot("stories260K-Q4_K_M.gguf");
   ASSERT_TRUE(fs::is_symlink(link)) << link;
-  auto oid = hub::file_oid(stories_model(), std::string(64, '0'));
-  ASSERT_TRUE(oid.is_ok());
-  EXPECT_EQ(fs::read_symlink(link), fs::path("../../blobs") / *oid);
-  EXPECT_TRUE(fs::is_regular_file(repo_cache() / "blobs" / *oid));
-  EXPECT_FALSE(fs::exists(repo_cache() / "blobs" / (*oid + ".downloadInProgress")));
+  EXPECT_EQ(fs::read_symlink(link), fs::path("../../blobs") / stories_oid());
+  EXPECT_TRUE(fs::is_regular_file(repo_cache() / "blobs" / stories_oid()));
+  EXPECT_FALSE(fs::exists(stories_partial()));
   const Json props = parse_or_null(http_request(server.port(), "GET", "/props").body);
   EXPECT_EQ(props["model_alias"], kRepo);
   EXPECT_EQ(props["model_path"], link.string());
@@ -230,9 +244,8 @@ TEST_F(HubDownload, ServerIgnoringTheRangeMakesTheDownloadStartOver) {
   ASSERT_EQ(blobs.size(), 2u);
   EXPECT_EQ(blobs[1]["range"], "bytes=300000-");  // answered 200 with the whole file
   auto oid = hub::file_oid(snapshot("stories260K-Q4_K_M.gguf").string(), std::string(64, '0'));
-  auto expected = hub::file_oid(stories_model(), std::string(64, '0'));
-  ASSERT_TRUE(oid.is_ok() && expected.is_ok());
-  EXPECT_EQ(*oid, *expected);
+  ASSERT_TRUE(oid.is_ok());
+  EXPECT_EQ(*oid, stories_oid());
 }
 
 TEST_F(HubDownload, NamesThatTryToLeaveTheCacheAreSkipped) {
@@ -281,14 +294,12 @@ TEST_F(HubDownload, KilledDownloadResumesOnRestart) {
   MockHubOptions slow;
   slow.throttle_bytes_per_s = 200000;
   auto hub = start_hub(slow);
-  auto oid = hub::file_oid(stories_model(), std::string(64, '0'));
-  ASSERT_TRUE(oid.is_ok());
-  const fs::path partial = repo_cache() / "blobs" / (*oid + ".downloadInProgress");
+  const fs::path partial = stories_partial();
   {
     ServerProcess server;
     EXPECT_FALSE(server.start({"-hf", kRepo, "-c", "512"}, 2));
     ASSERT_GT(server.pid(), 0) << server.log();
-    for (int i = 0; i < 100 && (!fs::exists(partial) || fs::file_size(partial) < 100000); ++i)
+    for (int i = 0; i < 100 && size_now(partial) < 100000; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ::kill(server.pid(), SIGKILL);
   }
@@ -298,7 +309,7 @@ TEST_F(HubDownload, KilledDownloadResumesOnRestart) {
   EXPECT_LT(kept, fs::file_size(stories_model()));
   // Nothing that looks complete was left behind.
   EXPECT_FALSE(fs::exists(snapshot("stories260K-Q4_K_M.gguf")));
-  EXPECT_FALSE(fs::exists(repo_cache() / "blobs" / *oid));
+  EXPECT_FALSE(fs::exists(repo_cache() / "blobs" / stories_oid()));
   hub.reset();
   auto fast = start_hub();
   ServerProcess server;
@@ -314,12 +325,10 @@ TEST_F(HubDownload, SigtermStopsADownloadAndKeepsItsPartialFile) {
   MockHubOptions slow;
   slow.throttle_bytes_per_s = 100000;
   auto hub = start_hub(slow);
-  auto oid = hub::file_oid(stories_model(), std::string(64, '0'));
-  ASSERT_TRUE(oid.is_ok());
-  const fs::path partial = repo_cache() / "blobs" / (*oid + ".downloadInProgress");
+  const fs::path partial = stories_partial();
   ServerProcess server;
   EXPECT_FALSE(server.start({"-hf", kRepo, "-c", "512"}, 1));
-  for (int i = 0; i < 100 && (!fs::exists(partial) || fs::file_size(partial) == 0); ++i)
+  for (int i = 0; i < 100 && size_now(partial) == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const auto before = std::chrono::steady_clock::now();
   EXPECT_EQ(server.stop(10), 0) << server.log();
@@ -421,6 +430,16 @@ TEST_F(HubDownload, DraftRepositoryIsFetchedForDraftSimple) {
   fs::create_directories(draft);
   fs::copy_file(stories_model(), draft / "draft-Q8_0.gguf");
   auto hub = start_hub();
+  {
+    // Without draft-simple nothing reads a draft model: it is not fetched, and that is said.
+    ServerProcess plain;
+    ASSERT_TRUE(plain.start({"-hf", kRepo, "--spec-draft-hf", "test/draft-GGUF", "-c", "512"}))
+        << plain.log();
+    EXPECT_NE(plain.log().find("--spec-draft-hf has no effect without --spec-type draft-simple"),
+              std::string::npos)
+        << plain.log();
+    EXPECT_TRUE(hub->requests_for("draft-GGUF").empty());
+  }
   ServerProcess server;
   ASSERT_TRUE(server.start({"-hf", kRepo, "--spec-draft-hf", "test/draft-GGUF", "--spec-type",
                             "draft-simple", "-c", "512", "-np", "1"}))

@@ -159,7 +159,7 @@ std::function<hearth::server::Json()> download_progress_json(
 
 // Downloads what the cache lacks for one model (a progress bar on a terminal, log lines
 // otherwise) and returns its local path; "" after logging the reason.
-std::string fetch(const hearth::hub::ModelRequest& request, bool offline,
+std::string fetch(const hearth::hub::ModelRequest& request,
                   hearth::hub::DownloadProgress& progress) {
   hearth::hub::DownloadOptions options;
   options.progress = &progress;
@@ -167,7 +167,7 @@ std::string fetch(const hearth::hub::ModelRequest& request, bool offline,
   std::unique_ptr<hearth::hub::ProgressReporter> reporter;
   const std::string label =
       !request.hf_repo.empty() ? request.hf_repo : hearth::hub::display_url(request.url);
-  if (!offline)
+  if (!request.offline)
     reporter = std::make_unique<hearth::hub::ProgressReporter>(progress, label, isatty(2) != 0);
   auto path = hearth::hub::resolve_model(request, options);
   if (reporter) reporter->stop();
@@ -188,12 +188,16 @@ bool fetch_models(ServerArgs& args, hearth::hub::DownloadProgress& progress,
                   hearth::server::Server& server) {
   const hearth::hub::ModelRequest request = model_request(args);
   if (hearth::hub::is_remote(request)) {
-    args.model_path = fetch(request, args.offline, progress);
+    args.model_path = fetch(request, progress);
     if (args.model_path.empty()) return false;
     server.set_model_path(args.model_path);
   }
-  if (!args.spec_draft_hf.empty()) {
-    args.spec_draft_model = fetch(repo_request(args, args.spec_draft_hf), args.offline, progress);
+  // Only draft-simple reads a draft model: without it the repository is not fetched.
+  if (!args.spec_draft_hf.empty() &&
+      !hearth::server::options::uses_spec_type(args, "draft-simple")) {
+    hearth::log_warn("--spec-draft-hf has no effect without --spec-type draft-simple");
+  } else if (!args.spec_draft_hf.empty()) {
+    args.spec_draft_model = fetch(repo_request(args, args.spec_draft_hf), progress);
     if (args.spec_draft_model.empty()) return false;
   }
   return true;
@@ -268,7 +272,9 @@ bool load_draft_model(const ServerArgs& args, hearth::scheduler::SchedulerConfig
     return true;
   }
   if (args.spec_draft_model.empty()) {
-    hearth::log_error("--spec-type draft-simple needs a draft model (--spec-draft-model / -md)");
+    hearth::log_error(
+        "--spec-type draft-simple needs a draft model (--spec-draft-model / -md, or "
+        "--spec-draft-hf)");
     return false;
   }
   hearth::engine::LoadOptions load;
@@ -424,6 +430,8 @@ int serve(const ServerArgs& args) {
   });
   if (!config.ui.serving() && args.ui && args.static_path.empty())
     hearth::log_warn("this build has no web UI (built with -DHEARTH_WEBUI=OFF)");
+  if (!args.ui && !args.static_path.empty())
+    hearth::log_warn("--path has no effect with --no-ui: nothing is served at /");
   if (!load_and_start(args, *progress, *server)) {
     // Stopped by a signal while downloading: an ordinary shutdown.
     const bool stopped = g_stop_downloads.load();
