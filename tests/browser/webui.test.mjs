@@ -657,10 +657,14 @@ test('the page shows the download progress while the model loads, then becomes u
       waitHealthy: false,
       uiOverride: false, // --path files other than the index wait for the model
     });
-    const health = await fetch(`${server.url}health`);
-    assert.equal(health.status, 503, 'the server is not loading (the download finished too early?)');
-    const healthBody = await health.json();
-    assert.equal(healthBody.error?.progress?.stage, 'downloading');
+    // The progress appears once the hub has listed the files (the listener opens before that).
+    const healthBody = await poll(async () => {
+      const health = await fetch(`${server.url}health`);
+      assert.equal(health.status, 503, 'the server is not loading (the download finished too early?)');
+      const body = await health.json();
+      return body.error?.progress ? body : null;
+    }, { timeoutMs: 5_000, what: 'the download progress in /health' });
+    assert.equal(healthBody.error.progress.stage, 'downloading');
 
     await withPage(t, async (page) => {
       await page.goto(server.url);
