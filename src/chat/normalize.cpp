@@ -1,5 +1,6 @@
 #include "chat/normalize.h"
 
+#include "base/json_parse.h"
 #include "base/log.h"
 #include "chat/openai_messages.h"
 
@@ -59,12 +60,14 @@ Status parse_tool_call_arguments(Json& messages) {
       if (!call.contains("function") || !call["function"].contains("arguments")) continue;
       Json& arguments = call["function"]["arguments"];
       if (!arguments.is_string()) continue;
-      try {
-        arguments = Json::parse(arguments.get<std::string>());
-      } catch (const std::exception& e) {
+      // The client's string, so the bounded parser: a string nested 60,000 levels deep
+      // would otherwise be built, then copied recursively on its way to the template.
+      auto parsed = parse_json(arguments.get<std::string>());
+      if (!parsed.is_ok()) {
         return error(ErrorCode::kInvalidArgument,
-                     std::string("Failed to parse tool call arguments as JSON: ") + e.what());
+                     "Failed to parse tool call arguments as JSON: " + parsed.status().message());
       }
+      arguments = std::move(parsed.value());
     }
   }
   return Status::ok();

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/json_parse.h"
+
 namespace hearth::chat {
 
 namespace {
@@ -208,6 +210,14 @@ Json message_to_json(const Message& message, bool concat_text) {
   return j;
 }
 
+Json tool_schema(const Tool& tool) {
+  // Written by parse_openai_tools from the request's own value, so it parses within the
+  // request's limits.
+  auto parameters = parse_json(tool.parameters.empty() ? "{}" : tool.parameters);
+  if (!parameters.is_ok() || !parameters->is_object()) return Json::object();
+  return std::move(parameters.value());
+}
+
 Json tools_to_json(const std::vector<Tool>& tools) {
   if (tools.empty()) return Json();
   Json out = Json::array();
@@ -215,7 +225,7 @@ Json tools_to_json(const std::vector<Tool>& tools) {
     Json function = Json::object();
     function["name"] = tool.name;
     function["description"] = tool.description;
-    function["parameters"] = Json::parse(tool.parameters);
+    function["parameters"] = tool_schema(tool);
     out.push_back(Json{{"type", "function"}, {"function", std::move(function)}});
   }
   return out;

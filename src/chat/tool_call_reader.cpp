@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "base/json_parse.h"
+
 namespace hearth::chat {
 
 namespace {
@@ -33,9 +35,9 @@ size_t string_end(std::string_view s, size_t i) {
 }
 
 std::optional<std::string> decode_string(std::string_view literal) {
-  Json v = Json::parse(literal, nullptr, false);
-  if (v.is_discarded() || !v.is_string()) return std::nullopt;
-  return v.get<std::string>();
+  auto v = parse_json(literal);
+  if (!v.is_ok() || !v->is_string()) return std::nullopt;
+  return v->get<std::string>();
 }
 
 // One member of an object being read: its key and its value's text.
@@ -194,8 +196,8 @@ Json tagged_value(std::string_view raw) {
   if (raw == "True") return true;
   if (raw == "False") return false;
   if (raw == "None") return nullptr;
-  Json v = Json::parse(raw, nullptr, false);
-  if (!v.is_discarded()) return v;
+  // Model output, so the bounded parser (a model can be steered into nesting deeply).
+  if (auto v = parse_json(raw); v.is_ok()) return std::move(v.value());
   if (raw.size() >= 2 && raw.front() == '\'' && raw.back() == '\'') {
     return std::string(raw.substr(1, raw.size() - 2));
   }

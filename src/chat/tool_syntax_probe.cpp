@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/json_parse.h"
 #include "chat/normalize.h"
 #include "chat/openai_messages.h"
 #include "chat/tool_call_reader.h"
@@ -107,8 +108,8 @@ std::optional<JsonSpan> object_around(std::string_view text, size_t at, size_t f
     if (text[i] != '{') continue;
     const size_t end = json_value_end(text, i);
     if (end == npos || end <= at) continue;
-    Json v = Json::parse(text.substr(i, end - i), nullptr, false);
-    if (!v.is_discarded() && v.is_object()) return JsonSpan{i, end, std::move(v)};
+    auto v = parse_json(text.substr(i, end - i));
+    if (v.is_ok() && v->is_object()) return JsonSpan{i, end, std::move(v.value())};
   }
   return std::nullopt;
 }
@@ -116,7 +117,8 @@ std::optional<JsonSpan> object_around(std::string_view text, size_t at, size_t f
 bool is_arguments(const Json& v) {
   if (v == probe_arguments()) return true;
   if (!v.is_string()) return false;
-  return Json::parse(v.get<std::string>(), nullptr, false) == probe_arguments();
+  auto parsed = parse_json(v.get<std::string>());
+  return parsed.is_ok() && parsed.value() == probe_arguments();
 }
 
 // JSON_NATIVE: {"name": ..., "arguments": ...} (or {"<name>": {...}}), maybe in an array.
@@ -242,7 +244,8 @@ bool reads_back(const ToolCallFormat& f, std::string_view text, size_t calls) {
   if (m.tool_calls.size() != calls || !ltrim(m.content).empty()) return false;
   for (size_t i = 0; i < calls; ++i) {
     if (m.tool_calls[i].name != (i == 0 ? kFirstName : kSecondName)) return false;
-    if (Json::parse(m.tool_calls[i].arguments, nullptr, false) != probe_arguments()) return false;
+    auto arguments = parse_json(m.tool_calls[i].arguments);
+    if (!arguments.is_ok() || arguments.value() != probe_arguments()) return false;
   }
   return true;
 }

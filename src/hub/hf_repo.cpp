@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/json_parse.h"
 #include "base/log.h"
 #include "hub/hf_cache.h"
 #include "hub/http_client.h"
@@ -16,7 +17,7 @@
 namespace hearth::hub {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 namespace {
 
@@ -51,7 +52,8 @@ Result<Json> api_get(const std::string& url, const std::string& token,
   options.headers = {{"User-Agent", std::string(kUserAgent)}, {"Accept", "application/json"}};
   if (is_valid_token(token)) options.headers.emplace_back("Authorization", "Bearer " + token);
   HEARTH_ASSIGN_OR_RETURN(HttpReply reply, http_request("GET", url, options));
-  Json body = Json::parse(reply.body, nullptr, false);
+  auto parsed = parse_json(reply.body);
+  Json body = parsed.is_ok() ? std::move(parsed.value()) : Json();
   if (reply.status != 200) {
     std::string message = reply.body.substr(0, 200);
     if (body.is_object() && body.contains("error") && body["error"].is_string())
@@ -59,8 +61,10 @@ Result<Json> api_get(const std::string& url, const std::string& token,
     return error(reply.status == 404 || reply.status == 401 ? ErrorCode::kNotFound : ErrorCode::kIo,
                  fmt::format("GET {} failed ({}): {}", display_url(url), reply.status, message));
   }
-  if (body.is_discarded())
-    return error(ErrorCode::kCorruptFile, "GET " + display_url(url) + ": not JSON");
+  if (!parsed.is_ok()) {
+    return error(ErrorCode::kCorruptFile,
+                 "GET " + display_url(url) + ": not JSON (" + parsed.status().message() + ")");
+  }
   return body;
 }
 

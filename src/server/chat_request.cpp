@@ -157,11 +157,12 @@ std::optional<ApiError> check_messages(const Json& body) {
 std::optional<ApiError> parse_conversation(const Json& body, const Json& tools,
                                            chat::ChatInputs& inputs, std::string& tool_choice) {
   Result<std::vector<chat::Message>> messages = chat::parse_openai_messages(body["messages"]);
-  if (!messages.is_ok()) return invalid_request(without_library_tags(messages.status().message()));
+  if (!messages.is_ok())
+    return invalid_request(without_json_library_tags(messages.status().message()));
   inputs.messages = std::move(*messages);
   Result<std::vector<chat::Tool>> parsed_tools = chat::parse_openai_tools(tools);
   if (!parsed_tools.is_ok()) {
-    return invalid_request(without_library_tags(parsed_tools.status().message()));
+    return invalid_request(without_json_library_tags(parsed_tools.status().message()));
   }
   inputs.tools = std::move(*parsed_tools);
   if (tool_choice != "auto" && tool_choice != "none" && tool_choice != "required") {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_parse.h"
+
 namespace hearth::server {
 
 using Json = nlohmann::ordered_json;
@@ -14,8 +16,5 @@ using Json = nlohmann::ordered_json;
 std::string dump_json(const Json& value);
 // A float echoed as the reference does; NaN and infinities become null.
 Json float_json(float value);
-// `message` without the JSON library's "[json.exception.<kind>.<n>] " tags, which mean
-// nothing to a client, and at most `max_bytes` long (a message may quote the request).
-std::string without_library_tags(std::string message, size_t max_bytes = 1024);
 
 }  // namespace hearth::server

@@ -1,8 +1,11 @@
-// Request bodies as JSON: one parser for every route. It refuses, with a 400 that says
-// what is wrong and where, what the reference answers with a 500 or a crash: invalid JSON
-// (syntax, invalid UTF-8, NUL bytes, lone surrogates, NaN or Infinity), numbers a double
-// cannot hold (1e400), and nesting deeper than kMaxJsonDepth, which is checked before
-// anything is built, so a hostile body cannot exhaust the stack.
+// Request bodies as JSON: one parser for every route (hearth::parse_json and its limits).
+// It refuses, with a 400 that says what is wrong and where, what the reference answers
+// with a 500 or a crash: invalid JSON (syntax, invalid UTF-8, NUL bytes, lone surrogates,
+// NaN or Infinity), numbers a double cannot hold (1e400), nesting deeper than
+// kMaxJsonDepth, objects of more than 4,096 keys and bodies of more than 4 Mi values,
+// all while parsing, so a hostile body can neither exhaust the stack nor take quadratic
+// time. JSON found inside a body's strings goes through parse_embedded_json, with the
+// same limits.
 #pragma once
 
 #include <optional>
@@ -21,8 +24,9 @@ std::optional<ApiError> parse_json_body(std::string_view body, Json& out);
 // The same, requiring a JSON object.
 std::optional<ApiError> parse_json_object(std::string_view body, Json& out);
 
-// Nesting depth of a JSON text (arrays and objects outside strings), counted without
-// parsing; stops counting past `limit`.
-int json_depth(std::string_view text, int limit);
+// A JSON text held in a string field (`what` names it for the error: "tool call
+// arguments"), with the body's limits.
+std::optional<ApiError> parse_embedded_json(std::string_view text, std::string_view what,
+                                            Json& out);
 
 }  // namespace hearth::server

@@ -132,7 +132,7 @@ http::Response run_handler(const Handler& handler, ServerState& state,
     return handler(state, request);
   } catch (const nlohmann::json::exception& e) {
     // A client body read with a type it does not have: the client's mistake.
-    return error_response(invalid_request(without_library_tags(e.what())));
+    return error_response(invalid_request(without_json_library_tags(e.what())));
   } catch (const std::invalid_argument& e) {
     return error_response(invalid_request(e.what()));
   } catch (const std::exception& e) {

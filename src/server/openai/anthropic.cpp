@@ -177,12 +177,12 @@ Json anthropic_usage(const scheduler::FinalResult& r) {
 // The arguments as a JSON value; invalid UTF-8 a model may write inside a string becomes
 // U+FFFD first (as every response does), so the call keeps its arguments. Unreadable: {}.
 Json parsed_input(const std::string& arguments) {
-  Json input = Json::parse(arguments, nullptr, false);
-  if (input.is_discarded()) {
+  auto input = parse_json(arguments);
+  if (!input.is_ok()) {
     const std::string clean = Json::parse(dump_json(Json(arguments))).get<std::string>();
-    input = Json::parse(clean, nullptr, false);
+    input = parse_json(clean);
   }
-  return input.is_discarded() ? Json::object() : input;
+  return input.is_ok() ? std::move(input.value()) : Json::object();
 }
 
 class MessagesFormat final : public ResultFormat {

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "chat/openai_messages.h"
 #include "json_schema/json_schema.h"
 #include "server/json_util.h"
 #include "server/openai/tool_grammar.h"
@@ -287,8 +288,7 @@ std::string gemma_value_rules() {
 
 std::optional<ApiError> gemma_call_rule(const chat::Tool& tool, const std::string& prefix,
                                         std::string& rules, std::string& body) {
-  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+  Json schema = chat::tool_schema(tool);
   GemmaRules gemma(tool, schema, prefix, rules);
   std::string args = "gemma-dict";
   if (schema.contains("properties") || schema.contains("$ref")) {

@@ -3,6 +3,7 @@
 // tool's properties in schema order, the required ones always, the others optional; a
 // string parameter is text without '<' (or one of its enum values), any other a JSON value
 // of its schema. LFM2's Python calls: f(k=value, ...) with JSON values.
+#include "chat/openai_messages.h"
 #include "json_schema/json_schema.h"
 #include "server/json_util.h"
 #include "server/openai/tool_grammar.h"
@@ -148,13 +149,8 @@ ToolParameters parameters_of(const Json& schema) {
   return out;
 }
 
-Json parameters_schema(const chat::Tool& tool) {
-  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-  return schema.is_discarded() || !schema.is_object() ? Json::object() : schema;
-}
-
 ToolParameters tool_parameters(const chat::Tool& tool) {
-  return parameters_of(parameters_schema(tool));
+  return parameters_of(chat::tool_schema(tool));
 }
 
 }  // namespace
@@ -272,7 +268,7 @@ std::optional<ApiError> element_call_rule(const chat::ToolCallFormat& f, const c
                                           std::string& body) {
   ElementRules elements(f, prefix, rules);
   std::string members;
-  if (auto err = elements.members(parameters_schema(tool), 0, members)) return err;
+  if (auto err = elements.members(chat::tool_schema(tool), 0, members)) return err;
   body = gbnf_literal(f.name_prefix + tool.name + "\">") + " tag-space " +
          (members.empty() ? "" : members + " tag-space ") + gbnf_literal(f.call_end);
   return std::nullopt;

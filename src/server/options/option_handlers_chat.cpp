@@ -6,18 +6,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_parse.h"
 #include "server/options/option_handlers.h"
 
 namespace hearth::server::options {
 
 // Each occurrence adds its keys; a key given again takes the later value.
 Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st) {
-  nlohmann::ordered_json object;
-  try {
-    object = nlohmann::ordered_json::parse(in.value);
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_value(e.what());
+  auto parsed = parse_json(in.value);
+  if (!parsed.is_ok()) {
+    // Invalid JSON is reported in the library's words, as the reference prints it; a text
+    // the library reads but the limits refuse gets the limit's message.
+    try {
+      const nlohmann::ordered_json unchecked = nlohmann::ordered_json::parse(in.value);
+    } catch (const nlohmann::json::exception& e) {
+      return invalid_value(e.what());
+    }
+    return invalid_value(parsed.status().message());
   }
+  const nlohmann::ordered_json& object = parsed.value();
   if (!object.is_object()) return invalid_value("expected a JSON object");
   auto& kwargs = st.args.chat_template_kwargs;
   for (const auto& [key, value] : object.items()) {

@@ -138,12 +138,17 @@ TEST(ApiErrorTest, TransportErrorsUseTheEnvelope) {
   }
 }
 
-TEST(RequestBodyTest, DepthIsCountedOutsideStrings) {
-  EXPECT_EQ(json_depth(R"({"a": [1, {"b": "[[[["}]})", 100), 3);
-  EXPECT_EQ(json_depth(R"("\"[")", 100), 0);
+TEST(RequestBodyTest, DepthAndSizeLimitsAreClientErrors) {
   Json out;
   EXPECT_FALSE(parse_json_body(std::string(512, '[') + std::string(512, ']'), out));
-  EXPECT_TRUE(parse_json_body(std::string(513, '[') + std::string(513, ']'), out));
+  auto deep = parse_json_body(std::string(513, '[') + std::string(513, ']'), out);
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->type, ErrorType::kInvalidRequest);
+  EXPECT_NE(deep->message.find("nested deeper than 512 levels"), std::string::npos);
+  auto embedded = parse_embedded_json(std::string(60000, '['), "tool call arguments", out);
+  ASSERT_TRUE(embedded);
+  EXPECT_EQ(embedded->type, ErrorType::kInvalidRequest);
+  EXPECT_NE(embedded->message.find("tool call arguments"), std::string::npos) << embedded->message;
 }
 
 }  // namespace

@@ -1,0 +1,123 @@
+// The chat surfaces as an attacker meets them (issue 32): JSON hidden inside strings,
+// objects of many keys, and the composition of forced reasoning tokens with grammars. Each
+// case failed on the code before its fix (a crash, a 500, or a wrong answer) and must now
+// be a 200 or a clear 400, with the server alive for the next client.
+#include "server/server_fixture.h"
+
+namespace hearth::test {
+namespace {
+
+std::string nested_arrays(size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+const Json kTool = {{"type", "function"},
+                    {"function",
+                     {{"name", "get_weather"},
+                      {"parameters",
+                       {{"type", "object"},
+                        {"properties", {{"city", {{"type", "string"}}}}},
+                        {"required", {"city"}}}}}}};
+
+// A history whose assistant turn called a tool with `arguments` (a string the template
+// parses into an object: Qwen3's template renders arguments as JSON).
+Json history_with_arguments(const std::string& arguments) {
+  return Json::array(
+      {{{"role", "user"}, {"content", "hi"}},
+       {{"role", "assistant"},
+        {"content", ""},
+        {"tool_calls",
+         Json::array({{{"id", "c1"},
+                       {"type", "function"},
+                       {"function", {{"name", "get_weather"}, {"arguments", arguments}}}}})}},
+       {{"role", "tool"}, {"tool_call_id", "c1"}, {"content", "sunny"}}});
+}
+
+class HostileChat : public StoriesServer {
+ protected:
+  void start_with(const std::string& template_name, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"-c", "8192", "--jinja", "--chat-template-file",
+                                     shared_path("templates/" + template_name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    start(args);
+  }
+  // The server answers the next client: it did not crash on the last one.
+  void expect_alive() {
+    int status = 0;
+    post_json(port(), "/completion", {{"prompt", "Once"}, {"n_predict", 2}}, &status);
+    EXPECT_EQ(status, 200) << "the server did not survive";
+  }
+};
+
+// 60,000 levels inside the arguments string crashed the server (a recursive copy of the
+// parsed value); 30,000 were refused only after that copy. Every route that renders a
+// history refuses it, at the parse, naming what was too deep.
+TEST_F(HostileChat, DeeplyNestedToolCallArgumentsAreRefusedOnEveryRoute) {
+  start_with("Qwen-Qwen3-0.6B.jinja");
+  for (size_t depth : {513, 30000, 60000, 200000}) {
+    const Json chat = {{"messages", history_with_arguments(nested_arrays(depth))},
+                       {"tools", Json::array({kTool})},
+                       {"max_tokens", 4}};
+    for (const char* path :
+         {"/v1/chat/completions", "/v1/chat/completions/input_tokens", "/apply-template"}) {
+      int status = 0;
+      Json r = post_json(port(), path, chat, &status);
+      EXPECT_EQ(status, 400) << path << " at depth " << depth << ": " << r.dump().substr(0, 300);
+      EXPECT_NE(r.dump().find("nested deeper than 512 levels"), std::string::npos) << r.dump();
+    }
+    const Json responses = {
+        {"input",
+         Json::array({{{"type", "message"}, {"role", "user"}, {"content", "hi"}},
+                      {{"type", "function_call"},
+                       {"call_id", "c1"},
+                       {"name", "get_weather"},
+                       {"arguments", nested_arrays(depth)}},
+                      {{"type", "function_call_output"}, {"call_id", "c1"}, {"output", "ok"}}})},
+        {"tools", Json::array({{{"type", "function"},
+                                {"name", "get_weather"},
+                                {"parameters", kTool["function"]["parameters"]}}})},
+        {"max_output_tokens", 4}};
+    for (const char* path : {"/v1/responses", "/v1/responses/input_tokens"}) {
+      int status = 0;
+      Json r = post_json(port(), path, responses, &status);
+      EXPECT_EQ(status, 400) << path << " at depth " << depth << ": " << r.dump().substr(0, 300);
+    }
+  }
+  expect_alive();
+  // Arguments nested within the limit still render.
+  int status = 0;
+  Json r = post_json(
+      port(), "/apply-template",
+      {{"messages", history_with_arguments(nested_arrays(100))}, {"tools", Json::array({kTool})}},
+      &status);
+  EXPECT_EQ(status, 200) << r.dump().substr(0, 300);
+  EXPECT_NE(r.value("prompt", "").find(nested_arrays(100)), std::string::npos);
+}
+
+// A 100,000-key object took 8.9 s to parse (ordered_json looks for a duplicate by
+// scanning); now objects are built in linear time and more than 4,096 keys are refused.
+TEST_F(HostileChat, ObjectsOfManyKeysAreRefusedNamingTheLimit) {
+  start_with("Qwen-Qwen3-0.6B.jinja");
+  // Written as text: building it as an ordered_json would be the quadratic step itself.
+  auto body_with_keys = [](size_t n, const std::string& where) {
+    std::string keys;
+    for (size_t i = 0; i < n; ++i) {
+      keys += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+    }
+    const std::string head = R"({"prompt": "Once", "n_predict": 2, )";
+    if (where.empty()) return head + keys + "}";
+    return head + "\"" + where + "\": {" + keys + "}}";
+  };
+  for (const std::string where : {"", "chat_template_kwargs", "logit_bias"}) {
+    HttpReply reply = http_request(port(), "POST", "/completion", body_with_keys(100000, where));
+    Json r = parse_or_null(reply.body);
+    EXPECT_EQ(reply.status, 400) << where;
+    EXPECT_NE(r.dump().find("more than 4096 keys"), std::string::npos) << r.dump();
+  }
+  HttpReply reply = http_request(port(), "POST", "/completion", body_with_keys(4000, ""));
+  EXPECT_EQ(reply.status, 200) << reply.body.substr(0, 300);
+  expect_alive();
+}
+
+}  // namespace
+}  // namespace hearth::test
