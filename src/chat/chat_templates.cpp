@@ -271,6 +271,7 @@ Result<ChatPrompt> ChatTemplates::apply(const ChatInputs& inputs) const {
       header = generation_suffix(out.prompt, other);
       out.generation_prompt =
           continuation_text(header, last, mode, tmpl.reasoning_markers, content_start(tmpl.source));
+      if (mode == Continuation::kContent) out.continued_answer = last.text("\n\n");
       out.prompt += out.generation_prompt;
     }
     if (tags && header.find(tags->start) != std::string::npos) {

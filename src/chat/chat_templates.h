@@ -60,6 +60,9 @@ struct ChatPrompt {
   // The assistant header the template adds (what follows the rendered conversation),
   // plus the continued message's text when continuing.
   std::string generation_prompt;
+  // The continued message's content when continuing it (already in generation_prompt):
+  // the start of the answer, which a grammar for the answer must read first.
+  std::string continued_answer;
   // How the model's output is read back: the template's thinking tags and tool-call
   // family, the prefix and its literal part. The server sets what the request decides
   // (reasoning format, whether tool calls are parsed).

@@ -68,6 +68,13 @@ Result<std::unique_ptr<GrammarSampler>> GrammarSampler::create(
   std::unique_ptr<GrammarSampler> sampler(
       new GrammarSampler(grammar::Matcher(config.grammar, std::move(tokens)), config, vocab));
   sampler->patterns_ = std::move(patterns);
+  if (!config.prefill.empty() && !config.lazy) {
+    Status st = sampler->matcher_.accept_text(config.prefill);
+    if (!st.is_ok()) {
+      return error(ErrorCode::kInvalidArgument,
+                   "the text being continued does not match the grammar: " + st.message());
+    }
+  }
   return sampler;
 }
 
@@ -77,7 +84,8 @@ GrammarSampler::GrammarSampler(grammar::Matcher matcher, const GrammarConfig& co
       vocab_(vocab),
       trigger_tokens_(config.trigger_tokens),
       awaiting_trigger_(config.lazy),
-      lazy_(config.lazy) {}
+      lazy_(config.lazy),
+      after_reasoning_(config.after_reasoning) {}
 
 GrammarSampler::~GrammarSampler() = default;
 

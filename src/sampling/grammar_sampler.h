@@ -23,6 +23,14 @@ struct GrammarConfig {
   // Regular expressions searched in the text generated so far (PCRE2 syntax, which agrees
   // with the reference's ECMAScript patterns on what triggers use).
   std::vector<std::string> trigger_patterns;
+  // The grammar constrains the answer, not the thinking block: while a reasoning budget
+  // says the output is inside the block, it neither constrains nor sees tokens, and it
+  // starts at its root once the block is closed (sampling.md §7.2, as a lazy grammar).
+  bool after_reasoning = false;
+  // Text the grammar reads before the first generated token: the part of the answer the
+  // prompt already holds (an assistant message being continued). A non-lazy grammar only;
+  // text the grammar refuses fails create().
+  std::string prefill;
 };
 
 // Compiles each pattern; the error names the pattern and the regex library's reason.
@@ -38,6 +46,7 @@ class GrammarSampler {
   // False while a lazy grammar still waits for its trigger (then nothing is masked).
   bool constraining() const { return !awaiting_trigger_; }
   bool lazy() const { return lazy_; }
+  bool after_reasoning() const { return after_reasoning_; }
   bool allows(int32_t token) const;
   // Disallowed candidates get logit -inf; the array keeps its size and order.
   void apply(Candidates& candidates) const;
@@ -56,6 +65,7 @@ class GrammarSampler {
   std::unique_ptr<Patterns> patterns_;
   bool awaiting_trigger_ = false;
   bool lazy_ = false;
+  bool after_reasoning_ = false;
   std::string buffer_;  // text generated while awaiting a trigger
 };
 

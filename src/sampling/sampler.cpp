@@ -12,15 +12,24 @@ Sampler::Sampler(Sampler&&) noexcept = default;
 Sampler& Sampler::operator=(Sampler&&) noexcept = default;
 Sampler::~Sampler() = default;
 
+// A lazy grammar, or one that constrains only the answer, waits out the thinking block.
+bool Sampler::grammar_waits() const {
+  return grammar_ && (grammar_->lazy() || grammar_->after_reasoning()) && budget_ &&
+         budget_->thinking();
+}
+
 bool Sampler::grammar_applies() const {
-  if (!grammar_ || !grammar_->constraining()) return false;
-  return !(grammar_->lazy() && budget_ && budget_->thinking());
+  return grammar_ && grammar_->constraining() && !grammar_waits();
 }
 
 Result<int32_t> Sampler::sample(std::span<const float> logits) {
   last_was_masked_ = false;
   if (budget_) {
-    if (std::optional<int32_t> forced = budget_->forced_token()) {
+    std::optional<int32_t> forced = budget_->forced_token();
+    // A grammar that constrains this step has the last word: a forced token it does not
+    // allow is not forced (the budget waits; nothing is sampled the grammar refuses).
+    if (forced && grammar_applies() && !grammar_->allows(*forced)) forced.reset();
+    if (forced) {
       // Every logit but the forced token's is -inf; the chain still runs (its state and
       // the reported probabilities stay those of a normal step).
       masked_.assign(logits);
@@ -53,9 +62,9 @@ const Candidates& Sampler::candidates() const {
 
 Status Sampler::accept(int32_t token, bool generated) {
   if (generated) {
-    // Inside the thinking block a lazy grammar neither constrains nor watches for its
-    // trigger; the token that ends the block is the budget's.
-    const bool grammar_sees = grammar_ && !(grammar_->lazy() && budget_ && budget_->thinking());
+    // Inside the thinking block a waiting grammar neither constrains nor watches for its
+    // trigger; the tokens that end the block are the budget's.
+    const bool grammar_sees = grammar_ && !grammar_waits();
     if (budget_) budget_->accept(token);
     if (grammar_sees) {
       Status st = grammar_->accept(token);

@@ -19,8 +19,9 @@ namespace hearth::sampling {
 class Sampler {
  public:
   Sampler() = default;
-  // `budget` (may be null) forces the end of the thinking block; a lazy grammar does not
-  // apply inside the block (sampling.md §7.2).
+  // `budget` (may be null) forces the end of the thinking block; a lazy grammar, or one
+  // made for the answer (GrammarConfig::after_reasoning), does not apply inside the block
+  // (sampling.md §7.2). A grammar that applies is never made to take a forced token.
   Sampler(Chain chain, std::unique_ptr<GrammarSampler> grammar,
           std::unique_ptr<ReasoningBudget> budget = nullptr);
   Sampler(Sampler&&) noexcept;
@@ -39,6 +40,7 @@ class Sampler {
   int64_t n_resampled() const { return n_resampled_; }
 
  private:
+  bool grammar_waits() const;
   bool grammar_applies() const;
 
   Chain chain_;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "chat/openai_messages.h"
 #include "json_schema/json_schema.h"
 #include "server/chat_request.h"
 #include "server/completion_run.h"
@@ -101,9 +102,8 @@ chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
   syntax.json_output = has_schema_constraint(body);
   // Tagged formats write string parameters as bare text: which ones are strings.
   for (const chat::Tool& tool : chat.inputs.tools) {
-    Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-    if (!schema.is_object() || !schema.contains("properties") || !schema["properties"].is_object())
-      continue;
+    Json schema = chat::tool_schema(tool);
+    if (!schema.contains("properties") || !schema["properties"].is_object()) continue;
     for (const auto& [key, property] : schema["properties"].items()) {
       if (property.is_object() && property.value("type", Json()) == "string") {
         syntax.tools.string_params[tool.name].insert(key);
@@ -115,9 +115,16 @@ chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
   return syntax;
 }
 
+// What the chat layer constrains the answer with (not a client's own `grammar`).
+struct AnswerConstraint {
+  bool grammar = false;      // a schema's or the tools' grammar from the first token
+  bool forced_call = false;  // tool_choice "required" or a named function
+};
+
 // The tool-call grammar, as the chat layer's grammar fields of the native body.
 std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptRequest& chat,
-                                         const chat::OutputSyntax& syntax, Json& native) {
+                                         const chat::OutputSyntax& syntax, Json& native,
+                                         AnswerConstraint& constraint) {
   if (!syntax.parse_tool_calls) return std::nullopt;
   // A named function is required, and is the only one the grammar allows (the reference
   // treats the object as "auto"; differences.json).
@@ -132,6 +139,8 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
   if (!grammar) return std::nullopt;
   native["grammar"] = grammar->gbnf;
   native["grammar_lazy"] = grammar->lazy;
+  constraint.grammar = !grammar->lazy;
+  constraint.forced_call = required;
   Json preserved = Json::array();
   for (const std::string* marker : {&syntax.tools.section_start, &syntax.tools.section_end,
                                     &syntax.tools.call_start, &syntax.tools.call_end}) {
@@ -152,9 +161,10 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
 // autoparser's for a template the reference reads with it (openai-compat.md §4.12).
 std::optional<ApiError> add_output_constraints(const Json& body, const ChatPromptRequest& chat,
                                                const chat::OutputSyntax& syntax, bool jinja,
-                                               Json& native) {
+                                               Json& native, AnswerConstraint& constraint) {
   std::optional<ApiError> err;
   if (jinja && has_schema_constraint(body)) {
+    constraint.grammar = true;
     auto schema = body.find("json_schema");
     const bool has_schema = schema != body.end() && !schema->is_null();
     std::optional<Json> wanted = fields::response_format_schema(body, has_schema);
@@ -164,7 +174,7 @@ std::optional<ApiError> add_output_constraints(const Json& body, const ChatPromp
       if (!converted.is_ok()) err = invalid_request(converted.status().message());
     }
   }
-  if (!err) err = add_tool_grammar(body, chat, syntax, native);
+  if (!err) err = add_tool_grammar(body, chat, syntax, native, constraint);
   if (err && chat.prompt.autoparsed) {
     err->message =
         "Unable to generate parser for this template. Automatic parser generation failed: " +
@@ -201,6 +211,7 @@ std::optional<ApiError> budget_field(const Json& body, const char* key, int32_t&
 // thinking tags, when a lazy grammar, a budget or reasoning control asks for it.
 std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
                                              const chat::OutputSyntax& syntax,
+                                             const AnswerConstraint& constraint,
                                              CompletionSettings& settings) {
   int32_t budget = s.config.chat.reasoning_budget;
   int32_t thinking_budget = -2;
@@ -219,7 +230,13 @@ std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
   }
   const bool controlled = member_or(body, "reasoning_control", false);
   if (syntax.reasoning_start.empty() || syntax.reasoning_end.empty()) return std::nullopt;
-  if (!settings.task.grammar.config.lazy && budget < 0 && !controlled) return std::nullopt;
+  const sampling::GrammarConfig& grammar = settings.task.grammar.config;
+  const bool waits = grammar.grammar && grammar.after_reasoning;
+  if (!grammar.lazy && budget < 0 && !controlled && !waits) return std::nullopt;
+  // A forced call after an opened thinking block: without a budget the block is closed at
+  // once (the reasoning is skipped: the call is what was asked for, and a model that never
+  // closes the block would never call).
+  if (waits && constraint.forced_call && budget < 0) budget = 0;
   scheduler::ReasoningSettings& r = settings.task.reasoning;
   r.start_tag = std::string(chat::trim_space(syntax.reasoning_start));
   r.end_tag = std::string(chat::trim_space(syntax.reasoning_end));
@@ -228,6 +245,20 @@ std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
   r.prefix = syntax.prefix;
   if (controlled) r.end_now = std::make_shared<std::atomic<bool>>(false);
   return std::nullopt;
+}
+
+// Where the chat layer's grammar for the answer starts (sampling.md §7.2): after a thinking
+// block the generation prompt opened (the reasoning budget's forced end tag is then never
+// fed to it), or past the part of the answer a continued message already holds.
+void place_answer_grammar(const chat::OutputSyntax& syntax, const chat::ChatPrompt& prompt,
+                          const AnswerConstraint& constraint, CompletionSettings& settings) {
+  sampling::GrammarConfig& grammar = settings.task.grammar.config;
+  if (!constraint.grammar || !grammar.grammar || grammar.lazy) return;
+  if (opens_thinking(syntax)) {
+    grammar.after_reasoning = true;
+  } else {
+    grammar.prefill = prompt.continued_answer;
+  }
 }
 
 }  // namespace
@@ -242,7 +273,9 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   chat::OutputSyntax syntax = output_syntax(s, body, chat);
   Json native = native_body(body);
   add_template_stops(chat.prompt.additional_stops, native);
-  if (auto err = add_output_constraints(body, chat, syntax, chat_settings.use_jinja, native)) {
+  AnswerConstraint constraint;
+  if (auto err =
+          add_output_constraints(body, chat, syntax, chat_settings.use_jinja, native, constraint)) {
     return err;
   }
   out.settings = std::make_shared<CompletionSettings>();
@@ -256,7 +289,8 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   settings.generation_prompt = chat.prompt.generation_prompt;
   const std::string format = member_or(body, "reasoning_format", s.config.chat.reasoning_format);
   settings.reasoning_format = format == "auto" ? "deepseek" : format;
-  if (auto err = set_reasoning_budget(s, body, syntax, settings)) return err;
+  place_answer_grammar(syntax, chat.prompt, constraint, settings);
+  if (auto err = set_reasoning_budget(s, body, syntax, constraint, settings)) return err;
   const bool primed = body.contains("continue_final_message") && !member_or(body, "echo", false);
   out.output = std::make_shared<ChatOutput>(std::move(syntax), primed);
   out.output->keep_alive(register_completion(out.meta.id, settings.task.reasoning.end_now));

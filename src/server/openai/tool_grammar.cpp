@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "chat/openai_messages.h"
 #include "json_schema/json_schema.h"
 #include "server/json_util.h"
 
@@ -53,8 +54,7 @@ std::string rename_body(const std::string& body, const std::set<std::string>& na
 // One tool's arguments as a rule: its parameters schema converted, rules prefixed.
 std::optional<ApiError> arguments_rule(const chat::Tool& tool, const std::string& prefix,
                                        std::string& rules) {
-  Json schema = Json::parse(tool.parameters.empty() ? "{}" : tool.parameters, nullptr, false);
-  if (schema.is_discarded() || !schema.is_object()) schema = Json::object();
+  Json schema = chat::tool_schema(tool);
   if (schema.empty()) schema = Json{{"type", "object"}};
   Result<json_schema::Conversion> converted = json_schema::convert(schema);
   if (!converted.is_ok()) {
@@ -145,16 +145,6 @@ std::string opened_text(const chat::OutputSyntax& syntax) {
   return syntax.prefix.substr(std::min(syntax.literal.size(), syntax.prefix.size()));
 }
 
-// Whether the text before the output opened a thinking block it did not close (QwQ).
-bool opens_thinking(const chat::OutputSyntax& syntax) {
-  if (syntax.reasoning_start.empty() || !syntax.extract_reasoning) return false;
-  const std::string opened = opened_text(syntax);
-  const size_t start = opened.rfind(std::string(chat::trim_space(syntax.reasoning_start)));
-  return start != std::string::npos &&
-         opened.find(std::string(chat::trim_space(syntax.reasoning_end)), start) ==
-             std::string::npos;
-}
-
 // The calls as the family strings them together, inside its section.
 std::string root_rule(const chat::OutputSyntax& syntax, bool required) {
   const chat::ToolCallFormat& f = syntax.tools;
@@ -218,6 +208,15 @@ std::string recipient_trigger(const std::vector<chat::Tool>& tools) {
 }
 
 }  // namespace
+
+bool opens_thinking(const chat::OutputSyntax& syntax) {
+  if (syntax.reasoning_start.empty() || !syntax.extract_reasoning) return false;
+  const std::string opened = opened_text(syntax);
+  const size_t start = opened.rfind(std::string(chat::trim_space(syntax.reasoning_start)));
+  return start != std::string::npos &&
+         opened.find(std::string(chat::trim_space(syntax.reasoning_end)), start) ==
+             std::string::npos;
+}
 
 std::string bounded_numbers(std::string gbnf) {
   static const std::string kExponent = "([eE] [-+]? integral-part)?";
@@ -316,12 +315,10 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
   rules += "tool-call ::= " + alternatives + "\n";
   rules += "tool-id ::= \"\\\"\" [a-zA-Z0-9]{1,32} \"\\\"\"\n";
   rules += "space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n";
-  std::string root = root_rule(syntax, required);
-  // A forced call right after a generation prompt that opened a thinking block closes it
-  // first (the reasoning is skipped: the call is what was asked for).
-  if (required && opens_thinking(syntax)) root = gbnf_literal(syntax.reasoning_end) + " " + root;
+  // After a generation prompt that opened a thinking block, the chat layer starts the
+  // grammar once the block is closed (GrammarConfig::after_reasoning).
   ToolGrammar g;
-  g.gbnf = "root ::= " + root + "\n" + rules;
+  g.gbnf = "root ::= " + root_rule(syntax, required) + "\n" + rules;
   g.lazy = !required;
   g.trigger = f.section_start.empty() ? f.call_start : f.section_start;
   if (syntax.recipients) {

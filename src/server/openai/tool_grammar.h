@@ -31,6 +31,11 @@ std::optional<ApiError> build_tool_grammar(const chat::OutputSyntax& syntax,
                                            const std::vector<chat::Tool>& tools, bool required,
                                            std::optional<ToolGrammar>& out);
 
+// Whether the text before the output opened a thinking block it did not close (QwQ's
+// generation prompt, or a continued message's reasoning): a grammar for the answer then
+// starts after the block.
+bool opens_thinking(const chat::OutputSyntax& syntax);
+
 // Renames every rule of `gbnf` (one "name ::= body" per line) to prefix + name, references
 // included; string literals and character classes are left alone.
 std::string prefix_rules(const std::string& gbnf, const std::string& prefix);

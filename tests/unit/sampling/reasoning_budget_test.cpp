@@ -3,6 +3,7 @@
 // finished before forcing, and the sampler forcing exactly those tokens.
 #include <gtest/gtest.h>
 
+#include "grammar/grammar.h"
 #include "sampling/greedy.h"
 #include "sampling/reasoning_budget.h"
 #include "sampling/sampler.h"
@@ -103,6 +104,88 @@ TEST(ReasoningBudget, TheSamplerForcesTheTokens) {
     ASSERT_TRUE(s.accept(*t, true).is_ok());
   }
   EXPECT_EQ(out, (std::vector<int32_t>{3, 1, 2, 4, 4}));
+}
+
+// --- The budget and a grammar in one sampler (issue 32) ------------------------------------
+
+std::shared_ptr<const grammar::TokenTable> table(const FakeVocab& v) {
+  return std::make_shared<const grammar::TokenTable>(
+      v.n_vocab(), [&v](int32_t id) { return v.piece(id); }, [](int32_t) { return false; });
+}
+
+Result<Sampler> constrained(const FakeVocab& v, const std::string& gbnf, GrammarConfig config,
+                            ReasoningBudgetConfig budget) {
+  config.grammar = grammar::parse(gbnf).value();
+  auto constraint = GrammarSampler::create(config, table(v), v);
+  if (!constraint.is_ok()) return constraint.status();
+  Chain chain;
+  chain.add(std::make_unique<GreedyStage>());
+  return Sampler(std::move(chain), std::move(constraint.value()),
+                 std::make_unique<ReasoningBudget>(std::move(budget), v));
+}
+
+// Greedy steps with "a" the favourite, then "b": the tokens chosen, or the first error.
+Result<std::vector<int32_t>> run(Sampler& s, int steps) {
+  std::vector<float> logits(10, 0.0f);
+  logits[4] = 10.0f;
+  logits[5] = 5.0f;
+  std::vector<int32_t> out;
+  for (int i = 0; i < steps; ++i) {
+    auto t = s.sample(logits);
+    if (!t.is_ok()) return t.status();
+    out.push_back(*t);
+    HEARTH_RETURN_IF_ERROR(s.accept(*t, true));
+  }
+  return out;
+}
+
+TEST(ReasoningBudget, AGrammarForTheAnswerStartsAfterTheForcedEnd) {
+  FakeVocab v = vocab();
+  // Budget 1 after an opened block: one thought, the forced end, then the answer "bb".
+  GrammarConfig g;
+  g.after_reasoning = true;
+  auto s = constrained(v, R"(root ::= "b" "b")", g, config(1, "<think>"));
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  auto out = run(*s, 6);
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ(*out, (std::vector<int32_t>{4, 3, 1, 2, 5, 5}));
+}
+
+TEST(ReasoningBudget, AGrammarThatAcceptsTheEndTagTakesTheForcedEnd) {
+  FakeVocab v = vocab();
+  auto s = constrained(v, R"(root ::= "</think>" "b")", {}, config(0, "<think>"));
+  ASSERT_TRUE(s.is_ok());
+  auto out = run(*s, 4);
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ(*out, (std::vector<int32_t>{3, 1, 2, 5}));
+}
+
+TEST(ReasoningBudget, AForcedTokenTheGrammarRefusesIsNotForced) {
+  // A client's grammar over the whole output that has no room for the end tag: the budget
+  // gives way instead of making the grammar take a token it refuses (a 500 before).
+  FakeVocab v = vocab();
+  for (int32_t budget : {0, 1, 2}) {
+    auto s = constrained(v, R"(root ::= "a" "a"? "b")", {}, config(budget, "<think>"));
+    ASSERT_TRUE(s.is_ok());
+    auto out = run(*s, 3);
+    ASSERT_TRUE(out.is_ok()) << "budget " << budget << ": " << out.status().message();
+    EXPECT_EQ(out->front(), 4);
+  }
+}
+
+TEST(ReasoningBudget, AGrammarReadsTheContinuedAnswerFirst) {
+  FakeVocab v = vocab();
+  GrammarConfig g;
+  g.prefill = "a";
+  auto s = constrained(v, R"(root ::= "a" "b")", g, config(-1));
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  auto out = run(*s, 1);
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_EQ(*out, (std::vector<int32_t>{5}));  // "a" is already there: "b" follows
+  g.prefill = "b";
+  auto refused = constrained(v, R"(root ::= "a" "b")", g, config(-1));
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("does not match the grammar"), std::string::npos);
 }
 
 }  // namespace

@@ -192,7 +192,10 @@ TEST(ToolGrammar, OneCallWithoutParallelCalls) {
   EXPECT_FALSE(accepts(g->gbnf, call + "\n" + call));
 }
 
-TEST(ToolGrammar, ForcedCallClosesAThinkingBlockThePromptOpened) {
+// After a generation prompt that opened a thinking block the grammar is the answer's
+// alone: the chat layer starts it once the block is closed (the reasoning budget forces the
+// end tag), so it neither needs nor accepts the end tag itself.
+TEST(ToolGrammar, ForcedCallAfterAnOpenedThinkingBlockIsTheAnswersGrammar) {
   chat::OutputSyntax syntax;
   syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
   syntax.parse_tool_calls = true;
@@ -200,15 +203,19 @@ TEST(ToolGrammar, ForcedCallClosesAThinkingBlockThePromptOpened) {
   syntax.prefix = "<|im_start|>assistant\n<think>\n";
   syntax.reasoning_start = "<think>";
   syntax.reasoning_end = "</think>";
+  syntax.extract_reasoning = true;
+  EXPECT_TRUE(opens_thinking(syntax));
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, g).has_value());
   const std::string call =
       "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}\n</tool_call>";
-  EXPECT_TRUE(accepts(g->gbnf, "</think>" + call));
-  EXPECT_FALSE(accepts(g->gbnf, call));
-  chat::ParsedMessage parsed = chat::parse_output(syntax, "</think>" + call, false);
+  EXPECT_TRUE(accepts(g->gbnf, call));
+  EXPECT_FALSE(accepts(g->gbnf, "</think>" + call));
+  chat::ParsedMessage parsed = chat::parse_output(syntax, " </think>" + call, false);
   ASSERT_EQ(parsed.tool_calls.size(), 1u);
   EXPECT_EQ(parsed.tool_calls[0].name, "get_time");
+  syntax.prefix = "<|im_start|>assistant\n<think>\n\n</think>\n\n";
+  EXPECT_FALSE(opens_thinking(syntax));
 }
 
 // Functionary v3.2: the generation prompt ends with the first message's ">>>", so a forced
