@@ -80,6 +80,11 @@ class Matcher {
   // Not ok when the initial stacks already exceeded Limits::max_stacks; such a matcher
   // allows nothing and every accept returns this error.
   Status status() const;
+  // The last allows()/allowed() refused some token only because checking it passed
+  // Limits::max_stacks (or status() is not ok): the grammar is too large here, which is
+  // not the same as the grammar allowing nothing.
+  bool overflowed() const;
+  size_t max_stacks() const;
 
  private:
   struct State;

@@ -27,15 +27,19 @@ struct MatcherCore {
   Utf8Partial partial;           // an incomplete character from the last accepted bytes
   Status broken;                 // set when even the initial stacks exceed the limits
   size_t live_nodes = 0;         // store size after the last compaction
+  // The last allows()/allowed() passed the stack limit on some token (mutable: a query's
+  // by-product, reported by overflowed()).
+  mutable bool last_scan_overflowed = false;
 
   bool can_end() const {
     return !partial.pending() && !stacks.empty() && stacks.back() == kEmptyStack;
   }
 };
 
+// A limit of the request's grammar, not a token it refuses.
 Status too_many_stacks(const Limits& limits) {
   return error(
-      ErrorCode::kInvalidArgument,
+      ErrorCode::kResourceExhausted,
       "grammar too ambiguous: more than " + std::to_string(limits.max_stacks) + " matcher stacks");
 }
 
@@ -85,6 +89,8 @@ class Scan {
   bool allows(int32_t id);
   // result[id] = allows(id) for the whole vocabulary, walking the trie of pieces.
   void whole_vocabulary(std::vector<uint8_t>& result);
+  // Some token was refused because the stack limit was passed while checking it.
+  bool overflowed() const { return sets_.overflowed(); }
 
  private:
   bool token_terminal_allows(int32_t id) const;
@@ -237,6 +243,10 @@ Status Matcher::status() const {
   return state_->broken;
 }
 
+size_t Matcher::max_stacks() const {
+  return state_->limits.max_stacks;
+}
+
 bool Matcher::can_end() const {
   return state_->can_end();
 }
@@ -244,7 +254,13 @@ bool Matcher::can_end() const {
 bool Matcher::allows(int32_t token) const {
   if (!state_->broken.is_ok() || !state_->tokens) return false;
   Scan scan(*state_);
-  return scan.allows(token);
+  const bool allowed = scan.allows(token);
+  state_->last_scan_overflowed = scan.overflowed();
+  return allowed;
+}
+
+bool Matcher::overflowed() const {
+  return !state_->broken.is_ok() || state_->last_scan_overflowed;
 }
 
 void Matcher::allowed(std::span<const int32_t> ids, std::span<uint8_t> out) const {
@@ -259,10 +275,12 @@ void Matcher::allowed(std::span<const int32_t> ids, std::span<uint8_t> out) cons
   // or when a pending partial character makes the pre-decoded pieces useless, go one by one.
   if (state_->partial.pending() || n * 8 < static_cast<size_t>(n_vocab)) {
     for (size_t i = 0; i < n; ++i) out[i] = scan.allows(ids[i]) ? 1 : 0;
+    state_->last_scan_overflowed = scan.overflowed();
     return;
   }
   std::vector<uint8_t> all;
   scan.whole_vocabulary(all);
+  state_->last_scan_overflowed = scan.overflowed();
   for (size_t i = 0; i < n; ++i) {
     out[i] = (ids[i] >= 0 && ids[i] < n_vocab) ? all[static_cast<size_t>(ids[i])] : 0;
   }

@@ -188,7 +188,10 @@ uint32_t StackSets::union_of_successors(const Set& set, uint64_t mask, uint32_t 
   if (set.char_tops.size() > 64) {
     std::vector<uint32_t> in;
     for (const auto& [top, stack] : set.char_tops) in.push_back(stack);
-    if (!stepper_.step_char(in, cp, scratch_)) return kDead;
+    if (!stepper_.step_char(in, cp, scratch_)) {
+      overflowed_ = true;
+      return kDead;
+    }
     return intern(scratch_);
   }
   std::vector<uint32_t> out;
@@ -196,7 +199,10 @@ uint32_t StackSets::union_of_successors(const Set& set, uint64_t mask, uint32_t 
   for (size_t i = 0; i < set.char_tops.size(); ++i) {
     if (!(mask >> i & 1)) continue;
     const std::vector<uint32_t>* next = stepper_.successors(set.char_tops[i].second);
-    if (!next) return kDead;
+    if (!next) {
+      overflowed_ = true;
+      return kDead;
+    }
     out.insert(out.end(), next->begin(), next->end());
     ++n_sources;
   }
@@ -204,7 +210,10 @@ uint32_t StackSets::union_of_successors(const Set& set, uint64_t mask, uint32_t 
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
   }
-  if (out.size() > stepper_.max_stacks()) return kDead;
+  if (out.size() > stepper_.max_stacks()) {
+    overflowed_ = true;
+    return kDead;
+  }
   return intern(std::move(out));
 }
 

@@ -116,6 +116,9 @@ class StackSets {
   // Some char terminal on top of the set accepts a code point in [lo, hi].
   bool char_top_intersects(uint32_t set, uint32_t lo, uint32_t hi) const;
   const std::vector<uint32_t>& stacks(uint32_t set) const { return sets_[set].stacks; }
+  // Some after_char() answered kDead because the stack limit was passed, not because no
+  // stack survived: a token refused then may have been valid.
+  bool overflowed() const { return overflowed_; }
 
  private:
   struct Set {
@@ -135,6 +138,7 @@ class StackSets {
   std::vector<Set> sets_;
   std::unordered_map<std::vector<uint32_t>, uint32_t, Hash> ids_;
   std::vector<uint32_t> scratch_;
+  bool overflowed_ = false;
 };
 
 }  // namespace hearth::grammar::detail

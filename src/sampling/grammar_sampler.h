@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "grammar/grammar.h"
 #include "sampling/candidates.h"
+#include "sampling/trigger_patterns.h"
 #include "sampling/vocab_view.h"
 
 namespace hearth::sampling {
@@ -33,9 +34,6 @@ struct GrammarConfig {
   std::string prefill;
 };
 
-// Compiles each pattern; the error names the pattern and the regex library's reason.
-Status check_trigger_patterns(const std::vector<std::string>& patterns);
-
 class GrammarSampler {
  public:
   static Result<std::unique_ptr<GrammarSampler>> create(
@@ -48,6 +46,9 @@ class GrammarSampler {
   bool lazy() const { return lazy_; }
   bool after_reasoning() const { return after_reasoning_; }
   bool allows(int32_t token) const;
+  // The last allows()/apply() refused tokens because the matcher passed its stack limit.
+  bool overflowed() const { return !awaiting_trigger_ && matcher_.overflowed(); }
+  size_t max_stacks() const { return matcher_.max_stacks(); }
   // Disallowed candidates get logit -inf; the array keeps its size and order.
   void apply(Candidates& candidates) const;
   // The token was chosen. While awaiting a trigger this buffers the token's text and, once
@@ -55,14 +56,13 @@ class GrammarSampler {
   Status accept(int32_t token);
 
  private:
-  struct Patterns;
   GrammarSampler(grammar::Matcher matcher, const GrammarConfig& config, const VocabView& vocab);
   Status accept_awaiting(int32_t token);
 
   grammar::Matcher matcher_;
   const VocabView& vocab_;
   std::vector<int32_t> trigger_tokens_;
-  std::unique_ptr<Patterns> patterns_;
+  std::unique_ptr<TriggerPatterns> patterns_;
   bool awaiting_trigger_ = false;
   bool lazy_ = false;
   bool after_reasoning_ = false;

@@ -50,6 +50,14 @@ Result<int32_t> Sampler::sample(std::span<const float> logits) {
   grammar_->apply(masked_);
   auto second = chain_.sample(masked_);
   if (!second.is_ok()) {
+    if (grammar_->overflowed()) {
+      // Not the request's other fields: the grammar has too many paths here to check.
+      return error(ErrorCode::kResourceExhausted,
+                   "the grammar (the request's grammar, json_schema or response_format) is too "
+                   "large for the matcher: more than " +
+                       std::to_string(grammar_->max_stacks()) +
+                       " matcher stacks after the text so far");
+    }
     return error(ErrorCode::kInvalidArgument,
                  "the grammar allows none of the tokens the sampler chain can choose");
   }

@@ -147,9 +147,13 @@ bool sample_token(RunningTask& task, std::span<const float> logits, const TokenC
   if (!sampled.is_ok()) {
     // Only the request's own constraints leave nothing to sample (every token banned by
     // logit_bias or ignore_eos, or a grammar that allows none of the rest): its mistake.
-    const bool constrained = sampled.status().code() == ErrorCode::kInvalidArgument;
+    // A grammar too large for the matcher says so itself.
+    const ErrorCode code = sampled.status().code();
+    const bool constrained = code == ErrorCode::kInvalidArgument;
     task.sink->on_error(
-        task.index, constrained
+        task.index, code == ErrorCode::kResourceExhausted
+                        ? TaskError{TaskError::Kind::kInvalidRequest, sampled.status().message()}
+                    : constrained
                         ? TaskError{TaskError::Kind::kInvalidRequest,
                                     "No token can be sampled: the request's logit_bias, ignore_eos "
                                     "and grammar exclude every token"}
@@ -158,9 +162,13 @@ bool sample_token(RunningTask& task, std::span<const float> logits, const TokenC
   }
   const int32_t token = *sampled;
   if (Status st = task.sampler.accept(token, true); !st.is_ok()) {
-    // Not reachable when the grammar constrained the step (grammar.md §2.3): an internal
-    // error of the request.
-    task.sink->on_error(task.index, {TaskError::Kind::kServer, "grammar: " + st.message()});
+    // A limit of the request's own grammar or trigger patterns is its mistake; a refused
+    // token is not reachable when the grammar constrained the step (grammar.md §2.3), so
+    // that is an internal error of the request.
+    task.sink->on_error(task.index,
+                        st.code() == ErrorCode::kResourceExhausted
+                            ? TaskError{TaskError::Kind::kInvalidRequest, st.message()}
+                            : TaskError{TaskError::Kind::kServer, "grammar: " + st.message()});
     return false;
   }
   const int64_t now = now_us();

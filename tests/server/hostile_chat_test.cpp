@@ -119,5 +119,84 @@ TEST_F(HostileChat, ObjectsOfManyKeysAreRefusedNamingTheLimit) {
   expect_alive();
 }
 
+// 64 trigger patterns with nested quantifiers took the scheduler thread for seconds per
+// token (every other client's 0.01 s request took 6-7 s). The shape is refused when the
+// request is read; a pattern that backtracks without that shape fails its request at the
+// first token whose search passes the step budget.
+TEST_F(HostileChat, CostlyTriggerPatternsAreRefusedOrStopped) {
+  start_with("Qwen-Qwen3-0.6B.jinja");
+  // The token " a" (the last token of "a a").
+  Json tokens = post_json(port(), "/tokenize", {{"content", "a a"}})["tokens"];
+  ASSERT_TRUE(tokens.is_array() && !tokens.empty());
+  const int32_t space_a = tokens.back();
+  auto attack = [&](const std::string& pattern, size_t copies, bool stream) {
+    Json triggers = Json::array();
+    for (size_t i = 0; i < copies; ++i) triggers.push_back({{"type", 2}, {"value", pattern}});
+    return Json{{"prompt", "Once upon a time"},
+                {"n_predict", 48},
+                {"ignore_eos", true},
+                {"stream", stream},
+                {"grammar", "root ::= [0-9]+"},
+                {"grammar_lazy", true},
+                {"grammar_triggers", triggers},
+                // Greedy " a" after " a": the text the patterns backtrack on.
+                {"temperature", 0},
+                {"logit_bias", Json::array({Json::array({space_a, 30.0})})}};
+  };
+  int status = 0;
+  Json nested = post_json(port(), "/completion", attack("(( ?a| a)+)+[0-9]", 64, false), &status);
+  EXPECT_EQ(status, 400) << nested.dump();
+  EXPECT_NE(nested.dump().find("(( ?a| a)+)+[0-9]"), std::string::npos) << nested.dump();
+  Json many = post_json(port(), "/completion", attack("x", 65, false), &status);
+  EXPECT_EQ(status, 400) << many.dump();
+  EXPECT_NE(many.dump().find("at most 64"), std::string::npos) << many.dump();
+  for (size_t copies : {1, 64}) {
+    Json stopped =
+        post_json(port(), "/completion", attack("( a| a)*[0-9]", copies, false), &status);
+    EXPECT_EQ(status, 400) << stopped.dump();
+    EXPECT_NE(stopped.dump().find("match steps for one token"), std::string::npos)
+        << stopped.dump();
+  }
+  HttpReply stream =
+      http_request(port(), "POST", "/completion", attack("( a| a)*[0-9]", 8, true).dump());
+  EXPECT_EQ(stream.status, 200);
+  const std::vector<std::string> frames = sse_payloads(stream.body);
+  ASSERT_FALSE(frames.empty());
+  EXPECT_NE(frames.back().find("match steps for one token"), std::string::npos) << frames.back();
+  expect_alive();
+}
+
+// A schema whose grammar starts with more alternatives than the matcher follows was
+// refused as "No token can be sampled: the request's logit_bias, ignore_eos and grammar
+// exclude every token", blaming fields the request did not set. The refusal names the
+// grammar and the matcher's limit.
+TEST_F(HostileChat, ASchemaTooLargeForTheMatcherIsRefusedNamingTheLimit) {
+  start_with("Qwen-Qwen3-0.6B.jinja");
+  Json any_of = Json::array();
+  for (int i = 0; i < 2000; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    any_of.push_back(
+        {{"type", "object"}, {"properties", {{key, {{"type", "integer"}}}}}, {"required", {key}}});
+  }
+  const Json schema = {{"anyOf", any_of}};
+  int status = 0;
+  Json native = post_json(port(), "/completion",
+                          {{"prompt", "x"}, {"n_predict", 4}, {"json_schema", schema}}, &status);
+  EXPECT_EQ(status, 400) << native.dump().substr(0, 300);
+  const std::string message = native["error"].value("message", "");
+  EXPECT_NE(message.find("too large for the matcher"), std::string::npos) << message;
+  EXPECT_NE(message.find("4096"), std::string::npos) << message;
+  EXPECT_EQ(message.find("logit_bias"), std::string::npos) << message;
+  Json chat = post_json(
+      port(), "/v1/chat/completions",
+      {{"messages", Json::array({{{"role", "user"}, {"content", "x"}}})},
+       {"max_tokens", 4},
+       {"response_format", {{"type", "json_schema"}, {"json_schema", {{"schema", schema}}}}}},
+      &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(chat.dump().find("too large for the matcher"), std::string::npos) << chat.dump();
+  expect_alive();
+}
+
 }  // namespace
 }  // namespace hearth::test

@@ -206,5 +206,26 @@ ws ::= | " " | "\n" [ \t]{0,20}
   EXPECT_TRUE(m.allows(n - 1));
 }
 
+// A token refused only because checking it passed the stack limit is reported as an
+// overflow, so the sampler can say the grammar is too large instead of blaming the request's
+// other fields; a token refused by the grammar itself is not.
+TEST(GrammarMatcher, RefusalsAtTheStackLimitAreReportedAsOverflow) {
+  // After "{" every one of 12 alternatives is alive: more than a limit of 8 stacks.
+  std::string gbnf = "root ::= \"{\" x\nx ::= ";
+  for (int i = 0; i < 12; ++i) gbnf += (i ? " | " : "") + std::string("\"") + char('a' + i) + "\"";
+  const Vocab vocab{{"{", "{a", "x"}, {}};
+  Limits limits;
+  limits.max_stacks = 8;
+  Matcher small(must_parse(gbnf), vocab.table(), limits);
+  ASSERT_TRUE(small.status().is_ok());
+  EXPECT_FALSE(small.allows(0));
+  EXPECT_TRUE(small.overflowed());
+  Matcher roomy(must_parse(gbnf), vocab.table());
+  EXPECT_TRUE(roomy.allows(0));
+  EXPECT_FALSE(roomy.allows(2));  // "x" is refused by the grammar, not by a limit
+  EXPECT_FALSE(roomy.overflowed());
+  EXPECT_EQ(roomy.max_stacks(), Limits{}.max_stacks);
+}
+
 }  // namespace
 }  // namespace hearth::grammar
