@@ -241,9 +241,14 @@ void Converter::resolve_ref(const std::string& ref) {
 std::string Converter::ref_rule(const std::string& ref) {
   auto known = ref_rules_.find(ref);
   if (known != ref_rules_.end()) return known->second;
+  // A $ref inside a $ref's target was not seen up front (objects holding a $ref are not
+  // searched), e.g. {"$ref": "#/$defs/a"} whose a refers to b: resolved when reached.
+  // (The reference reads such a ref as any value.)
+  const size_t errors_before = errors_.size();
+  if (ref_target(ref) == nullptr) resolve_ref(ref);
   const Json* target = ref_target(ref);
   if (target == nullptr) {
-    fail("Error resolving ref " + ref);
+    if (errors_.size() == errors_before) fail("Error resolving ref " + ref);
     return "value";
   }
   const std::string name = reserve_rule("ref" + ref);

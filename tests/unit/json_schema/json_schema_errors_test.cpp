@@ -27,6 +27,10 @@ TEST(JsonSchemaErrors, Refs) {
   EXPECT_EQ(conversion_error(R"({"$ref":"https://example.com/s.json#/defs/a"})"),
             std::string(kPrefix) +
                 "Error resolving ref https://example.com/s.json#/defs/a: defs not in null");
+  // A missing target behind a root $ref is named once, as the others are.
+  EXPECT_EQ(conversion_error(R"({"$defs":{"a":{"$ref":"#/$defs/zz"}},"$ref":"#/$defs/a"})"),
+            std::string(kPrefix) +
+                R"(Error resolving ref #/$defs/zz: zz not in {"a":{"$ref":"#/$defs/zz"}})");
   EXPECT_EQ(
       conversion_error(R"({"$ref":"#/$defs/Missing","$defs":{"A":{}}})"),
       std::string(kPrefix) + R"(Error resolving ref #/$defs/Missing: Missing not in {"A":{}})");

@@ -149,6 +149,16 @@ const std::vector<SchemaCase>& all_of_ref_cases() {
        R"({"$ref":"#/definitions/T","definitions":{"T":{"type":"object","properties":{"v":{"type":"integer"},"kids":{"type":"array","items":{"$ref":"#/definitions/T"}}},"required":["v"]}}})",
        {R"({"v":1})", R"({"v":1,"kids":[{"v":2},{"v":3,"kids":[]}]})"},
        {R"({"v":1,"kids":[{}]})"}},
+      // The root's $ref hides the $defs from the up-front walk: the inner refs are
+      // resolved when reached (the reference reads them as any value).
+      {"$ref chain under a root $ref",
+       R"({"$defs":{"a":{"type":"object","properties":{"x":{"$ref":"#/$defs/b"}},"required":["x"]},"b":{"type":"integer"}},"$ref":"#/$defs/a"})",
+       {R"({"x":1})", R"({"x":-20})"},
+       {R"({"x":"s"})", R"({"x":{}})", "{}"}},
+      {"$ref to a $ref to a $ref",
+       R"({"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/c"},"c":{"type":"string","maxLength":3}},"$ref":"#/definitions/a"})",
+       {R"("abc")", R"("")"},
+       {R"("abcd")", "1", "{}"}},
       {"$ref siblings ignored",
        R"({"$ref":"#/$defs/A","type":"string","$defs":{"A":{"type":"null"}}})",
        {"null"},
