@@ -49,6 +49,8 @@ class GrammarSampler {
   // The last allows()/apply() refused tokens because the matcher passed its stack limit.
   bool overflowed() const { return !awaiting_trigger_ && matcher_.overflowed(); }
   size_t max_stacks() const { return matcher_.max_stacks(); }
+  // The grammar is constraining and complete: an end of generation may come now.
+  bool can_end() const { return !awaiting_trigger_ && matcher_.can_end(); }
   // Disallowed candidates get logit -inf; the array keeps its size and order.
   void apply(Candidates& candidates) const;
   // The token was chosen. While awaiting a trigger this buffers the token's text and, once

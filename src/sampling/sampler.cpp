@@ -50,6 +50,11 @@ Result<int32_t> Sampler::sample(std::span<const float> logits) {
   grammar_->apply(masked_);
   auto second = chain_.sample(masked_);
   if (!second.is_ok()) {
+    if (grammar_->can_end()) {
+      // Only an end of generation could follow and the request bans it (ignore_eos): the
+      // grammar's answer is complete, so the output ends here (kOutOfRange: not an error).
+      return error(ErrorCode::kOutOfRange, "the grammar is complete");
+    }
     if (grammar_->overflowed()) {
       // Not the request's other fields: the grammar has too many paths here to check.
       return error(ErrorCode::kResourceExhausted,

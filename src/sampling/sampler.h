@@ -28,6 +28,8 @@ class Sampler {
   Sampler& operator=(Sampler&&) noexcept;
   ~Sampler();
 
+  // kOutOfRange when a complete grammar could only be followed by an end of generation
+  // that the logits ban (ignore_eos): the output is finished, no token is chosen.
   Result<int32_t> sample(std::span<const float> logits);
   // The candidates as the deciding pass left them (the post-sampling view).
   const Candidates& candidates() const;

@@ -144,6 +144,13 @@ Timings RunningTask::timings() const {
 bool sample_token(RunningTask& task, std::span<const float> logits, const TokenContext& ctx,
                   int32_t kv_len) {
   auto sampled = task.sampler.sample(logits);
+  if (!sampled.is_ok() && sampled.status().code() == ErrorCode::kOutOfRange) {
+    // The grammar is complete and ignore_eos bans the end of generation that alone could
+    // follow: the answer ends as an end of generation would end it.
+    task.stop = StopType::kEos;
+    task.has_next_token = false;
+    return true;
+  }
   if (!sampled.is_ok()) {
     // Only the request's own constraints leave nothing to sample (every token banned by
     // logit_bias or ignore_eos, or a grammar that allows none of the rest): its mistake.

@@ -198,5 +198,50 @@ TEST_F(HostileChat, ASchemaTooLargeForTheMatcherIsRefusedNamingTheLimit) {
   expect_alive();
 }
 
+// ignore_eos with a grammar that completes (a single forced call, a fixed answer): nothing
+// but an end of generation could follow, which ignore_eos bans, so the answer used to end
+// in a 400 (an error frame without [DONE] when streaming; the reference answers 500). It
+// ends as an end of generation ends it.
+TEST_F(HostileChat, ACompleteGrammarEndsTheAnswerUnderIgnoreEos) {
+  start_with("Qwen-Qwen3-0.6B.jinja");
+  const Json tools =
+      Json::array({{{"type", "function"},
+                    {"function",
+                     {{"name", "get_weather"},
+                      {"parameters",
+                       {{"type", "object"},
+                        {"properties", {{"city", {{"type", "string"}, {"maxLength", 6}}}}},
+                        {"required", {"city"}}}}}}}});
+  for (int seed = 0; seed < 12; ++seed) {
+    Json body = {{"messages", Json::array({{{"role", "user"}, {"content", "hi"}}})},
+                 {"tools", tools},
+                 {"tool_choice", "required"},
+                 {"parallel_tool_calls", false},
+                 {"ignore_eos", true},
+                 {"max_tokens", 256},
+                 {"temperature", 1.0},
+                 {"seed", seed}};
+    int status = 0;
+    Json whole = post_json(port(), "/v1/chat/completions", body, &status);
+    ASSERT_EQ(status, 200) << whole.dump();
+    EXPECT_EQ(whole["choices"][0]["finish_reason"], "tool_calls") << whole.dump();
+    body["stream"] = true;
+    HttpReply stream = http_request(port(), "POST", "/v1/chat/completions", body.dump());
+    const std::vector<std::string> frames = sse_payloads(stream.body);
+    ASSERT_GE(frames.size(), 2u);
+    EXPECT_EQ(frames.back(), "[DONE]") << "seed " << seed << ": " << frames.back();
+    EXPECT_NE(frames[frames.size() - 2].find("\"finish_reason\":\"tool_calls\""), std::string::npos)
+        << frames[frames.size() - 2];
+  }
+  int status = 0;
+  Json fixed = post_json(
+      port(), "/completion",
+      {{"prompt", "x"}, {"n_predict", 16}, {"grammar", "root ::= \"yes\""}, {"ignore_eos", true}},
+      &status);
+  EXPECT_EQ(status, 200) << fixed.dump();
+  EXPECT_EQ(fixed["content"], "yes");
+  EXPECT_EQ(fixed["stop_type"], "eos");
+}
+
 }  // namespace
 }  // namespace hearth::test

@@ -124,12 +124,19 @@ TEST_F(ServerSampling, RequestThatExcludesEveryTokenIs400) {
                      Json{{"prompt", "Once"}, {"n_predict", 4}, {"logit_bias", ban_all}}, &status);
   EXPECT_EQ(status, 400) << r.dump();
   EXPECT_EQ(r["error"]["message"], expected);
-  // A grammar whose text is complete after one token, with the end of text banned.
+  // A grammar that needs more text once every token but " the" is banned: its error frame.
+  Json tokens = post_json(port(), "/tokenize", {{"content", "the"}})["tokens"];
+  ASSERT_EQ(tokens.size(), 1u);
+  const int the = tokens[0];
+  Json all_but_the = Json::array();
+  for (int id = 0; id < 512; ++id) {
+    if (id != the) all_but_the.push_back(Json::array({id, false}));
+  }
   HttpReply reply = http_request(port(), "POST", "/completion",
                                  Json{{"prompt", "Once"},
                                       {"n_predict", 8},
-                                      {"grammar", "root ::= \" the\""},
-                                      {"ignore_eos", true},
+                                      {"grammar", "root ::= \" the\" \" end\""},
+                                      {"logit_bias", all_but_the},
                                       {"stream", true},
                                       {"temperature", 0}}
                                      .dump());
@@ -139,6 +146,17 @@ TEST_F(ServerSampling, RequestThatExcludesEveryTokenIs400) {
   const Json last = parse_or_null(frames.back());
   EXPECT_EQ(last["error"]["code"], 400) << frames.back();
   EXPECT_EQ(last["error"]["message"], expected);
+  // A grammar complete after one token with the end of text banned is not such a case: its
+  // answer is whole (HostileChat.ACompleteGrammarEndsTheAnswerUnderIgnoreEos).
+  Json done = post_json(port(), "/completion",
+                        Json{{"prompt", "Once"},
+                             {"n_predict", 8},
+                             {"grammar", "root ::= \" the\""},
+                             {"ignore_eos", true},
+                             {"temperature", 0}},
+                        &status);
+  EXPECT_EQ(status, 200) << done.dump();
+  EXPECT_EQ(done["content"], " the");
   EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
 }
 

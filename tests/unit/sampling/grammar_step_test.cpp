@@ -2,6 +2,7 @@
 // second pass runs only on a rejection; lazy grammars wait for a token or pattern trigger.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 
 #include "sampling/chain_builder.h"
@@ -103,6 +104,27 @@ TEST(GrammarStep, InvalidTriggerPatternIsAnError) {
   auto made = GrammarSampler::create(config, table(), vocab());
   ASSERT_FALSE(made.is_ok());
   EXPECT_NE(made.status().message().find("(["), std::string::npos);
+}
+
+// ignore_eos bans the end of generation; once the grammar is complete nothing else may
+// follow: the sampler says the output is finished (kOutOfRange), not that nothing fits.
+TEST(GrammarStep, ACompleteGrammarWithEndOfGenerationBannedFinishes) {
+  Sampler s = greedy_sampler(R"(root ::= "a")");
+  EXPECT_EQ(*s.sample(prefer({5, 0})), 0);
+  ASSERT_TRUE(s.accept(0, true).is_ok());
+  std::vector<float> banned = prefer({5, 1});
+  banned[6] = -std::numeric_limits<float>::infinity();  // <eos>, as ignore_eos sets it
+  auto finished = s.sample(banned);
+  ASSERT_FALSE(finished.is_ok());
+  EXPECT_EQ(finished.status().code(), ErrorCode::kOutOfRange);
+  // A grammar that is not complete yet still reports that no token fits.
+  Sampler open = greedy_sampler(R"(root ::= "a" "b")");
+  std::vector<float> no_b = prefer({5, 0});
+  no_b[1] = no_b[2] = -std::numeric_limits<float>::infinity();
+  ASSERT_TRUE(open.accept(*open.sample(no_b), true).is_ok());
+  auto stuck = open.sample(no_b);
+  ASSERT_FALSE(stuck.is_ok());
+  EXPECT_EQ(stuck.status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(GrammarStep, FullChainWithGrammarKeepsSeededReproducibility) {
