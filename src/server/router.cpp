@@ -176,9 +176,13 @@ const std::vector<Route>& route_table() {
 }
 
 http::Response json_response(const Json& body, int status) {
+  return json_text_response(dump_json(body), status);
+}
+
+http::Response json_text_response(std::string body, int status) {
   http::Response response;
   response.status = status;
-  response.body = dump_json(body);
+  response.body = std::move(body);
   return response;
 }
 

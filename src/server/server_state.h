@@ -56,5 +56,8 @@ http::Response dispatch_request(ServerState& state, const http::Request& request
 
 // A JSON 200 response.
 http::Response json_response(const Json& body, int status = 200);
+// A body already written as JSON text (a large answer streamed into a string instead of
+// being built as a value first).
+http::Response json_text_response(std::string body, int status = 200);
 
 }  // namespace hearth::server

@@ -11,6 +11,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "base/log.h"
+#include "base/memory.h"
 #include "server/http/url.h"
 
 namespace hearth::server::http {
@@ -213,12 +214,18 @@ void Connection::handle() {
   }
   phase_ = Phase::kDispatching;
   watch_peer();
-  asio::post(host_->workers(), [self = shared_from_this(), request] {
-    Response response = run_handler(*self->host_, *request);
-    asio::post(self->executor_, [self, response = std::move(response)]() mutable {
-      self->on_dispatched(std::move(response));
-    });
-  });
+  const bool large = request->body.size() > kLargeBody;
+  asio::post(large ? host_->large_body_workers() : host_->workers(),
+             [self = shared_from_this(), request = std::move(request), large]() mutable {
+               Response response = run_handler(*self->host_, *request);
+               request.reset();
+               // Megabytes of parsed body and intermediate values were just freed: hand the
+               // pages back, or the process keeps its peak size for good.
+               if (large) return_free_memory();
+               asio::post(self->executor_, [self, response = std::move(response)]() mutable {
+                 self->on_dispatched(std::move(response));
+               });
+             });
 }
 
 Response Connection::run_handler(ConnectionHost& host, const Request& request) {

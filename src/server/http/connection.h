@@ -39,7 +39,13 @@ class ConnectionHost {
   virtual bool stopping() const = 0;
   // Where handlers and renders run, off the I/O threads.
   virtual boost::asio::any_io_executor workers() = 0;
+  // Where the handlers of bodies over kLargeBody run: their own threads, so parsing and
+  // tokenizing megabytes never makes a small request wait.
+  virtual boost::asio::any_io_executor large_body_workers() = 0;
 };
+
+// A body this large goes to the large-body workers (a chat request with tools is a few KiB).
+inline constexpr size_t kLargeBody = 256 * 1024;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:

@@ -92,11 +92,16 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
                              ? options_.max_connections
                              : std::max(16, descriptor_limit() - kReservedDescriptors)),
         io_threads_(io_thread_count(options_.io_threads)),
-        workers_(std::in_place, static_cast<size_t>(io_threads_)) {}
-  ~Impl() override {
-    if (!workers_) return;
-    workers_->stop();
-    workers_->join();
+        workers_(std::in_place, static_cast<size_t>(io_threads_)),
+        large_body_workers_(std::in_place, static_cast<size_t>(io_threads_)) {}
+  ~Impl() override { stop_workers(); }
+
+  void stop_workers() {
+    for (auto* pool : {&workers_, &large_body_workers_}) {
+      if (!*pool) continue;
+      (*pool)->stop();
+      (*pool)->join();
+    }
   }
 
   // ConnectionHost.
@@ -110,6 +115,9 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   void connection_closed(uint64_t id) override;
   bool stopping() const override { return stop_requested_.load(); }
   asio::any_io_executor workers() override { return workers_->get_executor(); }
+  asio::any_io_executor large_body_workers() override {
+    return large_body_workers_->get_executor();
+  }
 
   Status listen();
   void run();
@@ -129,8 +137,10 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   const int max_connections_;
   const int io_threads_;
   asio::io_context io_;
-  // Handlers and renders run here, off the I/O threads. Destroyed at the end of stop().
+  // Handlers and renders run here, off the I/O threads; the handlers of bodies over
+  // kLargeBody in the second pool. Destroyed at the end of stop().
   std::optional<asio::thread_pool> workers_;
+  std::optional<asio::thread_pool> large_body_workers_;
   // The acceptor and its retry timer run on one strand (several threads run io_).
   asio::strand<asio::io_context::executor_type> accept_strand_{io_.get_executor()};
   tcp::acceptor acceptor_{accept_strand_};
@@ -330,8 +340,7 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
   // Past the grace period: whatever is still open is closed, its work abandoned. Handlers
   // still running finish (and find their connection closed); queued ones are dropped.
   for (auto& connection : live_connections()) connection->close_soon(true);
-  workers_->stop();
-  workers_->join();
+  stop_workers();
   lock.lock();
   // Without the work guard, run() returns once every handler has run, so none is left
   // holding a connection (or this object) when the I/O threads end.
@@ -348,6 +357,7 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
   // would outlive every owner. Destroying the pool destroys such jobs; nothing runs or posts
   // to it any more.
   workers_.reset();
+  large_body_workers_.reset();
 }
 
 ServerStats HttpServer::Impl::stats() const {
@@ -358,6 +368,7 @@ ServerStats HttpServer::Impl::stats() const {
   s.max_connections = max_connections_;
   s.io_threads = io_threads_;
   s.worker_threads = io_threads_;
+  s.large_body_worker_threads = io_threads_;
   s.evicted = evicted_;
   s.rejected = rejected_;
   return s;
