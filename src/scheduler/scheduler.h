@@ -59,6 +59,10 @@ struct SpeculativeConfig {
   std::shared_ptr<const NgramCache> lookup_dynamic;  // -lcd (null: none)
   bool draft_simple = false;                         // draft-simple (draft.model set)
   DraftModelParams draft;
+  // The seconds a step of `rows` rows takes, in place of the measured times the draft budget
+  // learns from. Unset in the server; tests set it, so what gets drafted depends on nothing
+  // the machine is doing.
+  std::function<double(int32_t rows)> step_seconds;
   bool enabled() const {
     return ngram_simple || ngram_map_k || ngram_map_k4v || ngram_mod || ngram_cache || draft_simple;
   }

@@ -187,8 +187,10 @@ void SchedulerImpl::execute(const StepPlan& plan) {
     if (live.empty()) continue;
     if (forward(live)) after_forward(live);
   }
-  step_cost_.observe(static_cast<int32_t>(tokens.size()),
-                     static_cast<double>(now_us() - t_start) * 1e-6);
+  const auto rows = static_cast<int32_t>(tokens.size());
+  step_cost_.observe(rows, config_.spec.step_seconds
+                               ? config_.spec.step_seconds(rows)
+                               : static_cast<double>(now_us() - t_start) * 1e-6);
 }
 
 bool SchedulerImpl::forward(std::vector<StepToken>& chunk) {

@@ -55,7 +55,9 @@ TEST_F(ServerHardening, HoldsFiveThousandIdleConnectionsWhileServing) {
                      &status);
   const auto elapsed = Clock::now() - begin;
   EXPECT_EQ(status, 200) << r.dump();
-  EXPECT_LT(elapsed, 1s);
+  // Served, not starved by the idle connections (about 20 ms alone; the margin holds under
+  // the sanitizers on two busy cores).
+  EXPECT_LT(elapsed, 10s);
   EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
   const int threads = thread_count(server_.pid());
   // A few I/O threads serve them all: no thread per connection.
@@ -90,7 +92,7 @@ TEST_F(ServerHardening, HeaderDrippersAreCutAtTheDeadlineWhileOthersAreServed) {
   }
   EXPECT_GT(served, 0);
   // Past the deadline every dripper has its 408 and is closed.
-  std::vector<std::string> answers = read_until_closed(drippers, 4s);
+  std::vector<std::string> answers = read_until_closed(drippers, 6s);
   dripping = false;
   drip.join();
   const auto elapsed = Clock::now() - begin;
@@ -99,7 +101,8 @@ TEST_F(ServerHardening, HeaderDrippersAreCutAtTheDeadlineWhileOthersAreServed) {
     timed_out += answer.rfind("HTTP/1.1 408", 0) == 0 ? 1 : 0;
   }
   EXPECT_EQ(timed_out, kDrippers);
-  EXPECT_LT(elapsed, 5s);
+  // Cut at the 2 s deadline, not at the 60 s timeout (margin for a loaded machine).
+  EXPECT_LT(elapsed, 9s);
   close_all(drippers);
   EXPECT_EQ(http_request(port(), "GET", "/health").status, 200);
 }
@@ -117,8 +120,8 @@ TEST_F(ServerHardening, ClientThatStopsReadingLosesItsStreamAndSlot) {
   EXPECT_TRUE(slot_busy(port(), 0));
   // Past the write timeout the server gives up on the client: the slot is freed...
   const auto begin = Clock::now();
-  EXPECT_TRUE(wait_for([&] { return !slot_busy(port(), 0); }, 5s));
-  EXPECT_LT(Clock::now() - begin, 4s);
+  EXPECT_TRUE(wait_for([&] { return !slot_busy(port(), 0); }, 10s));
+  EXPECT_LT(Clock::now() - begin, 9s);
   // ...the connection is closed, and the stream never reached its final frame.
   std::string received = drain_until_closed(fd, 10s);
   EXPECT_EQ(received.find("\"stop\":true"), std::string::npos);
@@ -152,7 +155,7 @@ TEST_F(ServerHardening, SigtermWithStreamsInFlightEndsEachWithAnErrorFrame) {
   const std::vector<std::string> received = read_until_closed(fds, 8s);
   stopper.join();
   EXPECT_EQ(code, 0);
-  EXPECT_LT(Clock::now() - begin, 3s);
+  EXPECT_LT(Clock::now() - begin, 8s);
   for (const std::string& stream : received) {
     const size_t last = stream.rfind("data: ");
     ASSERT_NE(last, std::string::npos);

@@ -24,7 +24,8 @@ long status_kib(pid_t pid, const std::string& field) {
 std::string story_text(size_t bytes) {
   std::string text;
   while (text.size() < bytes) {
-    text += "Once upon a time, there was a little girl named Lily. She loved to play \u00e9 outside. ";
+    text +=
+        "Once upon a time, there was a little girl named Lily. She loved to play \u00e9 outside. ";
   }
   text.resize(bytes);
   return text;
@@ -299,8 +300,8 @@ TEST_F(HostileChat, ALargeTokenizeWithPiecesStaysSmallAndGivesItsMemoryBack) {
   ASSERT_GT(rss_before, 0);
   // The text's tokenization takes about 60 MB at its peak; the old answer, 600 more.
   EXPECT_LT(peak - rss_before, 200 * 1024) << "peak " << peak << " KiB from " << rss_before;
-  EXPECT_LT(rss_after - rss_before, 32 * 1024) << "RSS " << rss_after << " KiB after, "
-                                                << rss_before << " before";
+  EXPECT_LT(rss_after - rss_before, 32 * 1024)
+      << "RSS " << rss_after << " KiB after, " << rss_before << " before";
 #endif
   expect_alive();
 }

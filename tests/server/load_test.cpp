@@ -125,7 +125,7 @@ TEST_F(ServerLoad, SigtermEndsInFlightWorkAndExitsZero) {
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(server_.stop(10), 0) << server_.log();
   client.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(6));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ TEST(GrammarHostile, ExponentialAmbiguityHitsTheStackLimit) {
   for (int i = 0; i < 64 && status.is_ok(); ++i) status = m.accept_text("a");
   ASSERT_FALSE(status.is_ok());
   EXPECT_NE(status.message().find("ambiguous"), std::string::npos);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // Milliseconds alone: the bound only says the matcher gives up instead of hanging.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   // The matcher is still usable after the error.
   EXPECT_FALSE(m.can_end());
 }

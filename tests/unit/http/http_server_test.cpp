@@ -239,9 +239,7 @@ TEST_F(HttpServerTest, PendingResponseIsCancelledWhenTheClientLeaves) {
   auto future = cancelled.get_future();
   EXPECT_EQ(future.wait_for(200ms), std::future_status::timeout);  // still waiting
   client.close();
-  auto closed_at = Clock::now();
-  EXPECT_EQ(future.wait_for(2s), std::future_status::ready);
-  EXPECT_LT(Clock::now() - closed_at, 1s);
+  EXPECT_EQ(future.wait_for(5s), std::future_status::ready);
   kept->resolve([] { return text("too late"); });  // harmless
 }
 
@@ -278,26 +276,31 @@ TEST_F(HttpServerTest, PendingResponseSurvivesALargePipelinedRequest) {
 TEST_F(HttpServerTest, SlowHandlersDoNotHoldUpRequestsWithoutABody) {
   ServerOptions options;
   options.io_threads = 2;
+  // The slow handlers hold both workers until the health check has been answered: if it
+  // needed a worker it would never be, whatever the machine's speed.
+  std::promise<void> health_answered;
+  std::shared_future<void> released = health_answered.get_future().share();
+  std::atomic<int> running{0};
   start(
-      [](const Request& request) {
+      [&](const Request& request) {
         if (request.body.empty()) return text("healthy");
-        std::this_thread::sleep_for(1500ms);
+        ++running;
+        released.wait_for(30s);
         return text("slow");
       },
       options);
   RawClient slow1(port());
   RawClient slow2(port());
   ASSERT_TRUE(slow1.send_request("POST", "/slow", "x") && slow2.send_request("POST", "/slow", "y"));
-  std::this_thread::sleep_for(100ms);  // both handlers are running now
-  const auto begin = Clock::now();
+  ASSERT_TRUE(wait_until([&] { return running.load() == 2; }, 10s));
   RawClient health(port());
   ASSERT_TRUE(health.send_request("GET", "/health"));
-  auto answer = health.read_response(5s);
+  auto answer = health.read_response(10s);
+  health_answered.set_value();
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->body, "healthy");
-  EXPECT_LT(Clock::now() - begin, 500ms);
-  EXPECT_EQ(slow1.read_response(5s)->body, "slow");
-  EXPECT_EQ(slow2.read_response(5s)->body, "slow");
+  EXPECT_EQ(slow1.read_response(10s)->body, "slow");
+  EXPECT_EQ(slow2.read_response(10s)->body, "slow");
 }
 
 TEST_F(HttpServerTest, PendingResponseResolvedFromAnotherThreadKeepsItsHeaders) {
@@ -329,9 +332,8 @@ TEST_F(HttpServerTest, IdleConnectionIsClosedAfterTheTimeout) {
   start(echo, options);
   RawClient silent(port());
   auto begin = Clock::now();
-  EXPECT_TRUE(silent.wait_closed(4s));
+  EXPECT_TRUE(silent.wait_closed(8s));
   EXPECT_GT(Clock::now() - begin, 800ms);
-  EXPECT_LT(Clock::now() - begin, 3s);
 }
 
 TEST_F(HttpServerTest, SlowHeadersGet408AfterTheHeaderDeadline) {
@@ -347,10 +349,11 @@ TEST_F(HttpServerTest, SlowHeadersGet408AfterTheHeaderDeadline) {
     std::this_thread::sleep_for(150ms);
     if (!drip.send(std::string(1, c))) break;
   }
-  auto response = drip.read_response(3s);
+  auto response = drip.read_response(6s);
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 408);
-  EXPECT_LT(Clock::now() - begin, 2s);
+  // The 700 ms deadline, not the 60 s timeout (margin for a loaded machine).
+  EXPECT_LT(Clock::now() - begin, 5s);
   EXPECT_TRUE(drip.wait_closed(3s));
 }
 
@@ -497,8 +500,9 @@ TEST_F(HttpServerTest, StopReturnsPromptlyWithIdleKeepAliveConnection) {
   ASSERT_TRUE(client.send_request("GET", "/once"));
   ASSERT_TRUE(client.read_response());
   auto begin = Clock::now();
-  server_->stop(std::chrono::milliseconds(5000));
-  EXPECT_LT(Clock::now() - begin, 1s);
+  server_->stop(std::chrono::milliseconds(20000));
+  // Without waiting out the grace period for the idle connection.
+  EXPECT_LT(Clock::now() - begin, 10s);
   run_thread_.join();
   EXPECT_TRUE(client.wait_closed(1s));
   RawClient refused(port());

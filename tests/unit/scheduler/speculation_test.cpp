@@ -51,6 +51,9 @@ class Speculation : public test_support::SchedulerTest {
     cfg.spec.draft_simple = source == Source::kDraftModel;
     cfg.spec.draft.model = model_;
     cfg.spec.draft.n_max = 4;
+    // A bandwidth-bound step (a row costs 2% of the fixed part), whatever the machine's
+    // load: the draft budget, which learns from step times, decides the same every run.
+    cfg.spec.step_seconds = [](int32_t rows) { return 0.010 + 0.0002 * rows; };
     auto s = make(cfg);
     if (s) s->start();
     return s;
