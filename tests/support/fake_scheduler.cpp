@@ -110,6 +110,11 @@ void FakeScheduler::slot_action(SlotActionKind kind, int32_t id, std::string, Sl
   }
 }
 
+void FakeScheduler::set_output(std::vector<int32_t> tokens) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  output_ = std::move(tokens);
+}
+
 size_t FakeScheduler::tasks_run() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return tasks_run_;
@@ -153,8 +158,19 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
   const TaskParams& params = request.params;
   if (copy == 0) sink.on_start(index);
   if (params.stream && params.return_progress) sink.on_progress(index, {n_prompt, 0, n_prompt, 0});
-  const int32_t n_predict =
+  std::vector<int32_t> output;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    output = output_;
+  }
+  int32_t n_predict =
       params.n_predict < 0 ? kDefaultTokens : std::clamp(params.n_predict, 1, kMaxTokens);
+  const bool scripted = !output.empty();
+  if (scripted) {
+    // The script is the model's whole answer, up to the request's budget.
+    const auto length = static_cast<int32_t>(std::min<size_t>(output.size(), 4096));
+    n_predict = params.n_predict < 0 ? length : std::min(std::max(params.n_predict, 1), length);
+  }
   FinalResult final;
   final.index = index;
   final.id_slot = copy;
@@ -164,8 +180,10 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (sink.cancelled()) return;
-    const int32_t token =
-        request.prompt.empty() ? 0 : request.prompt[static_cast<size_t>(i) % request.prompt.size()];
+    const int32_t token = scripted ? output[static_cast<size_t>(i)]
+                          : request.prompt.empty()
+                              ? 0
+                              : request.prompt[static_cast<size_t>(i) % request.prompt.size()];
     const std::string piece = tok_->token_to_piece(token, false);
     final.generated.push_back(token);
     final.content += piece;
@@ -189,7 +207,8 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
   final.n_predicted = n_predict;
   final.n_evaluated = n_prompt;
   final.n_cached = n_prompt + n_predict;
-  final.stop_type = StopType::kLimit;
+  const bool ends = scripted && static_cast<size_t>(n_predict) == output.size();
+  final.stop_type = ends ? StopType::kEos : StopType::kLimit;
   final.seed = params.sampling.seed;
   sink.on_final(std::move(final));
 }

@@ -1,6 +1,7 @@
 // An in-memory Scheduler for route and pipeline tests and the request-path fuzz target: no
 // model, no engine. Each task "generates" deterministic tokens (its prompt's tokens again,
-// cycling) on the fake's own thread, as the real scheduler reports them: a begin marker,
+// cycling, or the tokens set_output() gave, ending with an end of generation when they run
+// out) on the fake's own thread, as the real scheduler reports them: a begin marker,
 // progress, streamed partials, one final result, or an error (invalid token ids, a prompt
 // longer than the slot context). It honours n_predict (8 tokens for -1, at most 64),
 // n_cmpl copies, n_probs, cancellation and backpressure. Slot actions answer at once: erase
@@ -38,6 +39,8 @@ class FakeScheduler final : public scheduler::Scheduler {
 
   // Tasks run so far (each n_cmpl copy counts).
   size_t tasks_run() const;
+  // What the model "writes" from now on, for the chat fuzz targets; empty: the prompt again.
+  void set_output(std::vector<int32_t> tokens);
 
  private:
   void run();
@@ -50,6 +53,7 @@ class FakeScheduler final : public scheduler::Scheduler {
   std::deque<scheduler::TaskRequest> queue_;
   bool stopping_ = false;
   size_t tasks_run_ = 0;
+  std::vector<int32_t> output_;
   scheduler::MetricsSnapshot metrics_;
   std::thread thread_;
 };

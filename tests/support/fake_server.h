@@ -17,8 +17,10 @@ struct FakeServer {
 };
 
 // `config` as the command line would make it (slots come from its defaults.n_slots); the
-// chat template is ChatML. Null server when the tokenizer is missing.
+// chat template is `chat_template` (as --chat-template-file gives it), else ChatML. Null
+// server when the tokenizer is missing or the template cannot be loaded.
 FakeServer make_fake_server(server::ServerConfig config,
-                            std::shared_ptr<const tokenizer::Tokenizer> tok);
+                            std::shared_ptr<const tokenizer::Tokenizer> tok,
+                            const std::string& chat_template = "", int32_t n_ctx_slot = 512);
 
 }  // namespace hearth::test
