@@ -185,6 +185,14 @@ void read_whole(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
   result.ok = true;
 }
 
+// A raw request's answer, whatever it is: read to its end.
+void read_any(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
+              RequestResult& result) {
+  char chunk[16384];
+  while (!parser.is_done()) read_chunk(socket, buffer, parser, chunk, sizeof chunk);
+  result.ok = true;
+}
+
 // Everything after the response headers: frames are applied as they arrive.
 void read_stream(tcp::socket& socket, beast::flat_buffer& buffer, Parser& parser,
                  Clock::time_point start, int cancel_after_tokens, RequestResult& result) {
@@ -354,8 +362,11 @@ RequestResult run_request(const ClientConfig& config, const RequestSpec& spec) {
     net::connect(socket, resolver.resolve(config.url.host, config.url.port));
     guard = std::make_unique<DeadlineGuard>(socket.native_handle(), config.timeout, start);
 
-    const char* path = spec.inputs.empty() ? "/completion" : "/v1/embeddings";
-    http::request<http::string_body> req{http::verb::post, config.url.prefix + path, 11};
+    const bool raw = !spec.method.empty();
+    const std::string path =
+        raw ? spec.path : (spec.inputs.empty() ? "/completion" : "/v1/embeddings");
+    http::request<http::string_body> req{http::string_to_verb(raw ? spec.method : "POST"),
+                                         config.url.prefix + path, 11};
     const bool v6 = config.url.host.find(':') != std::string::npos;
     req.set(http::field::host,
             (v6 ? "[" + config.url.host + "]" : config.url.host) + ":" + config.url.port);
@@ -363,7 +374,7 @@ RequestResult run_request(const ClientConfig& config, const RequestSpec& spec) {
     req.set(http::field::content_type, "application/json");
     req.set(http::field::accept, "text/event-stream");
     if (!config.api_key.empty()) req.set(http::field::authorization, "Bearer " + config.api_key);
-    req.body() = request_body(spec);
+    req.body() = raw ? spec.raw_body : request_body(spec);
     req.prepare_payload();
     http::write(socket, req);
 
@@ -374,7 +385,9 @@ RequestResult run_request(const ClientConfig& config, const RequestSpec& spec) {
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     http::read_header(socket, buffer, parser);
     result.status = static_cast<int>(parser.get().result_int());
-    if (spec.stream) {
+    if (raw) {
+      read_any(socket, buffer, parser, result);
+    } else if (spec.stream) {
       read_stream(socket, buffer, parser, start, spec.cancel_after_tokens, result);
     } else {
       read_whole(socket, buffer, parser, start, result);
@@ -425,6 +438,7 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
   s.wall_s = wall_s;
   std::vector<double> ttft;
   std::vector<double> gaps;
+  std::vector<double> latency;
   double predicted_ms = 0;
   std::set<std::string> seen_errors;
   for (const RequestResult& r : results) {
@@ -445,6 +459,7 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
     s.draft_accepted += r.draft_accepted;
     predicted_ms += r.predicted_ms;
     if (r.ttft_ms) ttft.push_back(*r.ttft_ms);
+    latency.push_back(r.total_ms);
     gaps.insert(gaps.end(), r.gaps_ms.begin(), r.gaps_ms.end());
   }
   if (wall_s > 0) {
@@ -462,6 +477,8 @@ Summary summarize(const std::vector<RequestResult>& results, double wall_s) {
   s.ttft_mean_ms = ttft.empty() ? 0 : std::accumulate(ttft.begin(), ttft.end(), 0.0) / ttft.size();
   s.itl_p50_ms = percentile(gaps, 50);
   s.itl_p99_ms = percentile(gaps, 99);
+  s.latency_p50_ms = percentile(latency, 50);
+  s.latency_p99_ms = percentile(latency, 99);
   return s;
 }
 

@@ -49,6 +49,11 @@ struct RequestSpec {
   int cancel_after_tokens = 0;
   // Not empty: an embedding request instead, POST /v1/embeddings with these inputs.
   std::vector<std::string> inputs;
+  // A raw request instead (the hostile probe, /health): `method` `path` with `raw_body`
+  // as it is, the answer read whole; ok whenever an answer came (its status is recorded).
+  std::string method;  // "" : not raw
+  std::string path;
+  std::string raw_body;
 };
 
 // The soak mix (--mix): request i is streaming, non-streaming, streaming with stop strings,
@@ -112,7 +117,8 @@ struct Summary {
   double requests_per_s = 0;
   double ttft_p50_ms = 0, ttft_p99_ms = 0, ttft_mean_ms = 0;
   double itl_p50_ms = 0, itl_p99_ms = 0;
-  std::vector<std::string> errors;  // distinct failure messages, first few
+  double latency_p50_ms = 0, latency_p99_ms = 0;  // whole requests, start to last byte
+  std::vector<std::string> errors;                // distinct failure messages, first few
 };
 
 Summary summarize(const std::vector<RequestResult>& results, double wall_s);

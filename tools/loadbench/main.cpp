@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tools/loadbench/hostile.h"
 #include "tools/loadbench/loadbench.h"
 
 namespace {
@@ -58,6 +59,7 @@ struct Settings {
   int server_pid = 0;        // > 0: sample the server's RSS and threads from /proc
   int idle_connections = 0;  // held open (sending nothing) for the whole run
   int embeddings = 0;        // > 0: /v1/embeddings requests of this many inputs each
+  int hostile = 0;           // > 0: the hostile probe with this many attacker clients
 };
 
 // What /proc says about the server process.
@@ -233,6 +235,13 @@ std::optional<int> parse_command_line(int argc, char** argv, Settings& s) {
   app.add_option("--server-pid", s.server_pid,
                  "Report the server's RSS after the first 100 requests and after the last, and "
                  "its thread count (read from /proc)");
+  app.add_option("--hostile", s.hostile,
+                 "The hostile probe: run the clients once alone, then again while this many "
+                 "attacker clients send issue 32's worst requests in a loop and /health is "
+                 "polled; report both latencies, the attackers' answers and the server's RSS "
+                 "before and after (with --server-pid; after a warm-up pass of every attack). "
+                 "The chat cases need --jinja")
+      ->check(CLI::Range(0, 256));
   app.add_option("--idle-connections", s.idle_connections,
                  "Hold this many idle connections to the server during the run")
       ->check(CLI::Range(0, 1000000));
@@ -283,6 +292,81 @@ std::vector<RequestResult> run_clients(const Settings& s,
 
 }  // namespace
 
+// --hostile: the same clients alone and beside the attackers.
+int run_hostile_probe(const Settings& s, const hearth::loadbench::ClientConfig& config) {
+  ServerReport unused;
+  const auto timed = [&](Summary& out) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<RequestResult> results = run_clients(s, config, unused);
+    out = hearth::loadbench::summarize(
+        results, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  Summary idle, attacked;
+  hearth::loadbench::warm_up(config);
+  timed(idle);
+  const ServerSample before = sample_server(s.server_pid);
+  hearth::loadbench::HostileReport report;
+  std::atomic<bool> stop{false};
+  std::thread attackers([&] { hearth::loadbench::run_attackers(config, s.hostile, stop, report); });
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // the attack under way first
+  timed(attacked);
+  stop = true;
+  attackers.join();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const ServerSample after = sample_server(s.server_pid);
+  const double ratio = idle.latency_p99_ms > 0 ? attacked.latency_p99_ms / idle.latency_p99_ms : 0;
+  nlohmann::json out = {{"clients", s.clients},
+                        {"requests", s.requests},
+                        {"attackers", s.hostile},
+                        {"idle",
+                         {{"p50_ms", idle.latency_p50_ms},
+                          {"p99_ms", idle.latency_p99_ms},
+                          {"failed", idle.requests_failed}}},
+                        {"attacked",
+                         {{"p50_ms", attacked.latency_p50_ms},
+                          {"p99_ms", attacked.latency_p99_ms},
+                          {"failed", attacked.requests_failed}}},
+                        {"p99_ratio", ratio},
+                        {"attack_requests", report.sent},
+                        {"attack_transport_failures", report.transport_failures},
+                        {"health_checks", report.health_checks},
+                        {"health_failures", report.health_failures},
+                        {"health_max_ms", report.health_max_ms},
+                        {"rss_kib_before", before.rss_kib},
+                        {"rss_kib_after", after.rss_kib}};
+  for (const auto& [name, counts] : report.statuses) {
+    for (const auto& [status, n] : counts) out["attack_statuses"][name][std::to_string(status)] = n;
+  }
+  if (s.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("hostile probe: %d clients x %d requests, %d attackers\n", s.clients, s.requests,
+                s.hostile);
+    std::printf("  alone        latency p50 %.1f ms, p99 %.1f ms\n", idle.latency_p50_ms,
+                idle.latency_p99_ms);
+    std::printf("  attacked     latency p50 %.1f ms, p99 %.1f ms (p99 %.2fx alone)\n",
+                attacked.latency_p50_ms, attacked.latency_p99_ms, ratio);
+    std::printf("  /health      %lld checks, %lld failed, slowest %.1f ms\n",
+                static_cast<long long>(report.health_checks),
+                static_cast<long long>(report.health_failures), report.health_max_ms);
+    for (const auto& [name, counts] : report.statuses) {
+      std::printf("  attack       %-36s", name.c_str());
+      for (const auto& [status, n] : counts)
+        std::printf(" %d x%lld", status, static_cast<long long>(n));
+      std::printf("\n");
+    }
+    if (s.server_pid > 0) {
+      std::printf(
+          "  server RSS   %.1f MiB before the attack, %.1f MiB after (%+.1f %%)\n",
+          before.rss_kib / 1024.0, after.rss_kib / 1024.0,
+          before.rss_kib > 0 ? 100.0 * (after.rss_kib - before.rss_kib) / before.rss_kib : 0);
+    }
+  }
+  const bool ok =
+      idle.requests_failed == 0 && attacked.requests_failed == 0 && report.health_failures == 0;
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   Settings s;
   if (auto exit_code = parse_command_line(argc, argv, s)) return *exit_code;
@@ -297,6 +381,7 @@ int main(int argc, char** argv) {
   config.api_key = s.api_key;
   config.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000.0));
 
+  if (s.hostile > 0) return run_hostile_probe(s, config);
   ServerReport server;
   std::vector<int> idle = hold_idle_connections(*url, s.idle_connections);
   server.idle_held = static_cast<int>(idle.size());

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/memory.h"
 #include "chat_setup.h"
 #include "hub/http_client.h"
 #include "hub/model_source.h"
@@ -450,6 +451,8 @@ int serve(const ServerArgs& args) {
 
 int main(int argc, char** argv) {
   hearth::hub::init_http();  // before any thread starts
+  // A large request's memory goes back to the system when it is freed.
+  hearth::return_large_blocks_when_freed();
   auto outcome =
       hearth::server::options::parse_args(argc, argv, hearth::server::options::process_env());
   using hearth::server::options::ParseAction;

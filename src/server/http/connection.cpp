@@ -217,6 +217,8 @@ void Connection::handle() {
   const bool large = request->body.size() > kLargeBody;
   asio::post(large ? host_->large_body_workers() : host_->workers(),
              [self = shared_from_this(), request = std::move(request), large]() mutable {
+               // Bulk work: the scheduler and the small requests' workers come first.
+               if (large) lower_this_thread_priority();
                Response response = run_handler(*self->host_, *request);
                request.reset();
                // Megabytes of parsed body and intermediate values were just freed: hand the
@@ -348,11 +350,14 @@ void Connection::write_plain(Response& response) {
   }
   plain_serializer_.emplace(*plain_);
   arm_deadline(timeout_);
-  auto done = [self = shared_from_this()](const error_code& ec, size_t) {
+  const bool large = plain_->body().size() > kLargeBody;
+  auto done = [self = shared_from_this(), large](const error_code& ec, size_t) {
     if (self->phase_ != Phase::kWriting) return;
     self->disarm_deadline();
     self->plain_serializer_.reset();
     self->plain_.reset();
+    // A multi-megabyte answer was just freed: its pages go back to the system.
+    if (large) return_free_memory();
     if (ec || self->timed_out_) {
       self->close();
       return;

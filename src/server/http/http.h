@@ -136,7 +136,7 @@ struct ServerStats {
   size_t idle_connections = 0;  // waiting for a request's first byte
   int max_connections = 0;
   int io_threads = 0;
-  int worker_threads = 0;             // handlers of requests with a body, and renders
+  int worker_threads = 0;  // handlers of requests with a body, and renders (4 per I/O thread)
   int large_body_worker_threads = 0;  // handlers of bodies over kLargeBody
   uint64_t evicted = 0;               // idle connections closed to make room at the limit
   uint64_t rejected = 0;              // connections answered 503 at the limit

@@ -22,6 +22,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "base/log.h"
+#include "base/memory.h"
 #include "server/http/connection.h"
 #include "server/http/http.h"
 
@@ -75,6 +76,11 @@ Response plain_error(TransportError error, std::string_view detail) {
 
 }  // namespace
 
+// Handlers are short but some take tens of milliseconds (a chat template with tools, a
+// large schema): with several per I/O thread the system's time slicing lets a small request
+// finish beside them instead of waiting in the queue behind them.
+constexpr int kWorkersPerIoThread = 4;
+
 struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Impl> {
   struct Entry {
     // The registry keeps every open connection alive (one waiting for a producer may have
@@ -92,7 +98,7 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
                              ? options_.max_connections
                              : std::max(16, descriptor_limit() - kReservedDescriptors)),
         io_threads_(io_thread_count(options_.io_threads)),
-        workers_(std::in_place, static_cast<size_t>(io_threads_)),
+        workers_(std::in_place, static_cast<size_t>(kWorkersPerIoThread * io_threads_)),
         large_body_workers_(std::in_place, static_cast<size_t>(io_threads_)) {}
   ~Impl() override { stop_workers(); }
 
@@ -125,6 +131,7 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   ServerStats stats() const;
 
   void accept_next();
+  void schedule_memory_check();
   void on_accept(const error_code& ec, tcp::socket socket);
   // At the limit: the connection idle longest, marked for closing (null when none is idle).
   // The caller closes it once the registry's lock is released: its destructor takes it.
@@ -145,6 +152,10 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   asio::strand<asio::io_context::executor_type> accept_strand_{io_.get_executor()};
   tcp::acceptor acceptor_{accept_strand_};
   asio::steady_timer accept_retry_{accept_strand_};
+  // Once a second: after requests were handled and none is in progress, freed heap pages
+  // go back to the system (glibc keeps them, so the process would stay at its peak size).
+  asio::steady_timer memory_timer_{accept_strand_};
+  bool worked_since_trim_ = false;  // under mutex_
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   int bound_port_ = 0;
   std::atomic<bool> stop_requested_{false};
@@ -165,7 +176,25 @@ void HttpServer::Impl::set_idle(uint64_t id, bool idle) {
   auto it = connections_.find(id);
   if (it == connections_.end() || it->second.idle == idle) return;
   it->second.idle = idle;
+  if (!idle) worked_since_trim_ = true;
   if (idle) it->second.idle_since = std::chrono::steady_clock::now();
+}
+
+void HttpServer::Impl::schedule_memory_check() {
+  memory_timer_.expires_after(std::chrono::seconds(1));
+  memory_timer_.async_wait([this](const error_code& ec) {
+    if (ec || stopping()) return;
+    bool quiet = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quiet =
+          worked_since_trim_ && std::all_of(connections_.begin(), connections_.end(),
+                                            [](const auto& entry) { return entry.second.idle; });
+      if (quiet) worked_since_trim_ = false;
+    }
+    if (quiet) return_free_memory();
+    schedule_memory_check();
+  });
 }
 
 void HttpServer::Impl::connection_closed(uint64_t id) {
@@ -294,7 +323,10 @@ void HttpServer::Impl::run() {
     running_ = true;
     work_.emplace(io_.get_executor());
   }
-  asio::post(accept_strand_, [this] { accept_next(); });
+  asio::post(accept_strand_, [this] {
+    accept_next();
+    schedule_memory_check();
+  });
   std::vector<std::thread> threads;
   for (int i = 1; i < io_threads_; ++i) {
     threads.emplace_back([this] { io_.run(); });
@@ -332,6 +364,7 @@ void HttpServer::Impl::stop(std::chrono::milliseconds grace) {
     error_code ignored;
     acceptor_.close(ignored);
     accept_retry_.cancel();
+    memory_timer_.cancel();
   });
   for (auto& connection : live_connections()) connection->close_soon(false);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -367,7 +400,7 @@ ServerStats HttpServer::Impl::stats() const {
   for (const auto& [id, entry] : connections_) s.idle_connections += entry.idle ? 1 : 0;
   s.max_connections = max_connections_;
   s.io_threads = io_threads_;
-  s.worker_threads = io_threads_;
+  s.worker_threads = kWorkersPerIoThread * io_threads_;
   s.large_body_worker_threads = io_threads_;
   s.evicted = evicted_;
   s.rejected = rejected_;

@@ -580,11 +580,11 @@ TEST_F(HttpServerTest, IoThreadsFollowTheOption) {
   options.io_threads = 3;
   start(echo, options);
   EXPECT_EQ(server_->stats().io_threads, 3);
-  EXPECT_EQ(server_->stats().worker_threads, 3);
+  EXPECT_EQ(server_->stats().worker_threads, 12);
   EXPECT_EQ(server_->stats().large_body_worker_threads, 3);
-  // run() runs on the fixture's thread and starts two more (three I/O threads), beside three
+  // The fixture's thread runs run(), which starts two more (three I/O threads), beside twelve
   // workers for handlers and three for the handlers of large bodies.
-  EXPECT_TRUE(wait_until([&] { return process_threads() == before + 9; }, 2s))
+  EXPECT_TRUE(wait_until([&] { return process_threads() == before + 18; }, 2s))
       << process_threads() - before << " threads started";
   RawClient client(port());
   ASSERT_TRUE(client.send_request("GET", "/x"));
