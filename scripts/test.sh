@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 JOBS=${JOBS:-$(nproc)}
 export HEARTH_TEST_CACHE_DIR=${HEARTH_TEST_CACHE_DIR:-$PWD/.cache}
+# Compiler cache hits across clones in other folders (CI clones afresh each run).
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 ./scripts/setup.sh
 ./scripts/fetch-test-data.sh || echo "warning: test data fetch failed; tests that need it will say so"

@@ -273,7 +273,7 @@ TEST_F(HostileChat, ACompleteGrammarEndsTheAnswerUnderIgnoreEos) {
 TEST_F(HostileChat, ALargeTokenizeWithPiecesStaysSmallAndGivesItsMemoryBack) {
   start_with("Qwen-Qwen3-0.6B.jinja");
   const std::string text = story_text(1300000);
-  const long rss_before = status_kib(server_.pid(), "VmRSS");
+  [[maybe_unused]] const long rss_before = status_kib(server_.pid(), "VmRSS");
   HttpReply ids = http_request(port(), "POST", "/tokenize", Json{{"content", text}}.dump());
   HttpReply pieces = http_request(port(), "POST", "/tokenize",
                                   Json{{"content", text}, {"with_pieces", true}}.dump());
