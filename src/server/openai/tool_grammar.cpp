@@ -33,8 +33,10 @@ std::string rename_body(const std::string& body, const std::set<std::string>& na
   size_t i = 0;
   while (i < body.size()) {
     const char c = body[i];
-    if (c == '"' || c == '[') {
-      const size_t end = skip_quoted(body, i, c == '"' ? '"' : ']');
+    // Literals, character classes and repetition counts ({0,15}) hold no rule names, even
+    // when a rule is named "0" (a schema property "0" gives one).
+    if (c == '"' || c == '[' || c == '{') {
+      const size_t end = skip_quoted(body, i, c == '"' ? '"' : (c == '[' ? ']' : '}'));
       out.append(body, i, end - i);
       i = end;
     } else if (is_name_char(c)) {

@@ -385,6 +385,27 @@ TEST(ToolGrammar, PrefixRulesRenamesReferencesNotLiterals) {
             "p-root-x ::= p-space\np-space ::= \" \"\n");
 }
 
+// A schema property named "0" gives rules named "0..."; the digits of a repetition count are
+// not a reference to them (the fuzzer found "[0-9]{t0-0,15}", which did not parse).
+TEST(ToolGrammar, PrefixRulesLeavesRepetitionCountsAlone) {
+  const std::string gbnf = "root ::= 0 [0-9]{0,15} x{1}\n0 ::= \"a\"\n1 ::= 0{0,2}\n";
+  EXPECT_EQ(prefix_rules(gbnf, "t0-"),
+            "t0-root ::= t0-0 [0-9]{0,15} x{1}\nt0-0 ::= \"a\"\nt0-1 ::= t0-0{0,2}\n");
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
+  std::optional<ToolGrammar> g;
+  ASSERT_FALSE(build_tool_grammar(syntax,
+                                  {{"f", "",
+                                    R"({"type":"object","properties":{"0":{"type":"array",)"
+                                    R"("items":{"type":"number"},"maxItems":3}},)"
+                                    R"("required":["0"]})"}},
+                                  true, g)
+                   .has_value());
+  const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"0\": ";
+  EXPECT_TRUE(accepts(g->gbnf, call + "[1.25, 20]}}\n</tool_call>")) << g->gbnf;
+  EXPECT_FALSE(accepts(g->gbnf, call + "[1, 2, 3, 4]}}\n</tool_call>"));
+}
+
 // Every number a tool grammar lets through fits a double, so arguments always parse.
 TEST(ToolGrammar, NumbersFitADouble) {
   chat::OutputSyntax syntax;
