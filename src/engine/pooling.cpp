@@ -9,34 +9,6 @@
 
 namespace hearth::engine {
 
-namespace {
-
-struct PoolingName {
-  PoolingType type;
-  std::string_view name;
-};
-
-constexpr PoolingName kPoolingNames[] = {
-    {PoolingType::kNone, "none"}, {PoolingType::kMean, "mean"}, {PoolingType::kCls, "cls"},
-    {PoolingType::kLast, "last"}, {PoolingType::kRank, "rank"},
-};
-
-}  // namespace
-
-std::optional<PoolingType> pooling_from_name(std::string_view name) {
-  for (const PoolingName& p : kPoolingNames) {
-    if (p.name == name) return p.type;
-  }
-  return std::nullopt;
-}
-
-std::string_view pooling_name(PoolingType type) {
-  for (const PoolingName& p : kPoolingNames) {
-    if (p.type == type) return p.name;
-  }
-  return "unspecified";
-}
-
 void pool_rows(PoolingType type, const float* rows, int64_t n_tokens, int64_t n_embd, float* out) {
   const auto row_bytes = static_cast<size_t>(n_embd) * sizeof(float);
   switch (type) {

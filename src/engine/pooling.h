@@ -8,23 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "base/pooling_type.h"
 #include "base/thread_pool.h"
 #include "kernels/matmul.h"
 
 namespace hearth::engine {
 
-// The reference's numbering, which is also the GGUF key `<arch>.pooling_type`.
-enum class PoolingType : int32_t {
-  kUnspecified = -1,
-  kNone = 0,  // one vector per token
-  kMean = 1,  // the average of the sequence's rows
-  kCls = 2,   // the first row
-  kLast = 3,  // the last row
-  kRank = 4,  // a classifier head's scores (rerankers)
-};
-
-std::optional<PoolingType> pooling_from_name(std::string_view name);
-std::string_view pooling_name(PoolingType type);
+using hearth::pooling_from_name;
+using hearth::pooling_name;
+using hearth::PoolingType;
 
 // One pooled vector [n_embd] from `rows` ([n_tokens][n_embd], n_tokens >= 1) for kMean, kCls
 // and kLast. The mean adds the rows in token order and scales by 1 / n_tokens afterwards.

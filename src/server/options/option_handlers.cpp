@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/pooling_type.h"
 #include "hub/hf_cache.h"
 #include "hub/hf_repo.h"
-#include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/options/value_parse.h"
 
@@ -125,7 +125,7 @@ Status handle_parallel(const OptionInput& in, ParseState& st) {
 }
 
 Status handle_pooling(const OptionInput& in, ParseState& st) {
-  const std::optional<scheduler::PoolingType> type = scheduler::pooling_from_name(in.value);
+  const std::optional<PoolingType> type = pooling_from_name(in.value);
   if (!type) return invalid_value("invalid value");
   st.args.pooling = static_cast<int32_t>(*type);
   return Status::ok();
@@ -134,7 +134,7 @@ Status handle_pooling(const OptionInput& in, ParseState& st) {
 // --rerank: embeddings with rank pooling (a later --pooling still overrides the pooling).
 Status handle_reranking(const OptionInput&, ParseState& st) {
   st.args.embedding = true;
-  st.args.pooling = static_cast<int32_t>(scheduler::PoolingType::kRank);
+  st.args.pooling = static_cast<int32_t>(PoolingType::kRank);
   return Status::ok();
 }
 
