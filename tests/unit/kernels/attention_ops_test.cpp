@@ -71,7 +71,9 @@ std::string what(CpuLevel level, int n, int kind_a, int kind_v, float w) {
 
 TEST(AttentionOps, F16LevelsMatchScalar) {
   const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
-  for (CpuLevel level : runnable_cpu_levels()) {
+  const std::vector<CpuLevel> levels = test::simd_levels();
+  if (levels.empty()) GTEST_SKIP() << test::kNoSimdLevel;
+  for (CpuLevel level : levels) {
     const AttentionOps& ops = attention_ops(level);
     for (int n = 0; n <= kMaxN; ++n) {
       for (int ka = 0; ka < kKinds; ++ka) {
@@ -101,7 +103,9 @@ TEST(AttentionOps, F16LevelsMatchScalar) {
 
 TEST(AttentionOps, F32LevelsMatchScalar) {
   const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
-  for (CpuLevel level : runnable_cpu_levels()) {
+  const std::vector<CpuLevel> levels = test::simd_levels();
+  if (levels.empty()) GTEST_SKIP() << test::kNoSimdLevel;
+  for (CpuLevel level : levels) {
     const AttentionOps& ops = attention_ops(level);
     for (int n = 0; n <= kMaxN; ++n) {
       for (int ka = 0; ka < kKinds; ++ka) {
@@ -194,7 +198,9 @@ TEST(AttentionOps, F16AccumulateEqualsTheRowOperations) {
 TEST(AttentionOps, AttendTileLevelsMatchScalar) {
   constexpr int kT = kAttentionTileKeys;
   const AttentionOps& ref = attention_ops(CpuLevel::kScalar);
-  for (CpuLevel level : runnable_cpu_levels()) {
+  const std::vector<CpuLevel> levels = test::simd_levels();
+  if (levels.empty()) GTEST_SKIP() << test::kNoSimdLevel;
+  for (CpuLevel level : levels) {
     const AttentionOps& ops = attention_ops(level);
     for (const bool windowed : {false, true})
       for (int n_q : {1, 4, 7}) {

@@ -84,7 +84,9 @@ std::vector<uint8_t> convert(const TypeKernels& act, TensorType type, const std:
 
 TEST(Simd, ActivationConversionsMatchTheReferenceByteForByte) {
   constexpr int64_t kCols = 1024;
-  for (CpuLevel level : runnable_cpu_levels()) {
+  const std::vector<CpuLevel> levels = test::simd_levels();
+  if (levels.empty()) GTEST_SKIP() << test::kNoSimdLevel;
+  for (CpuLevel level : levels) {
     for (TensorType type : kActivationTypes) {
       SCOPED_TRACE(level_and_type(level, type));
       const TypeKernels& mine = level_kernels(level, type);
@@ -99,7 +101,9 @@ TEST(Simd, ActivationConversionsMatchTheReferenceByteForByte) {
 // F16 and BF16 rows: every level's encoder and widening give the reference's bits, for
 // every one of the 65536 codes and the stress rows (NaN, infinities, subnormals, ties).
 TEST(Simd, HalfRowConversionsMatchTheReference) {
-  for (CpuLevel level : runnable_cpu_levels()) {
+  const std::vector<CpuLevel> levels = test::simd_levels();
+  if (levels.empty()) GTEST_SKIP() << test::kNoSimdLevel;
+  for (CpuLevel level : levels) {
     for (TensorType type : {TensorType::kF16, TensorType::kBF16}) {
       SCOPED_TRACE(level_and_type(level, type));
       const TypeKernels& mine = level_kernels(level, type);
@@ -160,7 +164,9 @@ TEST(Simd, DotProductsMatchTheReferenceOnRandomRows) {
 // unpacking, sub-block scales, min terms) must give the reference's value bit for bit.
 TEST(Simd, DotProductsAreExactOnIntegerData) {
   constexpr int64_t kCols = 512;
-  for (CpuLevel level : runnable_cpu_levels()) {
+  const std::vector<CpuLevel> levels = test::simd_levels();
+  if (levels.empty()) GTEST_SKIP() << test::kNoSimdLevel;
+  for (CpuLevel level : levels) {
     for (TensorType type : kWeightTypes) {
       SCOPED_TRACE(level_and_type(level, type));
       const TypeKernels& k = level_kernels(level, type);

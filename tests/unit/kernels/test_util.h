@@ -8,7 +8,23 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu_level.h"
+
 namespace hearth::kernels::test {
+
+// The levels a test compares with the scalar reference: every level this CPU runs except
+// scalar itself (comparing scalar with scalar would pass without testing anything). Empty on
+// a CPU without AVX2, where such a test skips with kNoSimdLevel.
+inline std::vector<CpuLevel> simd_levels() {
+  std::vector<CpuLevel> out;
+  for (CpuLevel level : runnable_cpu_levels()) {
+    if (level != CpuLevel::kScalar) out.push_back(level);
+  }
+  return out;
+}
+
+inline constexpr const char* kNoSimdLevel =
+    "this CPU runs no SIMD level (AVX2 or above): only the scalar reference exists here";
 
 inline std::vector<float> gaussian(size_t n, uint32_t seed, float sigma = 1.0f) {
   std::mt19937 rng(seed);

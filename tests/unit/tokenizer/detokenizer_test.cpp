@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 
 #include "tokenizer/tokenizer.h"
@@ -124,9 +125,14 @@ TEST(TokenizerStream, FinishReturnsIncompleteTail) {
 
 TEST(TokenizerStream, MatchesDetokenizeOnRandomIds) {
   std::mt19937 rng(99);
+  int covered = 0;
   for (const char* name : {"llama-spm", "gpt-2", "phi-3", "deepseek-llm", "bert-bge"}) {
     const Tokenizer* tok = vocab_gguf(name);
-    if (tok == nullptr) continue;
+    if (tok == nullptr) {
+      std::printf("[ info ] vocabulary %s is missing: not covered\n", name);
+      continue;
+    }
+    ++covered;
     for (int round = 0; round < 200; ++round) {
       Ids ids;
       const int len = static_cast<int>(rng() % 16);
@@ -147,6 +153,8 @@ TEST(TokenizerStream, MatchesDetokenizeOnRandomIds) {
       }
     }
   }
+  if (covered == 0)
+    GTEST_SKIP() << "none of the five shared vocabularies (models/vocab) is present";
 }
 
 TEST(TokenizerStream, CleanSpacesAcrossTokens) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <random>
 
 #include "gguf/file.h"
@@ -29,10 +30,15 @@ constexpr size_t kHugeSize = size_t{1} << 20;
 #endif
 
 // The shared GGUF vocabularies, plus the tokenizer.json ones (slower to load) on request.
+// Each missing one is named on stdout, so a run that covers fewer than expected says so.
 std::vector<const Tokenizer*> available_tokenizers(bool with_npm = false) {
   std::vector<const Tokenizer*> out;
   for (const char* name : kAllVocabs) {
-    if (const Tokenizer* t = vocab_gguf(name)) out.push_back(t);
+    if (const Tokenizer* t = vocab_gguf(name)) {
+      out.push_back(t);
+    } else {
+      std::printf("[ info ] vocabulary %s is missing: not covered\n", name);
+    }
   }
   if (!with_npm || kSanitized) return out;
   for (const char* pkg : {"tokenizer-qwen3", "tokenizer-llama3"}) {
@@ -40,6 +46,8 @@ std::vector<const Tokenizer*> available_tokenizers(bool with_npm = false) {
   }
   return out;
 }
+
+constexpr const char* kNoVocabularies = "none of the shared vocabularies (models/vocab) is present";
 
 void expect_ids_in_range(const Tokenizer& tok, const Ids& ids, const std::string& what) {
   for (TokenId id : ids) {
@@ -65,7 +73,9 @@ const std::vector<std::string>& invalid_utf8_inputs() {
 }
 
 TEST(TokenizerRobustness, InvalidUtf8DoesNotCrash) {
-  for (const Tokenizer* tok : available_tokenizers(/*with_npm=*/true)) {
+  const std::vector<const Tokenizer*> tokenizers = available_tokenizers(/*with_npm=*/true);
+  if (tokenizers.empty()) GTEST_SKIP() << kNoVocabularies;
+  for (const Tokenizer* tok : tokenizers) {
     for (const std::string& s : invalid_utf8_inputs()) {
       for (bool parse : {false, true}) {
         const Ids ids = tok->tokenize(s, true, parse);
@@ -92,7 +102,9 @@ TEST(TokenizerRobustness, InvalidUtf8BecomesReplacementCharactersInBpe) {
 }
 
 TEST(TokenizerRobustness, EmptyInput) {
-  for (const Tokenizer* tok : available_tokenizers()) {
+  const std::vector<const Tokenizer*> tokenizers = available_tokenizers();
+  if (tokenizers.empty()) GTEST_SKIP() << kNoVocabularies;
+  for (const Tokenizer* tok : tokenizers) {
     EXPECT_TRUE(tok->tokenize("", false, false).empty()) << tok->model();
     EXPECT_TRUE(tok->tokenize("", false, true).empty()) << tok->model();
     EXPECT_EQ(tok->detokenize(Ids{}), "");
@@ -102,7 +114,9 @@ TEST(TokenizerRobustness, EmptyInput) {
 }
 
 TEST(TokenizerRobustness, OutOfRangeIds) {
-  for (const Tokenizer* tok : available_tokenizers()) {
+  const std::vector<const Tokenizer*> tokenizers = available_tokenizers();
+  if (tokenizers.empty()) GTEST_SKIP() << kNoVocabularies;
+  for (const Tokenizer* tok : tokenizers) {
     for (TokenId id : {-1, -1000, tok->n_vocab(), tok->n_vocab() + 5, INT32_MAX, INT32_MIN}) {
       EXPECT_EQ(tok->token_to_piece(id), "");
       EXPECT_EQ(tok->token_to_piece(id, false, 3), "");
@@ -129,6 +143,7 @@ TEST(TokenizerRobustness, OneMegabyteInputs) {
     if (kSanitized) break;
     if (const Tokenizer* t = npm_tokenizer(pkg, nullptr)) tokenizers.push_back(t);
   }
+  if (tokenizers.empty()) GTEST_SKIP() << kNoVocabularies;
   std::mt19937 rng(7);
   const std::vector<std::string> pieces = {
       "hello", " ",  "  ", "\n", "123456", "\xE4\xB8\xAD", "\xF0\x9F\x98\x81",
