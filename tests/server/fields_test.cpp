@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "server/server_fixture.h"
 
@@ -168,7 +169,20 @@ std::map<std::string, FieldCheck> supported_checks() {
       {"min_p",
        {{{"min_p", 1.0}, {"temperature", 1.0}},
         [](const Json& r) { EXPECT_EQ(r["content"], ", there was a little g"); }}},
-      {"min_keep", {{{"min_keep", 3}}, [gs](const Json& r) { EXPECT_EQ(gs(r)["min_keep"], 3); }}},
+      // top_p 0 keeps one candidate; min_keep 3 keeps three (the probabilities after the
+      // chain show them).
+      {"min_keep",
+       {{{"min_keep", 3},
+         {"top_p", 0.0},
+         {"temperature", 1.0},
+         {"n_predict", 1},
+         {"n_probs", 5},
+         {"post_sampling_probs", true}},
+        [gs](const Json& r) {
+          EXPECT_EQ(gs(r)["min_keep"], 3);
+          EXPECT_EQ(r["completion_probabilities"][0]["top_probs"].size(), 3u) << r.dump();
+        }}},
+      // Its effect on the draws: ServerFields.SeedDecidesTheDraws.
       {"seed", {{{"seed", 42}}, [gs](const Json& r) { EXPECT_EQ(gs(r)["seed"], 42); }}},
       {"logit_bias",
        {{{"logit_bias", {{432, false}}}},
@@ -312,6 +326,33 @@ TEST_F(ServerFields, EverySupportedFieldIsHonoured) {
     for (auto& [k, v] : it->second.request.items()) request[k] = v;
     it->second.check(run(port(), request));
   }
+}
+
+// The same seed draws the same text at temperature 1; other seeds draw other texts.
+TEST_F(ServerFields, SeedDecidesTheDraws) {
+  start();
+  auto draw = [&](int seed) {
+    Json request = base_request();
+    request.update(no_filters({{"seed", seed}}));
+    return run(port(), request)["content"].get<std::string>();
+  };
+  const std::string first = draw(42);
+  EXPECT_EQ(draw(42), first);
+  std::set<std::string> texts = {first};
+  for (int seed = 43; seed < 48; ++seed) texts.insert(draw(seed));
+  EXPECT_GE(texts.size(), 2u) << "six seeds drew the same text: the seed is not used";
+}
+
+// The probabilities without min_keep: top_p 0 keeps the one most likely candidate.
+TEST_F(ServerFields, WithoutMinKeepTopPZeroKeepsOneCandidate) {
+  start();
+  Json request = base_request();
+  request.update({{"top_p", 0.0},
+                  {"temperature", 1.0},
+                  {"n_predict", 1},
+                  {"n_probs", 5},
+                  {"post_sampling_probs", true}});
+  EXPECT_EQ(run(port(), request)["completion_probabilities"][0]["top_probs"].size(), 1u);
 }
 
 TEST_F(ServerFields, InfillFieldsAreReadBeforeTheModelIsAsked) {
