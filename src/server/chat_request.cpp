@@ -70,6 +70,8 @@ const std::vector<fields::Field<ChatBody>>& chat_body_fields() {
       {.name = "logprobs", .target = &must_be<kBoolean>},
       {.name = "top_logprobs", .target = &must_be<kInteger>},
       {.name = "stream", .target = &must_be<kBoolean>},
+      {.name = "parallel_tool_calls", .target = &must_be<kBoolean>},
+      {.name = "echo", .target = &must_be<kBoolean>},
   };
   return table;
 }

@@ -122,6 +122,10 @@ TEST_F(ApplyTemplate, BadRequestsAnswerAsTheReference) {
                "Field 'tools': type must be array, but is string");
   expect_error({{"messages", {user("x")}}, {"reasoning_format", 3}}, 400,
                "Field 'reasoning_format': type must be string, but is number");
+  expect_error({{"messages", {user("x")}}, {"parallel_tool_calls", "no"}}, 400,
+               "Field 'parallel_tool_calls': type must be boolean, but is string");
+  expect_error({{"messages", {user("x")}}, {"echo", 1}}, 400,
+               "Field 'echo': type must be boolean, but is number");
 }
 
 TEST_F(ApplyTemplate, ToolsWithATemplateThatIgnoresThem) {
