@@ -36,6 +36,11 @@ class CheckLayers(unittest.TestCase):
             return subprocess.run([sys.executable, SCRIPT, layer_map, root],
                                   capture_output=True, text=True, check=False)
 
+    def assert_refused(self, files, libraries, message):
+        result = self.run_check(files, libraries)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn(message, result.stdout)
+
     # low <- mid <- top, and a sibling of mid that nothing links.
     FILES = {
         "low/low.h": "int low();\n",
@@ -62,34 +67,26 @@ class CheckLayers(unittest.TestCase):
         files = dict(self.FILES)
         files["low/low.cpp"] += '#include "top/top.h"\n'
         files["top/top.h"] = "int top();\n"
-        result = self.run_check(files, self.LIBS)
-        self.assertEqual(result.returncode, 1)
-        self.assertIn('src/low/low.cpp (hearth_low) includes "top/top.h" of hearth_top',
-                      result.stdout)
+        self.assert_refused(files, self.LIBS,
+                            'src/low/low.cpp (hearth_low) includes "top/top.h" of hearth_top')
 
     def test_a_header_only_file_is_checked_too(self):
         files = dict(self.FILES)
         files["low/only_header.h"] = '#include "mid/mid.h"\n'
-        result = self.run_check(files, self.LIBS)
-        self.assertEqual(result.returncode, 1)
-        self.assertIn('src/low/only_header.h (hearth_low) includes "mid/mid.h" of hearth_mid',
-                      result.stdout)
+        self.assert_refused(files, self.LIBS,
+                            'src/low/only_header.h (hearth_low) includes "mid/mid.h" of hearth_mid')
 
     def test_a_sibling_that_is_not_linked_fails(self):
         files = dict(self.FILES)
         files["mid/mid.cpp"] += '#include "side/side.h"\n'
-        result = self.run_check(files, self.LIBS)
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("of hearth_side, which hearth_mid does not depend on", result.stdout)
+        self.assert_refused(files, self.LIBS, "of hearth_side, which hearth_mid does not depend on")
 
     def test_a_private_dependency_is_not_passed_on(self):
         libs = [lib if lib[0] != "hearth_mid" else
                 ("hearth_mid", "mid", ["mid.cpp"], {"link": ["hearth_low"]})
                 for lib in self.LIBS]
-        result = self.run_check(self.FILES, libs)
-        self.assertEqual(result.returncode, 1)
-        self.assertIn('src/top/top.cpp (hearth_top) includes "low/low.h" of hearth_low',
-                      result.stdout)
+        self.assert_refused(self.FILES, libs,
+                            'src/top/top.cpp (hearth_top) includes "low/low.h" of hearth_low')
 
 
 if __name__ == "__main__":
