@@ -12,9 +12,11 @@ http::Response handle_apply_template(ServerState& s, const http::Request& r) {
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
   ChatSettings settings = s.config.chat;
   settings.templates = s.model.chat_templates;
-  ChatPromptRequest request;
-  if (auto err = build_chat_prompt(body, settings, request)) return error_response(*err);
-  return json_response(Json{{"prompt", request.prompt.prompt}});
+  ChatRequest request;
+  if (auto err = parse_chat_request(body, request)) return error_response(*err);
+  ChatPromptRequest prompt;
+  if (auto err = build_chat_prompt(request, settings, prompt)) return error_response(*err);
+  return json_response(Json{{"prompt", prompt.prompt.prompt}});
 }
 
 }  // namespace hearth::server

@@ -73,8 +73,11 @@ void BM_Request(benchmark::State& state) {
   const std::string text = kBody;
   for (auto _ : state) {
     Json body = Json::parse(text);
+    hearth::server::ChatRequest chat_request;
     hearth::server::ChatPromptRequest request;
-    if (auto err = hearth::server::build_chat_prompt(body, settings, request)) {
+    auto err = hearth::server::parse_chat_request(body, chat_request);
+    if (!err) err = hearth::server::build_chat_prompt(chat_request, settings, request);
+    if (err) {
       state.SkipWithError(err->message.c_str());
       return;
     }

@@ -57,7 +57,7 @@ std::optional<ApiError> grammar_text(const Json& body, const RequestDefaults& de
     return type_error("grammar", "string", *grammar);
   }
   if (grammar == body.end()) {
-    if (auto format = response_format_schema(body, has_schema)) {
+    if (auto format = response_format_schema(body.value("response_format", Json()), has_schema)) {
       return convert_schema(*format, "response_format", text);
     }
     if (has_schema) return convert_schema(*schema, "json_schema", text);
@@ -118,9 +118,9 @@ std::optional<ApiError> resolve_trigger(GrammarTrigger trigger, const tokenizer:
 // "text"; for "json_object" its `schema`, else {} unless `json_schema` was sent; for
 // "json_schema" its json_schema.schema (else {}). The reference's native routes ignore the
 // member; Hearth honours it (a recorded difference).
-std::optional<Json> response_format_schema(const Json& body, bool has_schema) {
-  auto rf = body.find("response_format");
-  if (rf == body.end() || rf->is_null()) return std::nullopt;
+std::optional<Json> response_format_schema(const Json& response_format, bool has_schema) {
+  if (response_format.is_null()) return std::nullopt;
+  const Json* rf = &response_format;
   auto type_it = rf->find("type");
   const std::string type =
       type_it == rf->end() || type_it->is_null() ? "text" : type_it->get<std::string>();

@@ -136,9 +136,9 @@ std::optional<ApiError> check_response_format(const Json& v, const std::string& 
 // response_format's shape (an object; type text, json_object or json_schema; schemas are
 // objects), for the generation routes and /apply-template alike.
 std::optional<ApiError> validate_response_format(const Json& v, const std::string& used);
-// The schema a validated `response_format` asks for (none for "text"); `has_schema`: the
-// body also sends `json_schema`.
-std::optional<Json> response_format_schema(const Json& body, bool has_schema);
+// The schema a validated `response_format` (null: absent) asks for (none for "text");
+// `has_schema`: the body also sends `json_schema`.
+std::optional<Json> response_format_schema(const Json& response_format, bool has_schema);
 std::optional<ApiError> check_deferred(const Json& v, const std::string& used,
                                        CompletionSettings& out, const FieldContext& ctx);
 // The chat-parser and reasoning fields (completion_chat.cpp).

@@ -101,6 +101,12 @@ struct Field {
   int echo_order = 0;
   bool echo_in_params = true;
   EchoValue echo = nullptr;
+  // A JSON null is a value this row reads, not an absent field (the reference tests some
+  // chat members with `contains`, so a null there is not the default).
+  bool keeps_null = false;
+  // Chat rows: the native field table reads this member too, so the chat layer passes it
+  // on (every other chat member is removed from the native view).
+  bool also_native = false;
 };
 
 // --- Reading JSON values, with the reference's rules (native-completion.md §3.1) ----------
@@ -126,7 +132,7 @@ template <class Out>
 const Json* find_value(const Json& body, const Field<Out>& field, std::string& used) {
   auto try_name = [&](std::string_view n) -> const Json* {
     auto it = body.find(std::string(n));
-    if (it == body.end() || it->is_null()) return nullptr;
+    if (it == body.end() || (it->is_null() && !field.keeps_null)) return nullptr;
     used = std::string(n);
     return &*it;
   };

@@ -20,70 +20,29 @@ namespace hearth::server::openai {
 
 namespace {
 
-// Keys the chat layer produces (openai-compat.md §4.1 "internal fields"), and the chat
-// members whose meaning differs from the native field of the same name.
-constexpr const char* kChatLayerKeys[] = {
-    "prompt",
-    "chat_format",
-    "chat_parser",
-    "generation_prompt",
-    "grammar_lazy",
-    "grammar_triggers",
-    "preserved_tokens",
-    "parse_tool_calls",
-    "continue_final_message",
-    "echo",
-    "reasoning_format",
-    "reasoning_budget_tokens",
-    "thinking_budget_tokens",
-    "reasoning_budget_start_tag",
-    "reasoning_budget_end_tags",
-    "reasoning_budget_end_tag",
-    "reasoning_budget_message",
-    "reasoning_control",
-    "logprobs",
-    "top_logprobs",
-    "message_delimiters",
-};
-
-template <typename T>
-T member_or(const Json& body, const char* key, T fallback) {
-  auto it = body.find(key);
-  if (it == body.end() || it->is_null()) return fallback;
-  if constexpr (std::is_same_v<T, bool>) {
-    return it->is_boolean() ? it->get<bool>() : fallback;
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    return it->is_string() ? it->get<std::string>() : fallback;
-  } else {
-    return it->is_number_integer() ? it->get<T>() : fallback;
-  }
-}
-
-// The native view of a chat body.
-Json native_body(const Json& body) {
-  Json native = body;
-  for (const char* key : kChatLayerKeys) native.erase(key);
-  if (member_or(body, "logprobs", false)) {
-    native["n_probs"] = member_or<int64_t>(body, "top_logprobs", 20);
-  }
+// The native view of a chat body: the members the native table reads, and the number of
+// log-probabilities `logprobs` asks for.
+Json native_body(const ChatRequest& request) {
+  Json native = request.native;
+  if (request.logprobs) native["n_probs"] = request.top_logprobs.value_or(20);
   // With the Jinja engine, json_object without a schema asks for no constraint (§4.7).
-  auto rf = body.find("response_format");
-  if (rf != body.end() && rf->is_object() && rf->value("type", "") == "json_object" &&
-      !rf->contains("schema") && !body.contains("json_schema")) {
+  const Json& rf = request.response_format;
+  if (rf.is_object() && rf.value("type", "") == "json_object" && !rf.contains("schema") &&
+      request.json_schema.is_null()) {
     native.erase("response_format");
   }
   return native;
 }
 
-bool has_schema_constraint(const Json& body) {
-  if (body.contains("json_schema") && !body["json_schema"].is_null()) return true;
-  auto rf = body.find("response_format");
-  if (rf == body.end() || !rf->is_object()) return false;
-  const std::string type = rf->value("type", "");
-  return type == "json_schema" || (type == "json_object" && rf->contains("schema"));
+bool has_schema_constraint(const ChatRequest& request) {
+  if (!request.json_schema.is_null()) return true;
+  const Json& rf = request.response_format;
+  if (!rf.is_object()) return false;
+  const std::string type = rf.value("type", "");
+  return type == "json_schema" || (type == "json_object" && rf.contains("schema"));
 }
 
-chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
+chat::OutputSyntax output_syntax(const ServerState& s, const ChatRequest& request,
                                  const ChatPromptRequest& chat) {
   chat::OutputSyntax syntax = chat.prompt.syntax;
   if (s.config.chat.skip_chat_parsing) {
@@ -94,12 +53,11 @@ chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
     return syntax;
   }
   syntax.extract_reasoning =
-      member_or(body, "reasoning_format", s.config.chat.reasoning_format) != "none";
-  const std::string tool_choice = member_or(body, "tool_choice", std::string("auto"));
-  syntax.parse_tool_calls = !chat.inputs.tools.empty() && tool_choice != "none" &&
+      request.reasoning_format.value_or(s.config.chat.reasoning_format) != "none";
+  syntax.parse_tool_calls = !chat.inputs.tools.empty() && request.tool_choice != "none" &&
                             syntax.tools.style != chat::ToolCallStyle::kNone &&
-                            !has_schema_constraint(body);
-  syntax.json_output = has_schema_constraint(body);
+                            !has_schema_constraint(request);
+  syntax.json_output = has_schema_constraint(request);
   // Tagged formats write string parameters as bare text: which ones are strings.
   for (const chat::Tool& tool : chat.inputs.tools) {
     Json schema = chat::tool_schema(tool);
@@ -110,8 +68,8 @@ chat::OutputSyntax output_syntax(const ServerState& s, const Json& body,
       }
     }
   }
-  syntax.parallel_tool_calls = member_or(
-      body, "parallel_tool_calls", s.model.chat_templates->caps().supports_parallel_tool_calls);
+  syntax.parallel_tool_calls = request.parallel_tool_calls.value_or(
+      s.model.chat_templates->caps().supports_parallel_tool_calls);
   return syntax;
 }
 
@@ -122,14 +80,14 @@ struct AnswerConstraint {
 };
 
 // The tool-call grammar, as the chat layer's grammar fields of the native body.
-std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptRequest& chat,
+std::optional<ApiError> add_tool_grammar(const ChatRequest& request, const ChatPromptRequest& chat,
                                          const chat::OutputSyntax& syntax, Json& native,
                                          AnswerConstraint& constraint) {
   if (!syntax.parse_tool_calls) return std::nullopt;
   // A named function is required, and is the only one the grammar allows (the reference
   // treats the object as "auto"; differences.json).
   const bool named = !chat.forced_tool.empty();
-  const bool required = named || member_or(body, "tool_choice", std::string("auto")) == "required";
+  const bool required = named || request.tool_choice == "required";
   std::vector<chat::Tool> tools;
   for (const chat::Tool& t : chat.inputs.tools) {
     if (!named || t.name == chat.forced_tool) tools.push_back(t);
@@ -159,22 +117,23 @@ std::optional<ApiError> add_tool_grammar(const Json& body, const ChatPromptReque
 // The output's constraints (a response_format or json_schema, the tools' grammar) as the
 // reference reports them when they cannot be built: the converter's message, led in by the
 // autoparser's for a template the reference reads with it (openai-compat.md §4.12).
-std::optional<ApiError> add_output_constraints(const Json& body, const ChatPromptRequest& chat,
+std::optional<ApiError> add_output_constraints(const ChatRequest& request,
+                                               const ChatPromptRequest& chat,
                                                const chat::OutputSyntax& syntax, bool jinja,
                                                Json& native, AnswerConstraint& constraint) {
   std::optional<ApiError> err;
-  if (jinja && has_schema_constraint(body)) {
+  if (jinja && has_schema_constraint(request)) {
     constraint.grammar = true;
-    auto schema = body.find("json_schema");
-    const bool has_schema = schema != body.end() && !schema->is_null();
-    std::optional<Json> wanted = fields::response_format_schema(body, has_schema);
-    if (!wanted && has_schema) wanted = *schema;
+    const bool has_schema = !request.json_schema.is_null();
+    std::optional<Json> wanted =
+        fields::response_format_schema(request.response_format, has_schema);
+    if (!wanted && has_schema) wanted = request.json_schema;
     if (wanted) {
       Result<std::string> converted = json_schema::to_gbnf(*wanted);
       if (!converted.is_ok()) err = invalid_request(converted.status().message());
     }
   }
-  if (!err) err = add_tool_grammar(body, chat, syntax, native, constraint);
+  if (!err) err = add_tool_grammar(request, chat, syntax, native, constraint);
   if (err && chat.prompt.autoparsed) {
     err->message =
         "Unable to generate parser for this template. Automatic parser generation failed: " +
@@ -194,45 +153,18 @@ void add_template_stops(const std::vector<std::string>& stops, Json& native) {
   for (const std::string& s : stops) stop.push_back(s);
 }
 
-// A budget field: an integer >= -1 (absent or null: `fallback`).
-std::optional<ApiError> budget_field(const Json& body, const char* key, int32_t& value) {
-  auto it = body.find(key);
-  if (it == body.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer()) return fields::type_error(key, "integer", *it);
-  const int64_t v = it->get<int64_t>();
-  if (v < -1 || v > std::numeric_limits<int32_t>::max()) {
-    return fields::check_range(key, v, -1, std::numeric_limits<int32_t>::max());
-  }
-  value = static_cast<int32_t>(v);
-  return std::nullopt;
-}
-
 // The reasoning budget (chat-templates.md §11, sampling.md §7.1): with the template's
 // thinking tags, when a lazy grammar, a budget or reasoning control asks for it.
-std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
-                                             const chat::OutputSyntax& syntax,
-                                             const AnswerConstraint& constraint,
-                                             CompletionSettings& settings) {
-  int32_t budget = s.config.chat.reasoning_budget;
-  int32_t thinking_budget = -2;
-  if (auto err = budget_field(body, "thinking_budget_tokens", thinking_budget)) return err;
-  if (thinking_budget != -2) budget = thinking_budget;
-  int32_t request_budget = -2;
-  if (auto err = budget_field(body, "reasoning_budget_tokens", request_budget)) return err;
-  if (request_budget != -2) budget = request_budget;
-  auto message = body.find("reasoning_budget_message");
-  if (message != body.end() && !message->is_null() && !message->is_string()) {
-    return fields::type_error("reasoning_budget_message", "string", *message);
-  }
-  auto control = body.find("reasoning_control");
-  if (control != body.end() && !control->is_null() && !control->is_boolean()) {
-    return fields::type_error("reasoning_control", "boolean", *control);
-  }
-  const bool controlled = member_or(body, "reasoning_control", false);
-  if (syntax.reasoning_start.empty() || syntax.reasoning_end.empty()) return std::nullopt;
+void set_reasoning_budget(ServerState& s, const ChatRequest& request,
+                          const chat::OutputSyntax& syntax, const AnswerConstraint& constraint,
+                          CompletionSettings& settings) {
+  int32_t budget = request.reasoning_budget_tokens.value_or(
+      request.thinking_budget_tokens.value_or(s.config.chat.reasoning_budget));
+  const bool controlled = request.reasoning_control;
+  if (syntax.reasoning_start.empty() || syntax.reasoning_end.empty()) return;
   const sampling::GrammarConfig& grammar = settings.task.grammar.config;
   const bool waits = grammar.grammar && grammar.after_reasoning;
-  if (!grammar.lazy && budget < 0 && !controlled && !waits) return std::nullopt;
+  if (!grammar.lazy && budget < 0 && !controlled && !waits) return;
   // A forced call after an opened thinking block: without a budget the block is closed at
   // once (the reasoning is skipped: the call is what was asked for, and a model that never
   // closes the block would never call).
@@ -241,10 +173,9 @@ std::optional<ApiError> set_reasoning_budget(ServerState& s, const Json& body,
   r.start_tag = std::string(chat::trim_space(syntax.reasoning_start));
   r.end_tag = std::string(chat::trim_space(syntax.reasoning_end));
   r.budget = budget;
-  r.message = member_or(body, "reasoning_budget_message", s.config.chat.reasoning_budget_message);
+  r.message = request.reasoning_budget_message.value_or(s.config.chat.reasoning_budget_message);
   r.prefix = syntax.prefix;
   if (controlled) r.end_now = std::make_shared<std::atomic<bool>>(false);
-  return std::nullopt;
 }
 
 // Where the chat layer's grammar for the answer starts (sampling.md §7.2): after a thinking
@@ -263,19 +194,19 @@ void place_answer_grammar(const chat::OutputSyntax& syntax, const chat::ChatProm
 
 }  // namespace
 
-std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& out) {
+std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request, ChatRun& out) {
   ChatSettings chat_settings = s.config.chat;
   chat_settings.templates = s.model.chat_templates;
   out.meta = make_meta(s);
   ChatPromptRequest chat;
-  if (auto err = build_chat_prompt(body, chat_settings, chat)) return err;
+  if (auto err = build_chat_prompt(request, chat_settings, chat)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
-  chat::OutputSyntax syntax = output_syntax(s, body, chat);
-  Json native = native_body(body);
+  chat::OutputSyntax syntax = output_syntax(s, request, chat);
+  Json native = native_body(request);
   add_template_stops(chat.prompt.additional_stops, native);
   AnswerConstraint constraint;
-  if (auto err =
-          add_output_constraints(body, chat, syntax, chat_settings.use_jinja, native, constraint)) {
+  if (auto err = add_output_constraints(request, chat, syntax, chat_settings.use_jinja, native,
+                                        constraint)) {
     return err;
   }
   out.settings = std::make_shared<CompletionSettings>();
@@ -287,17 +218,21 @@ std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& 
   settings.prompts = {tokenize_mixed(tok, Json(chat.prompt.prompt), true, true)};
   settings.chat_format = chat_settings.use_jinja ? syntax.format_name : "Content-only";
   settings.generation_prompt = chat.prompt.generation_prompt;
-  const std::string format = member_or(body, "reasoning_format", s.config.chat.reasoning_format);
+  const std::string format = request.reasoning_format.value_or(s.config.chat.reasoning_format);
   settings.reasoning_format = format == "auto" ? "deepseek" : format;
   place_answer_grammar(syntax, chat.prompt, constraint, settings);
-  if (auto err = set_reasoning_budget(s, body, syntax, constraint, settings)) return err;
-  const bool primed = body.contains("continue_final_message") && !member_or(body, "echo", false);
+  set_reasoning_budget(s, request, syntax, constraint, settings);
+  const bool primed = request.continuation_given && !request.echo;
   out.output = std::make_shared<ChatOutput>(std::move(syntax), primed);
   out.output->keep_alive(register_completion(out.meta.id, settings.task.reasoning.end_now));
-  auto options = body.find("stream_options");
-  out.include_usage =
-      options != body.end() && options->is_object() && member_or(*options, "include_usage", false);
+  out.include_usage = request.include_usage;
   return std::nullopt;
+}
+
+std::optional<ApiError> prepare_chat(ServerState& s, const Json& chat_body, ChatRun& out) {
+  ChatRequest request;
+  if (auto err = parse_chat_request(chat_body, request)) return err;
+  return prepare_chat(s, request, out);
 }
 
 http::Response start_chat(ServerState& s, ChatRun run, std::shared_ptr<ResultFormat> format) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "server/api_error.h"
+#include "server/chat_request.h"
 #include "server/fields/completion_fields.h"
 #include "server/http/http.h"
 #include "server/json_util.h"
@@ -47,7 +48,9 @@ struct ChatRun {
 };
 
 // The chat layer (openai-compat.md §2.1): checks, template, prompt, native fields.
-std::optional<ApiError> prepare_chat(ServerState& s, const Json& body, ChatRun& out);
+std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request, ChatRun& out);
+// The same for a chat body the Messages and Responses translators wrote.
+std::optional<ApiError> prepare_chat(ServerState& s, const Json& chat_body, ChatRun& out);
 
 // {"input_tokens": N} (+ "object": "response.input_tokens") for a chat body.
 http::Response count_chat_tokens(ServerState& s, const Json& chat_body, bool with_object);
