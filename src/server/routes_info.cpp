@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "server/api_error.h"
+#include "server/fields/field.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
@@ -151,27 +152,55 @@ http::Response handle_lora_list(ServerState&, const http::Request&) {
   return json_response(Json::array());  // Hearth loads no adapters
 }
 
+namespace {
+
+// One entry of a POST /lora-adapters body: {"id": int, "scale": number}.
+struct LoraEntry {
+  std::optional<int64_t> id;
+  float scale = 1.0f;
+};
+
+std::optional<ApiError> read_lora_id(const Json& v, const std::string&, LoraEntry& out,
+                                     const fields::FieldContext&) {
+  if (!v.is_number_integer()) return invalid_request("'id' must be an integer");
+  out.id = v.get<int64_t>();
+  return std::nullopt;
+}
+
+std::optional<ApiError> read_lora_scale(const Json& v, const std::string&, LoraEntry& out,
+                                        const fields::FieldContext&) {
+  if (!v.is_number()) return invalid_request("'scale' must be a number");
+  out.scale = v.get<float>();
+  return std::nullopt;
+}
+
+const std::vector<fields::Field<LoraEntry>>& lora_entry_fields() {
+  static const std::vector<fields::Field<LoraEntry>> table = {
+      {.name = "id", .target = read_lora_id, .keeps_null = true},
+      {.name = "scale", .target = read_lora_scale, .keeps_null = true},
+  };
+  return table;
+}
+
+}  // namespace
+
 // Hearth loads no adapters, so every id is unknown: the reference ignores unknown ids,
 // Hearth refuses them (a recorded difference); an empty list sets nothing and succeeds.
 http::Response handle_lora_set(ServerState&, const http::Request& r) {
   Json body;
   if (auto err = parse_json_body(r.body, body)) return error_response(*err);
   if (!body.is_array()) return error_response(invalid_request("Request body must be an array"));
-  for (const Json& entry : body) {
-    if (!entry.is_object()) {
+  for (const Json& item : body) {
+    if (!item.is_object()) {
       return error_response(
           invalid_request("each entry must be an object {\"id\": int, \"scale\": number}"));
     }
-    auto id = entry.find("id");
-    if (id == entry.end() || !id->is_number_integer()) {
-      return error_response(invalid_request("'id' must be an integer"));
+    LoraEntry entry;
+    if (auto err = fields::parse_fields(lora_entry_fields(), item, entry, {})) {
+      return error_response(*err);
     }
-    auto scale = entry.find("scale");
-    if (scale != entry.end() && !scale->is_number()) {
-      return error_response(invalid_request("'scale' must be a number"));
-    }
-    return error_response(invalid_request("invalid adapter id " +
-                                          std::to_string(id->get<int64_t>()) +
+    if (!entry.id) return error_response(invalid_request("'id' must be an integer"));
+    return error_response(invalid_request("invalid adapter id " + std::to_string(*entry.id) +
                                           ": no LoRA adapters are loaded"));
   }
   return json_response(Json{{"success", true}});

@@ -86,7 +86,9 @@ const std::vector<fields::Field<SlotFileRequest>>& slot_file_fields() {
        .target =
            [](const Json& v, const std::string& used, SlotFileRequest& out,
               const fields::FieldContext&) { return fields::to_string(v, used, out.filename); },
-       .limits = {0, 255}},
+       .limits = {0, 255},
+       // The reference answers 500 with its JSON library's "key 'filename' not found".
+       .required_on = ~0u},
   };
   return table;
 }
@@ -98,9 +100,6 @@ http::Response save_or_restore(ServerState& s, const http::Request& r, int64_t p
   if (auto err = fields::parse_fields(slot_file_fields(), body, request, {})) {
     return error_response(*err);
   }
-  // The reference answers 500 with its JSON library's "key 'filename' not found".
-  if (!body.contains("filename"))
-    return error_response(invalid_request("\"filename\" is required"));
   const std::string& filename = request.filename;
   if (!valid_filename(filename)) return error_response(invalid_request("Invalid filename"));
   if (auto err = check_slot_id(s, path_id)) return error_response(*err);

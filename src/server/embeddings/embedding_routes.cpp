@@ -33,44 +33,76 @@ Json native_item(const scheduler::EmbeddingResult& r) {
   return Json{{"index", r.index}, {"embedding", std::move(vectors)}};
 }
 
-// The request's members that are not the input (embd_normalize, encoding_format), with the
-// reference's messages; a wrong type is the client's mistake (400), where the reference
-// answers 500.
-std::optional<ApiError> parse_options(const ServerState& s, const Json& body,
-                                      EmbeddingRequest& out) {
-  out.embd_normalize = s.config.embd_normalize;
-  if (body.contains("embd_normalize")) {
-    const Json& v = body["embd_normalize"];
-    // A number is truncated as the reference's JSON library converts it; one outside the
-    // int range is refused rather than converted.
-    const double d = v.is_boolean()  ? static_cast<double>(v.get<bool>())
-                     : v.is_number() ? v.get<double>()
-                                     : std::nan("");
-    if (!(d > -1e9 && d < 1e9)) return invalid_request("\"embd_normalize\" must be an integer");
-    out.embd_normalize = static_cast<int>(d);
-  }
-  // OpenAI's `dimensions` asks for shortened vectors, which the reference ignores; Hearth
-  // accepts only the width it returns.
-  if (body.contains("dimensions") && !body["dimensions"].is_null()) {
-    const Json& v = body["dimensions"];
-    if (!v.is_number_integer() || v.get<int64_t>() != s.model.n_embd)
-      return invalid_request("\"dimensions\" must be " + std::to_string(s.model.n_embd) +
-                             ", the model's embedding width (shortened embeddings are not "
-                             "supported)");
-  }
-  if (body.contains("encoding_format")) {
-    const Json& v = body["encoding_format"];
-    if (!v.is_string()) return invalid_request(kBadEncoding);
-    if (v.get_ref<const std::string&>() == "base64") {
-      out.base64 = true;
-    } else if (v.get_ref<const std::string&>() != "float") {
-      return invalid_request(kBadEncoding);
-    }
+using EmbeddingField = fields::Field<EmbeddingRequest>;
+using Check = std::optional<ApiError>;
+
+template <std::optional<Json> EmbeddingRequest::*member>
+Check store_input(const Json& v, const std::string&, EmbeddingRequest& out,
+                  const fields::FieldContext&) {
+  out.*member = v;  // read by parse_prompts, which names what is wrong with it
+  return std::nullopt;
+}
+
+// A number is truncated as the reference's JSON library converts it; one outside the int
+// range (or null, or another type) is refused rather than converted.
+Check read_normalize(const Json& v, const std::string&, EmbeddingRequest& out,
+                     const fields::FieldContext&) {
+  const double d = v.is_boolean()  ? static_cast<double>(v.get<bool>())
+                   : v.is_number() ? v.get<double>()
+                                   : std::nan("");
+  if (!(d > -1e9 && d < 1e9)) return invalid_request("\"embd_normalize\" must be an integer");
+  out.embd_normalize = static_cast<int>(d);
+  return std::nullopt;
+}
+
+Check read_dimensions(const Json& v, const std::string&, EmbeddingRequest& out,
+                      const fields::FieldContext&) {
+  out.dimensions = v.is_number_integer() ? v.get<int64_t>() : -1;  // -1: never the width
+  return std::nullopt;
+}
+
+Check read_encoding(const Json& v, const std::string&, EmbeddingRequest& out,
+                    const fields::FieldContext&) {
+  if (!v.is_string()) return invalid_request(kBadEncoding);
+  if (v.get_ref<const std::string&>() == "base64") {
+    out.base64 = true;
+  } else if (v.get_ref<const std::string&>() != "float") {
+    return invalid_request(kBadEncoding);
   }
   return std::nullopt;
 }
 
+Check read_model(const Json& v, const std::string& used, EmbeddingRequest& out,
+                 const fields::FieldContext&) {
+  if (!v.is_string()) return fields::type_error(used, "string", v);
+  out.model = v.get<std::string>();
+  return std::nullopt;
+}
+
+// OpenAI's `dimensions` asks for shortened vectors, which the reference ignores; Hearth
+// accepts only the width it returns.
+Check check_dimensions(const ServerState& s, const EmbeddingRequest& request) {
+  if (!request.dimensions || *request.dimensions == s.model.n_embd) return std::nullopt;
+  return invalid_request("\"dimensions\" must be " + std::to_string(s.model.n_embd) +
+                         ", the model's embedding width (shortened embeddings are not "
+                         "supported)");
+}
+
 }  // namespace
+
+// A wrong type is the client's mistake (400), where the reference answers 500; members the
+// reference tests with `contains` keep a null as a value.
+const std::vector<EmbeddingField>& embedding_fields() {
+  static const std::vector<EmbeddingField> table = {
+      {.name = "input", .target = store_input<&EmbeddingRequest::input>, .keeps_null = true},
+      {.name = "content", .target = store_input<&EmbeddingRequest::content>, .keeps_null = true},
+      {.name = "embd_normalize", .target = read_normalize, .keeps_null = true},
+      {.name = "dimensions", .target = read_dimensions},
+      {.name = "encoding_format", .target = read_encoding, .keeps_null = true},
+      {.name = "model", .target = read_model},
+  };
+  return table;
+}
 
 Json float_vector_json(const std::vector<float>& v) {
   Json out = Json::array();
@@ -80,19 +112,14 @@ Json float_vector_json(const std::vector<float>& v) {
 
 std::optional<ApiError> parse_embedding_request(const ServerState& s, const http::Request& r,
                                                 bool openai_route, EmbeddingRequest& out) {
-  if (auto err = parse_json_object(r.body, out.body)) return err;
-  const Json& body = out.body;
-  const Json* input = nullptr;
-  out.openai_shape = openai_route;
-  if (body.contains("input")) {
-    input = &body["input"];
-  } else if (body.contains("content")) {
-    input = &body["content"];
-    out.openai_shape = false;  // the legacy member answers in the native shape
-  } else {
-    return invalid_request("\"input\" or \"content\" must be provided");
-  }
-  if (auto err = parse_options(s, body, out)) return err;
+  Json body;
+  if (auto err = parse_json_object(r.body, body)) return err;
+  out.embd_normalize = s.config.embd_normalize;
+  if (auto err = fields::parse_fields(embedding_fields(), body, out, {})) return err;
+  out.openai_shape = openai_route && out.input.has_value();
+  const Json* input = out.input ? &*out.input : out.content ? &*out.content : nullptr;
+  if (input == nullptr) return invalid_request("\"input\" or \"content\" must be provided");
+  if (auto err = check_dimensions(s, out)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   if (auto err = parse_prompts(tok, *input, out.prompts)) return err;
   const auto max_inputs = static_cast<size_t>(s.scheduler->config().max_queued);

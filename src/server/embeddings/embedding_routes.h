@@ -10,6 +10,7 @@
 #include "scheduler/task.h"
 #include "server/api_error.h"
 #include "server/embeddings/embedding_sink.h"
+#include "server/fields/field.h"
 #include "server/http/http.h"
 #include "server/json_util.h"
 
@@ -17,13 +18,20 @@ namespace hearth::server {
 
 struct ServerState;
 
+// An embeddings body as embedding_fields() reads it, then its prompts.
 struct EmbeddingRequest {
-  Json body;
+  std::optional<Json> input;    // any prompt form; null is a value (refused as a prompt)
+  std::optional<Json> content;  // the legacy spelling: answered in the native shape
+  std::optional<int64_t> dimensions;
+  std::optional<std::string> model;           // echoed by the OpenAI shape
   std::vector<std::vector<int32_t>> prompts;  // tokenized with special tokens, never empty
   int embd_normalize = 2;
   bool base64 = false;        // encoding_format "base64" (OpenAI shape only)
   bool openai_shape = false;  // /v1/embeddings with `input` (not the legacy `content`)
 };
+
+// The embeddings body's rows (fields.json records them).
+const std::vector<fields::Field<EmbeddingRequest>>& embedding_fields();
 
 // 501 without --embedding; 400 for the OpenAI route when pooling is none.
 std::optional<ApiError> check_embeddings_enabled(const ServerState& s, bool openai_route);

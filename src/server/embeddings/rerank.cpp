@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "server/embeddings/embedding_routes.h"
+#include "server/fields/field.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 
@@ -15,53 +16,88 @@ namespace hearth::server {
 namespace {
 
 struct RerankRequest {
-  std::string query;
+  std::optional<std::string> query;
   std::vector<std::string> documents;
-  bool tei = false;  // the request has `texts`: TEI's bare array with `score`
-  bool return_text = false;
-  int64_t top_n = 0;
+  bool documents_read = false;  // a string array was found (it may be empty)
+  bool tei = false;             // the request has `texts`: TEI's bare array with `score`
+  std::optional<bool> return_text;
+  std::optional<int64_t> top_n;  // unset: every document
   std::string model;
 };
 
-// A member read as the reference's json_value() reads it: absent, null or of another type
-// gives nullopt (the caller's default applies).
-std::optional<std::vector<std::string>> string_list(const Json& body, const char* key) {
-  if (!body.contains(key) || !body[key].is_array()) return std::nullopt;
-  std::vector<std::string> out;
-  for (const Json& v : body[key]) {
-    if (!v.is_string()) return std::nullopt;
-    out.push_back(v.get<std::string>());
+using RerankField = fields::Field<RerankRequest>;
+using Check = std::optional<ApiError>;
+
+Check read_query(const Json& v, const std::string&, RerankRequest& out,
+                 const fields::FieldContext&) {
+  if (!v.is_string()) return invalid_request("\"query\" must be a string");
+  out.query = v.get<std::string>();
+  return std::nullopt;
+}
+
+// `documents`, else `texts` (TEI's name, which also picks TEI's answer shape). A member
+// that is not an array of strings is read as absent, as the reference's json_value() reads
+// it: the check after the table then asks for a non-empty string array.
+template <bool is_texts>
+Check read_documents(const Json& v, const std::string&, RerankRequest& out,
+                     const fields::FieldContext&) {
+  if (is_texts) out.tei = true;
+  if (!v.is_array() || out.documents_read) return std::nullopt;
+  std::vector<std::string> list;
+  for (const Json& item : v) {
+    if (!item.is_string()) return std::nullopt;
+    list.push_back(item.get<std::string>());
   }
-  return out;
+  out.documents = std::move(list);
+  out.documents_read = true;
+  return std::nullopt;
+}
+
+// A wrong type is refused, where the reference falls back to its default; a negative
+// count fails with a 500 from the reference's vector library.
+Check read_top_n(const Json& v, const std::string&, RerankRequest& out,
+                 const fields::FieldContext&) {
+  if (!v.is_number_integer()) return invalid_request("\"top_n\" must be an integer");
+  if (v.get<int64_t>() < 0) return invalid_request("\"top_n\" must not be negative");
+  out.top_n = v.get<int64_t>();
+  return std::nullopt;
+}
+
+Check read_return_text(const Json& v, const std::string&, RerankRequest& out,
+                       const fields::FieldContext&) {
+  if (!v.is_boolean()) return invalid_request("\"return_text\" must be a boolean");
+  out.return_text = v.get<bool>();
+  return std::nullopt;
+}
+
+Check read_model(const Json& v, const std::string& used, RerankRequest& out,
+                 const fields::FieldContext&) {
+  if (!v.is_string()) return fields::type_error(used, "string", v);
+  out.model = v.get<std::string>();
+  return std::nullopt;
+}
+
+const std::vector<RerankField>& rerank_fields() {
+  static const std::vector<RerankField> table = {
+      {.name = "query", .target = read_query},
+      {.name = "documents", .target = read_documents<false>},
+      {.name = "texts", .target = read_documents<true>, .keeps_null = true},
+      {.name = "top_n", .target = read_top_n},
+      {.name = "return_text", .target = read_return_text},
+      {.name = "model", .target = read_model},
+  };
+  return table;
 }
 
 std::optional<ApiError> parse_rerank(const ServerState& s, const Json& body, RerankRequest& out) {
-  if (!body.contains("query")) return invalid_request("\"query\" must be provided");
-  if (!body["query"].is_string()) return invalid_request("\"query\" must be a string");
-  out.query = body["query"].get<std::string>();
-  out.tei = body.contains("texts");
-  out.documents = string_list(body, "documents")
-                      .value_or(string_list(body, "texts").value_or(std::vector<std::string>{}));
+  out.model = s.config.model_name();
+  if (auto err = fields::parse_fields(rerank_fields(), body, out, {})) return err;
+  if (!out.query) return invalid_request("\"query\" must be provided");
   if (out.documents.empty())
     return invalid_request("\"documents\" must be a non-empty string array");
   const auto max_docs = static_cast<size_t>(s.scheduler->config().max_queued);
   if (out.documents.size() > max_docs)
     return invalid_request("at most " + std::to_string(max_docs) + " documents in one request");
-  out.top_n = static_cast<int64_t>(out.documents.size());
-  // A member of the wrong type is refused, where the reference falls back to its default.
-  if (body.contains("top_n") && !body["top_n"].is_null()) {
-    if (!body["top_n"].is_number_integer()) return invalid_request("\"top_n\" must be an integer");
-    out.top_n = body["top_n"].get<int64_t>();
-    // The reference fails with a 500 from its vector library here.
-    if (out.top_n < 0) return invalid_request("\"top_n\" must not be negative");
-  }
-  if (body.contains("return_text") && !body["return_text"].is_null()) {
-    if (!body["return_text"].is_boolean())
-      return invalid_request("\"return_text\" must be a boolean");
-    out.return_text = out.tei && body["return_text"].get<bool>();
-  }
-  out.model = body.contains("model") && body["model"].is_string() ? body["model"].get<std::string>()
-                                                                  : s.config.model_name();
   return std::nullopt;
 }
 
@@ -119,11 +155,13 @@ Json render_ranking(const RerankRequest& req,
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto* a, const auto* b) { return a->score > b->score; });
-  if (static_cast<int64_t>(order.size()) > req.top_n) order.resize(static_cast<size_t>(req.top_n));
+  const int64_t top_n = req.top_n.value_or(static_cast<int64_t>(order.size()));
+  if (static_cast<int64_t>(order.size()) > top_n) order.resize(static_cast<size_t>(top_n));
   Json list = Json::array();
   for (const auto* r : order) {
     Json item{{"index", r->index}, {label, float_json(r->score)}};
-    if (req.return_text) item["text"] = req.documents[static_cast<size_t>(r->index)];
+    if (req.tei && req.return_text.value_or(false))
+      item["text"] = req.documents[static_cast<size_t>(r->index)];
     list.push_back(std::move(item));
   }
   if (req.tei) return list;
@@ -146,7 +184,7 @@ http::Response handle_rerank(ServerState& s, const http::Request& r) {
   if (auto err = parse_rerank(s, body, *req)) return error_response(*err);
   std::vector<std::vector<int32_t>> prompts;
   for (const std::string& doc : req->documents)
-    prompts.push_back(rerank_prompt(s, req->query, doc));
+    prompts.push_back(rerank_prompt(s, *req->query, doc));
   for (const auto& prompt : prompts) {
     if (prompt.empty()) return error_response(invalid_request("Input content cannot be empty"));
   }

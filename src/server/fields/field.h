@@ -39,6 +39,7 @@ enum Route : uint32_t {
   kCompletion = 1u << 0,  // POST /completion, /completions
   kInfill = 1u << 1,      // POST /infill
   kNativeGeneration = kCompletion | kInfill,
+  kChatNative = 1u << 2,  // the native members of a chat body (the chat layer sets the prompt)
 };
 
 struct Bounds {
@@ -89,6 +90,9 @@ struct Field {
   Bounds bounds = {};
   Limits limits = {};
   uint32_t routes = ~0u;
+  // The routes on which a body without the field (no spelling present, not even null) is a
+  // 400 "\"<name>\" is required".
+  uint32_t required_on = 0;
   FieldState state = FieldState::kSupported;
   int issue = 0;                 // kDeferred: the issue that delivers it
   std::string_view reason = {};  // kNotApplicable: why it is refused
@@ -142,6 +146,16 @@ const Json* find_value(const Json& body, const Field<Out>& field, std::string& u
     if (const Json* v = try_name(alias)) return v;
   }
   return nullptr;
+}
+
+// Whether any spelling of the field is in `body`, null included.
+template <class Out>
+bool has_spelling(const Json& body, const Field<Out>& field) {
+  if (body.contains(std::string(field.name))) return true;
+  for (std::string_view alias : field.aliases) {
+    if (!alias.empty() && body.contains(std::string(alias))) return true;
+  }
+  return false;
 }
 
 namespace detail {
@@ -223,7 +237,12 @@ std::optional<ApiError> parse_fields(const std::vector<Field<Out>>& table, const
     if ((f.routes & ctx.route) == 0) continue;
     std::string used;
     const Json* value = find_value(body, f, used);
-    if (value == nullptr) continue;
+    if (value == nullptr) {
+      if ((f.required_on & ctx.route) != 0 && !has_spelling(body, f)) {
+        return invalid_request("\"" + std::string(f.name) + "\" is required");
+      }
+      continue;
+    }
     if (auto err = check_limits(*value, used, f.limits)) return err;
     if (auto err = detail::read_value(f, *value, used, out, ctx)) return err;
   }

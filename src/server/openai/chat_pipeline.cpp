@@ -211,7 +211,7 @@ std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request,
   }
   out.settings = std::make_shared<CompletionSettings>();
   if (auto err = parse_completion_settings(native, request_defaults(s), tok, *out.settings,
-                                           fields::kCompletion)) {
+                                           fields::kChatNative)) {
     return err;
   }
   CompletionSettings& settings = *out.settings;

@@ -20,12 +20,6 @@ Json base64_vector(const std::vector<float>& v) {
   return base64_encode(bytes);
 }
 
-// The request's `model` when it is a string, else the server's model name.
-std::string model_echo(const Json& body, const std::string& fallback) {
-  if (body.contains("model") && body["model"].is_string()) return body["model"].get<std::string>();
-  return fallback;
-}
-
 }  // namespace
 
 http::Response handle_embeddings(ServerState& s, const http::Request& r) {
@@ -36,7 +30,7 @@ http::Response handle_embeddings(ServerState& s, const http::Request& r) {
     return submit_embeddings(s, std::move(request.prompts), scheduler::TaskKind::kEmbedding,
                              request.embd_normalize, native_embedding_list);
   }
-  const std::string model = model_echo(request.body, s.config.model_name());
+  const std::string model = request.model.value_or(s.config.model_name());
   const bool base64 = request.base64;
   auto render = [model, base64](const std::vector<scheduler::EmbeddingResult>& results) {
     Json data = Json::array();

@@ -23,8 +23,12 @@ class CompletionParamsTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete tok_; }
 
+  // The route requires a prompt; these tests are about the other fields, so a body
+  // without one gets a short one.
   std::optional<ApiError> parse(const std::string& body, CompletionSettings& out) {
-    return parse_completion_settings(Json::parse(body), defaults_, *tok_, out);
+    Json j = Json::parse(body);
+    if (j.is_object() && !j.contains("prompt")) j["prompt"] = "x";
+    return parse_completion_settings(j, defaults_, *tok_, out);
   }
   std::string error_of(const std::string& body) {
     CompletionSettings s;
@@ -36,6 +40,24 @@ class CompletionParamsTest : public ::testing::Test {
   RequestDefaults defaults_;
 };
 tokenizer::Tokenizer* CompletionParamsTest::tok_ = nullptr;
+
+TEST_F(CompletionParamsTest, PromptIsRequiredByItsRowOnTheCompletionRouteOnly) {
+  CompletionSettings s;
+  auto err = parse_completion_settings(Json::object(), defaults_, *tok_, s, fields::kCompletion);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->message, "\"prompt\" is required");
+  // A null prompt is present: it reaches the prompt's own parser.
+  err = parse_completion_settings(Json{{"prompt", nullptr}}, defaults_, *tok_, s,
+                                  fields::kCompletion);
+  EXPECT_TRUE(!err || err->message != "\"prompt\" is required");
+  // The chat layer sets the prompt itself.
+  EXPECT_FALSE(parse_completion_settings(Json::object(), defaults_, *tok_, s, fields::kChatNative));
+  // /infill requires its two texts instead.
+  err =
+      parse_completion_settings(Json{{"input_prefix", "a"}}, defaults_, *tok_, s, fields::kInfill);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->message, "\"input_suffix\" is required");
+}
 
 TEST_F(CompletionParamsTest, DefaultsComeFromTheServer) {
   defaults_.n_predict = 17;
