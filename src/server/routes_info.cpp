@@ -184,6 +184,10 @@ const std::vector<fields::Field<LoraEntry>>& lora_entry_fields() {
 
 }  // namespace
 
+std::vector<fields::FieldInfo> lora_entry_field_info() {
+  return fields::field_info(lora_entry_fields());
+}
+
 // Hearth loads no adapters, so every id is unknown: the reference ignores unknown ids,
 // Hearth refuses them (a recorded difference); an empty list sets nothing and succeeds.
 http::Response handle_lora_set(ServerState&, const http::Request& r) {

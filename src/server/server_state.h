@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "server/fields/field.h"
 #include "server/http/http.h"
 #include "server/server.h"
 
@@ -42,6 +43,8 @@ http::Response handle_slot_action(ServerState& s, const http::Request& r);
 http::Response handle_metrics(ServerState& s, const http::Request& r);
 http::Response handle_lora_list(ServerState& s, const http::Request& r);
 http::Response handle_lora_set(ServerState& s, const http::Request& r);
+// The rows of one POST /lora-adapters entry, as fields.json records them.
+std::vector<fields::FieldInfo> lora_entry_field_info();
 http::Response handle_tokenize(ServerState& s, const http::Request& r);
 http::Response handle_detokenize(ServerState& s, const http::Request& r);
 http::Response handle_completion(ServerState& s, const http::Request& r);

@@ -4,6 +4,8 @@
 // its problems and reports them in one failure, so one run lists everything to fix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -153,9 +155,15 @@ TEST(CompatManifest, CountsMatchThePin) {
     if (entries == nullptr) {
       problems.push_back(area + ".json: no entries to count (pin.json expects " + count.dump() +
                          ")");
-    } else if (Json(entries->size()) != count) {
-      problems.push_back(area + ".json: " + std::to_string(entries->size()) +
-                         " entries, pin.json counts " + count.dump());
+    } else {
+      // The pin counts the reference's own entries; fields.json's entries with a "route" are
+      // the rows of Hearth's other body tables, which the spec does not count.
+      const auto counted = static_cast<size_t>(std::count_if(
+          entries->begin(), entries->end(), [](const Json& e) { return !e.contains("route"); }));
+      if (Json(counted) != count) {
+        problems.push_back(area + ".json: " + std::to_string(counted) +
+                           " entries, pin.json counts " + count.dump());
+      }
     }
   }
   expect_none(problems, "the counts");
@@ -225,7 +233,10 @@ TEST(CompatManifest, FieldsAreTheSpecFields) {
   ASSERT_FALSE(spec_names.empty()) << "no field tables found in native-completion.md section 3";
   std::set<std::string> in_manifest;
   if (const Json* entries = entries_of(*doc)) {
-    for (const Json& e : *entries) in_manifest.insert(entry_key(Area::kFields, e));
+    for (const Json& e : *entries) {
+      // Entries with a route are the other bodies' tables (fields_manifest_test checks them).
+      if (!e.contains("route")) in_manifest.insert(entry_key(Area::kFields, e));
+    }
   }
   const std::set<std::string> in_spec(spec_names.begin(), spec_names.end());
   Problems problems;

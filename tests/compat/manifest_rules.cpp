@@ -172,6 +172,8 @@ std::string entry_key(Area area, const Json& entry) {
     return method.empty() || path.empty() ? std::string() : method + " " + path;
   }
   if (area == Area::kDifferences) return str("id");
+  // Another body's field: one name may be in several tables.
+  if (area == Area::kFields && !str("route").empty()) return str("route") + " " + str("name");
   return str("name");
 }
 

@@ -163,6 +163,8 @@ void add_route_cases(std::vector<MalformedCase>& c) {
        400});
   c.push_back({"lora not an array", post("/lora-adapters", R"({"id": 0})"), 400});
   c.push_back({"lora unknown adapter", post("/lora-adapters", R"([{"id": 0, "scale": 1}])"), 400});
+  c.push_back({"lora scale string", post("/lora-adapters", R"([{"id": 0, "scale": "x"}])"), 400});
+  c.push_back({"lora entry without id", post("/lora-adapters", R"([{"scale": 1}])"), 400});
   c.push_back({"props bad json", post("/props", "{"), 400});
   c.push_back({"props with a member", post("/props", R"({"n_slots": 9})"), 400});
   c.push_back({"apply-template role number",
@@ -189,6 +191,8 @@ void add_expected_messages(std::vector<MalformedCase>& cases) {
       {"slot save without filename", "\"filename\" is required"},
       {"slot save past the slots", "Invalid slot ID: 999"},
       {"lora unknown adapter", "invalid adapter id 0"},
+      {"lora scale string", "'scale' must be a number"},
+      {"lora entry without id", "'id' must be an integer"},
       {"props with a member", "Field 'n_slots'"},
       {"apply-template message without role", "Missing 'role'"},
       {"headers too large", "request headers too large"},

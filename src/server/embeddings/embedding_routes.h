@@ -33,6 +33,9 @@ struct EmbeddingRequest {
 // The embeddings body's rows (fields.json records them).
 const std::vector<fields::Field<EmbeddingRequest>>& embedding_fields();
 
+// The rerank body's rows as fields.json records them: name, aliases, state.
+std::vector<fields::FieldInfo> rerank_field_info();
+
 // 501 without --embedding; 400 for the OpenAI route when pooling is none.
 std::optional<ApiError> check_embeddings_enabled(const ServerState& s, bool openai_route);
 

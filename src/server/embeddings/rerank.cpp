@@ -103,6 +103,10 @@ std::optional<ApiError> parse_rerank(const ServerState& s, const Json& body, Rer
 
 }  // namespace
 
+std::vector<fields::FieldInfo> rerank_field_info() {
+  return fields::field_info(rerank_fields());
+}
+
 std::string fill_rerank_template(std::string_view tmpl, const std::string& query,
                                  const std::string& document) {
   std::string out;

@@ -113,6 +113,26 @@ struct Field {
   bool also_native = false;
 };
 
+// What the compatibility manifest records of a row.
+struct FieldInfo {
+  std::string_view name;
+  std::vector<std::string_view> aliases;
+  FieldState state = FieldState::kSupported;
+};
+
+template <class Out>
+std::vector<FieldInfo> field_info(const std::vector<Field<Out>>& table) {
+  std::vector<FieldInfo> out;
+  for (const Field<Out>& f : table) {
+    FieldInfo info{f.name, {}, f.state};
+    for (std::string_view alias : f.aliases) {
+      if (!alias.empty()) info.aliases.push_back(alias);
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 // --- Reading JSON values, with the reference's rules (native-completion.md §3.1) ----------
 
 ApiError type_error(const std::string& used, const char* expected, const Json& value);

@@ -1,0 +1,18 @@
+#include "server/fields/route_tables.h"
+
+#include "server/chat_request.h"
+#include "server/embeddings/embedding_routes.h"
+#include "server/server_state.h"
+
+namespace hearth::server::fields {
+
+std::vector<RouteFields> body_field_tables() {
+  return {
+      {"chat", field_info(chat_fields())},
+      {"embeddings", field_info(embedding_fields())},
+      {"rerank", rerank_field_info()},
+      {"lora-adapters", lora_entry_field_info()},
+  };
+}
+
+}  // namespace hearth::server::fields
