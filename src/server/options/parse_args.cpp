@@ -143,9 +143,9 @@ ParseOutcome finish(ParseState& st) {
   ParseOutcome out;
   out.warnings = std::move(st.warnings);
   if (st.args.escape) {
-    for (std::string& prompt : st.args.reverse_prompts) prompt = process_escapes(prompt);
+    for (std::string& prompt : st.args.defaults.stop) prompt = process_escapes(prompt);
     if (st.args.dry_breakers_set) {
-      for (std::string& b : st.args.sampling.dry_sequence_breakers) b = process_escapes(b);
+      for (std::string& b : sampling_of(st.args).dry_sequence_breakers) b = process_escapes(b);
     }
   }
   if (st.help_requested || st.completion_requested) {
