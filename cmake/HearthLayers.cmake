@@ -29,6 +29,11 @@ function(hearth_check_layers)
       # dependencies of a static library) are not usable for includes.
       list(FILTER ${var} INCLUDE REGEX "^hearth_")
     endforeach()
+    # A header-only library links nothing itself: its headers may include what it passes on.
+    get_target_property(type ${lib} TYPE)
+    if(type STREQUAL "INTERFACE_LIBRARY")
+      set(link ${interface})
+    endif()
     hearth_json_list(sources_json ${sources})
     hearth_json_list(link_json ${link})
     hearth_json_list(interface_json ${interface})

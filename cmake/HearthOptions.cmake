@@ -30,6 +30,17 @@ function(hearth_library name)
   target_link_libraries(${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE hearth_compile_options ${ARG_PRIVATE_DEPS})
 endfunction()
 
+# hearth_header_library(name HEADERS ... PUBLIC_DEPS ...): a layer of plain-data headers
+# with no sources of its own (settings structs); recorded for the layering check like any
+# library, its dependencies counting as what it links.
+function(hearth_header_library name)
+  cmake_parse_arguments(ARG "" "" "HEADERS;PUBLIC_DEPS" ${ARGN})
+  add_library(${name} INTERFACE ${ARG_HEADERS})
+  set_property(GLOBAL APPEND PROPERTY HEARTH_LAYER_LIBRARIES ${name})
+  target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(${name} INTERFACE ${ARG_PUBLIC_DEPS})
+endfunction()
+
 # hearth_executable(name SOURCES ... DEPS ...)
 function(hearth_executable name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})

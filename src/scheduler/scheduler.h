@@ -19,6 +19,7 @@
 #include "scheduler/ngram_draft.h"
 #include "scheduler/ngram_map.h"
 #include "scheduler/ngram_mod.h"
+#include "scheduler/settings/scheduler_settings.h"
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
 
@@ -75,22 +76,17 @@ struct SpeculativeConfig {
   }
 };
 
-struct SchedulerConfig {
-  int32_t n_slots = 4;                                    // -np
-  int32_t n_ctx_slot = 512;                               // context of each slot
-  int32_t n_batch = kDefaultBatchSize;                    // -b: tokens per engine step
-  int32_t n_ubatch = kDefaultUbatchSize;                  // -ub: tokens per forward call
-  bool cont_batching = true;                              // -cb / --no-cont-batching
-  float slot_prompt_similarity = kDefaultSlotSimilarity;  // -sps
-  int64_t cache_ram_mib =
-      kDefaultCacheRamMib;       // --cache-ram: host prompt cache; 0 off, -1 unlimited
-  bool cache_idle_slots = true;  // --cache-idle-slots
-  int32_t n_threads = 0;         // -t (0: hardware)
-  int32_t n_threads_batch = 0;   // -tb (0: as -t)
-  int32_t max_queued = 1024;     // tasks waiting for a slot before submit() refuses
-  bool special = false;          // --special: render special tokens in content
-  bool kv_unified = false;       // -kvu (or -np auto): slots share one KV pool
-  bool swa_full = false;         // --swa-full: windowed layers keep every position
+// The settings options set as they are (SchedulerSettings, filled by the option parser and
+// handed over whole), and what is derived from several options or from the model.
+struct SchedulerConfig : SchedulerSettings {
+  int32_t n_slots = 4;                  // -np
+  int32_t n_ctx_slot = 512;             // context of each slot
+  int32_t n_batch = kDefaultBatchSize;  // -b: tokens per engine step
+  int32_t n_threads = 0;                // -t (0: hardware)
+  int32_t n_threads_batch = 0;          // -tb (0: as -t)
+  int32_t max_queued = 1024;            // tasks waiting for a slot before submit() refuses
+  bool special = false;                 // --special: render special tokens in content
+  bool kv_unified = false;              // -kvu (or -np auto): slots share one KV pool
   SpeculativeConfig spec;
   TensorType type_k = TensorType::kF16;  // -ctk
   TensorType type_v = TensorType::kF16;  // -ctv

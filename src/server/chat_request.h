@@ -10,25 +10,11 @@
 
 #include "chat/chat_templates.h"
 #include "server/api_error.h"
+#include "server/config/chat_settings.h"
 #include "server/fields/field.h"
 #include "server/json_util.h"
 
 namespace hearth::server {
-
-// The server's chat configuration (command-line options and the loaded templates).
-struct ChatSettings {
-  bool use_jinja = true;                     // --jinja / --no-jinja
-  bool prefill_assistant = true;             // a trailing assistant message is continued
-  Json template_kwargs = Json::object();     // --chat-template-kwargs
-  std::string reasoning_format = "auto";     // --reasoning-format
-  int32_t reasoning = -1;                    // -rea: 1 on, 0 off, -1 the template decides
-  std::string reasoning_effort = "default";  // --reasoning-effort ("default": not set)
-  int32_t reasoning_budget = -1;             // --reasoning-budget
-  std::string reasoning_budget_message;      // --reasoning-budget-message
-  int32_t reasoning_preserve = -1;           // --(no-)reasoning-preserve; -1 template default
-  bool skip_chat_parsing = false;            // --skip-chat-parsing
-  std::shared_ptr<const chat::ChatTemplates> templates;
-};
 
 // An OpenAI chat body as the chat layer reads it, parsed once by the chat field table
 // (chat_fields.cpp). Members the reference tests with `contains` keep whether they were

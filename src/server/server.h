@@ -14,6 +14,7 @@
 #include "chat/chat_templates.h"
 #include "scheduler/scheduler.h"
 #include "server/chat_request.h"
+#include "server/config/server_settings.h"
 #include "server/fields/completion_fields.h"
 #include "server/http/http.h"
 #include "server/ui/static_files.h"
@@ -34,36 +35,16 @@ struct ModelInfo {
   std::shared_ptr<const chat::ChatTemplates> chat_templates;
 };
 
-struct ServerConfig {
-  std::string model_path;            // -m as given, or where -hf / -mu put the model
-  std::string hf_repo;               // -hf as given (with its tag): the name without an alias
-  std::vector<std::string> aliases;  // -a, sorted
-  std::vector<std::string> tags;     // --tags, sorted
-  std::string api_prefix;
-  std::vector<std::string> api_keys;
-  std::string cors_origins = "*";
-  std::string cors_methods = "GET, POST, DELETE, OPTIONS";
-  std::string cors_headers = "*";
-  bool cors_credentials = true;
-  bool endpoint_metrics = false;
-  bool endpoint_slots = true;
-  bool endpoint_props = false;
-  std::string slot_save_path;
-  bool special = false;
-  int32_t n_batch = kDefaultBatchSize;
-  bool spm_infill = false;
-  // --embedding: the embedding routes run (the scheduler's config holds the pooling);
+// The server's configuration: the settings options set as they are (ServerSettings, filled
+// by the option parser and handed over whole), and what is derived from several options or
+// chosen at start-up.
+struct ServerConfig : ServerSettings {
+  std::vector<std::string> tags;        // --tags, sorted
+  int32_t n_batch = kDefaultBatchSize;  // -b (lowered to -ub with --embedding)
   // --rerank (pooling rank given on the command line): the rerank routes run too.
-  bool embeddings = false;
   bool reranking = false;
-  int32_t embd_normalize = 2;  // --embd-normalize: the requests' default
   std::string build_info = "b0-unknown";
   std::string media_marker;  // chosen once per process
-  RequestDefaults defaults;
-  ChatSettings chat;  // `templates` is taken from ModelInfo when the model is ready
-  http::ServerOptions http;
-  UiConfig ui;
-  Json ui_settings = Json::object();  // --ui-config: /props ui_settings
   // While the model loads: what to add to the 503 "Loading model" error (download progress);
   // null or returning null: nothing. Called from I/O threads.
   std::function<Json()> loading_progress;

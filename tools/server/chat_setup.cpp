@@ -33,24 +33,17 @@ std::string special_text(const tokenizer::Tokenizer& tok, int32_t id, const char
 
 }  // namespace
 
-nlohmann::ordered_json template_kwargs(const server::options::ServerArgs& args) {
-  nlohmann::ordered_json kwargs = nlohmann::ordered_json::object();
-  for (const auto& [key, text] : args.chat_template_kwargs) {
-    kwargs[key] = nlohmann::ordered_json::parse(text);  // validated by the option parser
-  }
-  return kwargs;
-}
-
 bool verify_chat_template_option(const server::options::ServerArgs& args) {
   if (args.chat_template.empty()) return true;
-  Status st = chat::verify_chat_template(args.chat_template, args.use_jinja);
+  Status st = chat::verify_chat_template(args.chat_template, args.chat.use_jinja);
   if (st.is_ok()) return true;
   log_error("failed to apply template: {}", st.message());
   std::fprintf(stderr, "error: the supplied chat template is not supported: %s%s\n\n",
                args.chat_template.c_str(),
-               args.use_jinja ? ""
-                              : "\nnote: llama.cpp was started without --jinja, we only support "
-                                "commonly used templates");
+               args.chat.use_jinja
+                   ? ""
+                   : "\nnote: llama.cpp was started without --jinja, we only support "
+                     "commonly used templates");
   return false;
 }
 
@@ -68,7 +61,7 @@ Result<std::shared_ptr<const chat::ChatTemplates>> load_model_chat_templates(
   vocab.eos = special_text(tok, tok.eos(), "EOS", "eos_token", origin);
   vocab.add_bos = tok.add_bos();
   vocab.add_eos = tok.add_eos();
-  return chat::load_chat_templates(origin, args.use_jinja, vocab, template_kwargs(args));
+  return chat::load_chat_templates(origin, args.chat.use_jinja, vocab, args.chat.template_kwargs);
 }
 
 }  // namespace hearth::server_tool

@@ -12,9 +12,6 @@
 
 namespace hearth::server_tool {
 
-// --chat-template-kwargs as one JSON object (each value parsed back from its JSON text).
-nlohmann::ordered_json template_kwargs(const server::options::ServerArgs& args);
-
 // Renders the --chat-template / --chat-template-file text once, before the model loads.
 // On failure prints the reference's "error: the supplied chat template is not supported"
 // to stderr and returns false.

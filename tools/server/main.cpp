@@ -61,64 +61,34 @@ int32_t slot_context(const ServerArgs& args, int32_t n_ctx_train) {
 // -b: with --embedding an input is evaluated in one physical batch, so the logical batch is
 // lowered to -ub, as the reference does.
 int32_t logical_batch(const ServerArgs& args) {
-  return args.embedding ? std::min(args.n_batch, args.n_ubatch) : args.n_batch;
+  return args.embeddings ? std::min(args.n_batch, args.n_ubatch) : args.n_batch;
 }
 
+// --rerank: embeddings with rank pooling given on the command line.
+bool reranking(const ServerArgs& args) {
+  return args.embeddings &&
+         args.pooling == static_cast<int32_t>(hearth::scheduler::PoolingType::kRank);
+}
+
+// The reasoning_format requests echo: "auto" is echoed as the format it resolves to.
+std::string reasoning_format_echo(const std::string& format) {
+  return format == "auto" ? "deepseek" : format;
+}
+
+// The options the server takes as given are its settings, handed over whole; the rest of its
+// configuration is derived here.
 hearth::server::ServerConfig make_config(const ServerArgs& args) {
   hearth::server::ServerConfig c;
-  c.model_path = args.model_path;
-  c.aliases = args.aliases;
+  static_cast<hearth::server::ServerSettings&>(c) = args;
   std::sort(c.aliases.begin(), c.aliases.end());
-  c.api_prefix = args.api_prefix;
-  c.api_keys = args.api_keys;
-  c.cors_origins = args.cors_origins;
-  c.cors_methods = args.cors_methods;
-  c.cors_headers = args.cors_headers;
-  c.cors_credentials = args.cors_credentials;
-  c.endpoint_metrics = args.endpoint_metrics;
-  c.endpoint_slots = args.endpoint_slots;
-  c.endpoint_props = args.endpoint_props;
-  c.slot_save_path = args.slot_save_path;
-  c.special = args.special;
   c.n_batch = logical_batch(args);
-  c.spm_infill = args.spm_infill;
-  c.embeddings = args.embedding;
-  c.reranking =
-      args.embedding && args.pooling == static_cast<int32_t>(hearth::scheduler::PoolingType::kRank);
-  c.embd_normalize = args.embd_normalize;
+  c.reranking = reranking(args);
   c.media_marker = random_media_marker();
-  c.defaults.n_predict = args.n_predict;
-  c.defaults.n_keep = args.n_keep;
-  c.defaults.cache_prompt = args.cache_prompt;
-  c.defaults.n_cache_reuse = args.n_cache_reuse;
-  c.defaults.stop = args.reverse_prompts;
-  c.defaults.sse_ping_interval = args.sse_ping_interval_s;
   c.defaults.spec_types = hearth::server::options::spec_type_names(args);
-  c.defaults.reasoning_format =
-      args.reasoning_format == "auto" ? "deepseek" : args.reasoning_format;
+  c.defaults.reasoning_format = reasoning_format_echo(args.chat.reasoning_format);
   c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
-  c.chat.use_jinja = args.use_jinja;
-  c.chat.prefill_assistant = args.prefill_assistant;
-  c.chat.reasoning_format = args.reasoning_format;
-  c.chat.reasoning = args.reasoning;
-  c.chat.reasoning_effort = args.reasoning_effort;
-  c.chat.reasoning_budget = args.reasoning_budget;
-  c.chat.reasoning_budget_message = args.reasoning_budget_message;
-  c.chat.reasoning_preserve = args.reasoning_preserve;
-  c.chat.skip_chat_parsing = args.skip_chat_parsing;
-  c.chat.template_kwargs = hearth::server_tool::template_kwargs(args);
-  c.http.host = args.host;
-  c.http.port = args.port;
-  c.http.timeout_seconds = args.timeout_s;
   c.http.io_threads = args.threads_http > 0 ? args.threads_http : 0;
-  c.http.reuse_port = args.reuse_port;
-  c.hf_repo = args.hf_repo;
-  c.ui.enabled = args.ui;
-  c.ui.static_path = args.static_path;
   c.ui.assets = hearth::webui::embedded_assets();
-  // Validated as JSON by the option parser.
-  if (!args.ui_config_json.empty())
-    c.ui_settings = hearth::server::Json::parse(args.ui_config_json);
   return c;
 }
 
@@ -220,24 +190,21 @@ hearth::scheduler::PoolingType pooling_of(const ServerArgs& args,
   return model_pooling == PoolingType::kUnspecified ? PoolingType::kNone : model_pooling;
 }
 
+// The options the scheduler takes as given are its settings, handed over whole; the rest of
+// its configuration is derived here (with the server's -sp and --embedding, which both use).
 hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int32_t n_ctx_slot,
                                                     hearth::scheduler::PoolingType model_pooling) {
   hearth::scheduler::SchedulerConfig c;
+  static_cast<hearth::scheduler::SchedulerSettings&>(c) = args;
   c.n_slots = hearth::server::options::resolved_n_slots(args);
   c.n_ctx_slot = n_ctx_slot;
   c.n_batch = logical_batch(args);
-  c.embeddings = args.embedding;
+  c.embeddings = args.embeddings;
+  c.special = args.special;
   c.pooling = pooling_of(args, model_pooling);
-  c.n_ubatch = args.n_ubatch;
-  c.cont_batching = args.cont_batching;
-  c.slot_prompt_similarity = args.slot_prompt_similarity;
-  c.cache_ram_mib = args.cache_ram_mib;
-  c.cache_idle_slots = args.cache_idle_slots;
   c.n_threads = args.n_threads.value_or(0) > 0 ? *args.n_threads : 0;
   c.n_threads_batch = args.n_threads_batch.value_or(0) > 0 ? *args.n_threads_batch : c.n_threads;
-  c.special = args.special;
   c.kv_unified = hearth::server::options::resolved_kv_unified(args);
-  c.swa_full = args.swa_full;
   c.spec.ngram_simple = hearth::server::options::uses_spec_type(args, "ngram-simple");
   c.spec.ngram_simple_params = {args.spec_ngram_simple_n, args.spec_ngram_simple_m};
   const auto map_params = [](const ServerArgs::NgramMapArgs& m) {
@@ -382,8 +349,8 @@ int serve(const ServerArgs& args) {
     return 1;
   }
   if (std::error_code ec;
-      !args.static_path.empty() && !std::filesystem::is_directory(args.static_path, ec)) {
-    hearth::log_error("static assets path not found: {}", args.static_path);
+      !args.ui.static_path.empty() && !std::filesystem::is_directory(args.ui.static_path, ec)) {
+    hearth::log_error("static assets path not found: {}", args.ui.static_path);
     return 1;
   }
   if (!args.hf_file.empty() && args.hf_repo.empty()) {
@@ -400,25 +367,25 @@ int serve(const ServerArgs& args) {
   std::signal(SIGPIPE, SIG_IGN);
 
   raise_descriptor_limit();
-  if (args.embedding && args.n_batch > args.n_ubatch) {
+  if (args.embeddings && args.n_batch > args.n_ubatch) {
     hearth::log_warn("embeddings need each input in one physical batch: -b lowered from {} to {}",
                      args.n_batch, args.n_ubatch);
   }
   hearth::server::ServerConfig config = make_config(args);
   auto progress = std::make_shared<hearth::hub::DownloadProgress>();
   config.loading_progress = download_progress_json(progress);
-  if (auto st = hearth::server_tool::sampling_defaults(args, config.defaults); !st.is_ok()) {
+  if (auto st = hearth::server_tool::json_schema_grammar(args, config.defaults); !st.is_ok()) {
     hearth::log_error("{}", st.message());
     return 1;
   }
   auto server = std::make_unique<hearth::server::Server>(config);
   if (auto st = server->listen(); !st.is_ok()) {
-    hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}", args.host,
-                      args.port, st.message());
+    hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}",
+                      args.http.host, args.http.port, st.message());
     return 1;
   }
   std::thread http_thread([&] { server->run(); });
-  hearth::log_info("server is listening on http://{}:{}", args.host, server->port());
+  hearth::log_info("server is listening on http://{}:{}", args.http.host, server->port());
   const auto http = server->http_stats();
   hearth::log_info("http: {} I/O threads, at most {} open connections", http.io_threads,
                    http.max_connections);
@@ -429,9 +396,9 @@ int serve(const ServerArgs& args) {
     g_stop_downloads.store(true);
     server->stop();
   });
-  if (!config.ui.serving() && args.ui && args.static_path.empty())
+  if (!config.ui.serving() && args.ui.enabled && args.ui.static_path.empty())
     hearth::log_warn("this build has no web UI (built with -DHEARTH_WEBUI=OFF)");
-  if (!args.ui && !args.static_path.empty())
+  if (!args.ui.enabled && !args.ui.static_path.empty())
     hearth::log_warn("--path has no effect with --no-ui: nothing is served at /");
   if (!load_and_start(args, *progress, *server)) {
     // Stopped by a signal while downloading: an ordinary shutdown.

@@ -44,11 +44,8 @@ void apply_key(const server::options::ServerArgs& args, const gguf::File& file,
 
 }  // namespace
 
-Status sampling_defaults(const server::options::ServerArgs& args,
-                         server::RequestDefaults& defaults) {
-  defaults.sampling = args.sampling;
-  defaults.ignore_eos = args.ignore_eos;
-  defaults.grammar = args.grammar;
+Status json_schema_grammar(const server::options::ServerArgs& args,
+                           server::RequestDefaults& defaults) {
   if (args.json_schema.empty()) return Status::ok();
   // Ordered, so properties keep the schema's key order in the grammar.
   auto schema = nlohmann::ordered_json::parse(args.json_schema, nullptr, false);

@@ -10,10 +10,11 @@
 
 namespace hearth::server_tool {
 
-// Sampling, grammar and ignore_eos defaults from the options; -j/-jf converted to GBNF
-// (an invalid schema fails startup, as in the reference).
-Status sampling_defaults(const server::options::ServerArgs& args,
-                         server::RequestDefaults& defaults);
+// -j/-jf converted to GBNF as the requests' default grammar, in place of --grammar's (an
+// invalid schema fails startup, as in the reference). The other sampling defaults are
+// options as given, already in `defaults`.
+Status json_schema_grammar(const server::options::ServerArgs& args,
+                           server::RequestDefaults& defaults);
 
 // Applies the model's general.sampling.* keys to the options the user did not set, and
 // turns --ignore-eos into bans of every end-of-generation token.

@@ -13,6 +13,7 @@
 #include "base/serving_defaults.h"
 #include "scheduler/task.h"
 #include "server/api_error.h"
+#include "server/config/request_defaults.h"
 #include "server/fields/field.h"
 #include "server/json_util.h"
 
@@ -23,23 +24,6 @@ class Tokenizer;
 namespace hearth::server {
 
 using fields::FieldState;
-
-// Server-wide defaults of request fields (command-line options).
-struct RequestDefaults {
-  int32_t n_predict = -1;  // -n
-  int32_t n_keep = 0;      // --keep
-  bool cache_prompt = true;
-  int32_t n_cache_reuse = 0;
-  scheduler::SamplingSettings sampling;  // every sampling option; logit_bias: the -l list
-  bool ignore_eos = false;               // --ignore-eos (its EOG bans are in sampling.logit_bias)
-  std::string grammar;                   // --grammar / --grammar-file, or the converted -j schema
-  std::vector<std::string> stop;         // -r
-  int32_t sse_ping_interval = kDefaultSsePingSeconds;
-  std::string reasoning_format = "deepseek";  // --reasoning-format as echoed (auto: deepseek)
-  std::string spec_types = "none";            // --spec-type as echoed ("speculative.types")
-  int32_t n_slots = 4;
-  int32_t max_prompts = 1024;  // prompts of one request at most (the scheduler's queue)
-};
 
 // /infill's own inputs (native-completion.md §13), tokenized.
 struct InfillInputs {

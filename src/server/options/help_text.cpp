@@ -119,6 +119,10 @@ std::string option_help_entry(const OptionSpec& spec) {
 }
 
 std::string help_text() {
+  return help_text(option_table());
+}
+
+std::string help_text(std::span<const OptionSpec> table) {
   std::string out;
   bool first = true;
   for (OptionSection section : {OptionSection::kCommon, OptionSection::kSampling,
@@ -126,7 +130,7 @@ std::string help_text() {
     if (!first) out += "\n\n";
     first = false;
     out += "----- " + std::string(section_name(section)) + " -----\n\n";
-    for (const OptionSpec& spec : option_table()) {
+    for (const OptionSpec& spec : table) {
       if (spec.section == section) out += option_help_entry(spec);
     }
   }
@@ -141,8 +145,12 @@ std::string version_text() {
 }
 
 std::string completion_bash_text() {
+  return completion_bash_text(option_table());
+}
+
+std::string completion_bash_text(std::span<const OptionSpec> table) {
   std::string words;
-  for (const OptionSpec& spec : option_table()) {
+  for (const OptionSpec& spec : table) {
     for (std::string_view spelling : all_spellings(spec)) {
       if (!words.empty()) words += ' ';
       words += spelling;

@@ -113,7 +113,7 @@ Status handle_verbose(const OptionInput&, ParseState& st) {
 }
 
 Status handle_reverse_prompt(const OptionInput& in, ParseState& st) {
-  st.args.reverse_prompts.emplace_back(in.value);
+  st.args.defaults.stop.emplace_back(in.value);
   return Status::ok();
 }
 
@@ -133,7 +133,7 @@ Status handle_pooling(const OptionInput& in, ParseState& st) {
 
 // --rerank: embeddings with rank pooling (a later --pooling still overrides the pooling).
 Status handle_reranking(const OptionInput&, ParseState& st) {
-  st.args.embedding = true;
+  st.args.embeddings = true;
   st.args.pooling = static_cast<int32_t>(PoolingType::kRank);
   return Status::ok();
 }
@@ -190,10 +190,11 @@ Status handle_threads_http(const OptionInput& in, ParseState& st) {
 
 // --ui-config: any JSON, as the reference accepts; it is shown as /props ui_settings.
 Status handle_ui_config(const OptionInput& in, ParseState& st) {
-  if (!nlohmann::json::accept(in.value)) {
+  Json settings = Json::parse(in.value, nullptr, /*allow_exceptions=*/false);
+  if (settings.is_discarded()) {
     return invalid_value("failed to parse UI config: not valid JSON");
   }
-  st.args.ui_config_json = std::string(in.value);
+  st.args.ui_settings = std::move(settings);
   return Status::ok();
 }
 
@@ -206,21 +207,20 @@ Status handle_ui_config_file(const OptionInput& in, ParseState& st) {
 }
 
 // -hf and --spec-draft-hf: the reference's repository syntax is checked before anything starts.
-template <std::string ServerArgs::*kMember>
-Status set_hf_repo(const OptionInput& in, ParseState& st) {
+Status set_hf_repo(const OptionInput& in, std::string& out) {
   if (auto rt = hub::split_repo_tag(in.value); !rt.is_ok()) {
     return invalid_value(rt.status().message());
   }
-  st.args.*kMember = std::string(in.value);
+  out = std::string(in.value);
   return Status::ok();
 }
 
 Status handle_hf_repo(const OptionInput& in, ParseState& st) {
-  return set_hf_repo<&ServerArgs::hf_repo>(in, st);
+  return set_hf_repo(in, st.args.hf_repo);
 }
 
 Status handle_spec_draft_hf(const OptionInput& in, ParseState& st) {
-  return set_hf_repo<&ServerArgs::spec_draft_hf>(in, st);
+  return set_hf_repo(in, st.args.spec_draft_hf);
 }
 
 }  // namespace hearth::server::options

@@ -1,7 +1,10 @@
 // Internal: what an option handler sees and changes, and the handlers the option table's
-// rows carry. A row whose option just stores its value names the ServerArgs member it goes
-// to (set_member / set_sampling) and how its default shows in --help (show_member /
-// show_sampling); options that do more have a handler function of their own below.
+// rows carry. A row whose option just stores its value names the member it goes to, as a
+// path from ServerArgs (set_member<&ServerSettings::chat, &ChatSettings::reasoning_effort>,
+// or set_sampling), and shows that member's initial value as its --help default
+// (show_member / show_sampling). ServerArgs inherits the server's and the scheduler's
+// settings, which their final configurations inherit in turn, so such an option takes one
+// row and nothing else. Options that do more have a handler function of their own below.
 #pragma once
 
 #include <cmath>
@@ -59,6 +62,10 @@ Status store(const OptionInput& in, T& value) {
     value = in.enabled;
   } else if constexpr (std::is_same_v<T, int32_t>) {
     HEARTH_ASSIGN_OR_RETURN(value, parse_int(in.value));
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    // Read as the reference reads it (std::stoi), into a wider target.
+    HEARTH_ASSIGN_OR_RETURN(const int32_t v, parse_int(in.value));
+    value = v;
   } else if constexpr (std::is_same_v<T, float>) {
     HEARTH_ASSIGN_OR_RETURN(value, parse_float(in.value));
   } else {
@@ -83,40 +90,52 @@ std::string show(const T& value) {
   }
 }
 
-template <auto Member>
-Status set_member(const OptionInput& in, ParseState& st) {
-  return store(in, st.args.*Member);
+// The member a path of member pointers leads to from ServerArgs:
+// member_at<&ServerSettings::http, &http::ServerOptions::port>(args).
+template <auto... Path, class Args>
+auto& member_at(Args& args) {
+  return (args.*....*Path);
 }
-template <auto Member>
+
+template <auto... Path>
+Status set_member(const OptionInput& in, ParseState& st) {
+  return store(in, member_at<Path...>(st.args));
+}
+template <auto... Path>
 std::string show_member(const ServerArgs& args) {
-  return show(args.*Member);
+  return show(member_at<Path...>(args));
+}
+
+// The server-wide sampling defaults every request starts from.
+inline sampling::SamplerParams& sampling_of(ServerArgs& args) {
+  return args.defaults.sampling;
 }
 
 // Sampling defaults; `kUserChoice` marks the options the model's general.sampling.* keys
 // also set (a choice on the command line wins over the model's).
 template <auto Member, bool kUserChoice = false>
 Status set_sampling(const OptionInput& in, ParseState& st) {
-  HEARTH_RETURN_IF_ERROR(store(in, st.args.sampling.*Member));
+  HEARTH_RETURN_IF_ERROR(store(in, sampling_of(st.args).*Member));
   if constexpr (kUserChoice) mark_sampling_choice(in, st);
   return Status::ok();
 }
 template <auto Member>
 std::string show_sampling(const ServerArgs& args) {
-  return show(args.sampling.*Member);
+  return show(args.defaults.sampling.*Member);
 }
 // The same with the reference's checks: a finite float, a non-negative int.
 template <auto Member>
 Status set_sampling_finite(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(float v, parse_float(in.value));
   if (!std::isfinite(v)) return invalid_value("value must be finite");
-  st.args.sampling.*Member = v;
+  sampling_of(st.args).*Member = v;
   return Status::ok();
 }
 template <auto Member, bool kUserChoice = false>
 Status set_sampling_non_negative(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t v, parse_int(in.value));
   if (v < 0) return invalid_value("value must be non-negative");
-  st.args.sampling.*Member = v;
+  sampling_of(st.args).*Member = v;
   if constexpr (kUserChoice) mark_sampling_choice(in, st);
   return Status::ok();
 }

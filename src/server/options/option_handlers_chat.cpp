@@ -1,7 +1,6 @@
 // Handlers of the chat-template options: --jinja, --chat-template, --chat-template-file and
 // --chat-template-kwargs. The template itself is validated after parsing (the server
 // renders a test conversation before it loads the model), as the reference does.
-#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,20 +25,15 @@ Status handle_chat_template_kwargs(const OptionInput& in, ParseState& st) {
   }
   const nlohmann::ordered_json& object = parsed.value();
   if (!object.is_object()) return invalid_value("expected a JSON object");
-  auto& kwargs = st.args.chat_template_kwargs;
+  // An ordered object: a new key goes last, a key given again keeps its place.
+  Json& kwargs = st.args.chat.template_kwargs;
   for (const auto& [key, value] : object.items()) {
     if (key == "enable_thinking") {
       st.warnings.push_back(
           "Setting 'enable_thinking' via --chat-template-kwargs is deprecated. Use --reasoning on "
           "/ --reasoning off instead.");
     }
-    auto same = std::find_if(kwargs.begin(), kwargs.end(),
-                             [&key](const auto& entry) { return entry.first == key; });
-    if (same != kwargs.end()) {
-      same->second = value.dump();
-    } else {
-      kwargs.emplace_back(key, value.dump());
-    }
+    kwargs[key] = value;
   }
   return Status::ok();
 }
@@ -49,7 +43,7 @@ Status handle_reasoning_format(const OptionInput& in, ParseState& st) {
   if (v != "none" && v != "auto" && v != "deepseek" && v != "deepseek-legacy") {
     return invalid_value("unknown reasoning format: " + v);
   }
-  st.args.reasoning_format = v;
+  st.args.chat.reasoning_format = v;
   return Status::ok();
 }
 
@@ -57,11 +51,11 @@ Status handle_reasoning_format(const OptionInput& in, ParseState& st) {
 Status handle_reasoning(const OptionInput& in, ParseState& st) {
   const std::string v(in.value);
   if (v == "on" || v == "1" || v == "true") {
-    st.args.reasoning = 1;
+    st.args.chat.reasoning = 1;
   } else if (v == "off" || v == "0" || v == "false") {
-    st.args.reasoning = 0;
+    st.args.chat.reasoning = 0;
   } else if (v == "auto" || v == "-1") {
-    st.args.reasoning = -1;
+    st.args.chat.reasoning = -1;
   } else {
     return invalid_value("expected on, off or auto, got " + v);
   }
@@ -71,12 +65,12 @@ Status handle_reasoning(const OptionInput& in, ParseState& st) {
 Status handle_reasoning_budget(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t v, parse_int(in.value));
   if (v < -1) return invalid_value("value must be -1 (unlimited) or a token count >= 0");
-  st.args.reasoning_budget = v;
+  st.args.chat.reasoning_budget = v;
   return Status::ok();
 }
 
 Status handle_reasoning_preserve(const OptionInput& in, ParseState& st) {
-  st.args.reasoning_preserve = in.enabled ? 1 : 0;
+  st.args.chat.reasoning_preserve = in.enabled ? 1 : 0;
   return Status::ok();
 }
 

@@ -11,18 +11,19 @@ namespace hearth::server::options {
 
 Status handle_seed(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(unsigned long seed, parse_ulong(in.value));
-  st.args.sampling.seed = static_cast<uint32_t>(seed);
+  sampling_of(st.args).seed = static_cast<uint32_t>(seed);
   return Status::ok();
 }
 
 // The random seed shows as the reference writes it: -1.
 std::string show_seed(const ServerArgs& args) {
-  return args.sampling.seed == kDefaultSeed ? "-1" : std::to_string(args.sampling.seed);
+  return args.defaults.sampling.seed == kDefaultSeed ? "-1"
+                                                     : std::to_string(args.defaults.sampling.seed);
 }
 
 Status handle_temp(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(float temp, parse_float(in.value));
-  st.args.sampling.temperature = temp < 0.0f ? 0.0f : temp;
+  sampling_of(st.args).temperature = temp < 0.0f ? 0.0f : temp;
   mark_sampling_choice(in, st);
   return Status::ok();
 }
@@ -38,20 +39,20 @@ Status handle_logit_bias(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t token, parse_int(text.substr(0, pos)));
   HEARTH_ASSIGN_OR_RETURN(float bias, parse_float(text.substr(pos + 1)));
   if (text[pos] == '-') bias = -bias;
-  st.args.sampling.logit_bias.emplace_back(token, bias);
+  sampling_of(st.args).logit_bias.emplace_back(token, bias);
   return Status::ok();
 }
 
 Status handle_samplers(const OptionInput& in, ParseState& st) {
   std::vector<std::string> names = split_any(in.value, ";");
-  st.args.sampling.samplers = sampling::samplers_from_names(names);
+  sampling_of(st.args).samplers = sampling::samplers_from_names(names);
   mark_sampling_choice(in, st);
   return Status::ok();
 }
 
 std::string show_samplers(const ServerArgs& args) {
   std::string out;
-  for (sampling::SamplerType type : args.sampling.samplers) {
+  for (sampling::SamplerType type : args.defaults.sampling.samplers) {
     if (!out.empty()) out += ';';
     out += sampling::sampler_name(type);
   }
@@ -60,13 +61,14 @@ std::string show_samplers(const ServerArgs& args) {
 
 // Unlike --samplers this does not count as a user choice (the reference's quirk).
 Status handle_sampler_seq(const OptionInput& in, ParseState& st) {
-  st.args.sampling.samplers = sampling::samplers_from_chars(in.value);
+  sampling_of(st.args).samplers = sampling::samplers_from_chars(in.value);
   return Status::ok();
 }
 
 std::string show_sampler_seq(const ServerArgs& args) {
   std::string out;
-  for (sampling::SamplerType type : args.sampling.samplers) out += sampling::sampler_char(type);
+  for (sampling::SamplerType type : args.defaults.sampling.samplers)
+    out += sampling::sampler_char(type);
   return out;
 }
 
@@ -75,27 +77,27 @@ Status handle_repeat_penalty(const OptionInput& in, ParseState& st) {
   if (!std::isfinite(v) || v <= 0.0f || !std::isfinite(1.0f / v)) {
     return invalid_value("repeat penalty must be finite and greater than 0");
   }
-  st.args.sampling.repeat_penalty = v;
+  sampling_of(st.args).repeat_penalty = v;
   mark_sampling_choice(in, st);
   return Status::ok();
 }
 
 Status handle_dry_base(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(float v, parse_float(in.value));
-  if (v >= 1.0f) st.args.sampling.dry_base = v;  // below 1: ignored, as the reference
+  if (v >= 1.0f) sampling_of(st.args).dry_base = v;  // below 1: ignored, as the reference
   return Status::ok();
 }
 
 // The first use replaces the default breakers; "none" empties the list.
 Status handle_dry_breaker(const OptionInput& in, ParseState& st) {
   if (!st.args.dry_breakers_set) {
-    st.args.sampling.dry_sequence_breakers.clear();
+    sampling_of(st.args).dry_sequence_breakers.clear();
     st.args.dry_breakers_set = true;
   }
   if (in.value == "none") {
-    st.args.sampling.dry_sequence_breakers.clear();
+    sampling_of(st.args).dry_sequence_breakers.clear();
   } else {
-    st.args.sampling.dry_sequence_breakers.emplace_back(in.value);
+    sampling_of(st.args).dry_sequence_breakers.emplace_back(in.value);
   }
   return Status::ok();
 }
@@ -104,13 +106,13 @@ Status handle_mirostat(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t v, parse_int(in.value));
   // The reference aborts later on other values; refusing them here is the clear answer.
   if (v < 0 || v > 2) return invalid_value("mirostat must be 0, 1 or 2");
-  st.args.sampling.mirostat = v;
+  sampling_of(st.args).mirostat = v;
   mark_sampling_choice(in, st);
   return Status::ok();
 }
 
 Status handle_grammar_file(const OptionInput& in, ParseState& st) {
-  return read_whole_file(in.value, st.args.grammar);
+  return read_whole_file(in.value, st.args.defaults.grammar);
 }
 
 Status handle_json_schema_file(const OptionInput& in, ParseState& st) {

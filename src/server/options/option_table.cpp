@@ -54,6 +54,16 @@ const OptionSpec* find_option(std::string_view spelling) {
   return it == index.end() ? nullptr : it->second;
 }
 
+const OptionSpec* find_option(std::span<const OptionSpec> table, std::string_view spelling) {
+  if (table.data() == option_table().data()) return find_option(spelling);
+  for (const OptionSpec& spec : table) {
+    for (std::string_view s : all_spellings(spec)) {
+      if (s == spelling) return &spec;
+    }
+  }
+  return nullptr;
+}
+
 std::vector<std::string_view> split_spellings(std::string_view list) {
   std::vector<std::string_view> out;
   while (!list.empty()) {

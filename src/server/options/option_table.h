@@ -72,6 +72,8 @@ std::span<const OptionSpec> option_table();
 // The entry that has `spelling` (exact match, positive or negative); nullptr when none.
 // The caller applies the "--" underscore normalisation first.
 const OptionSpec* find_option(std::string_view spelling);
+// The same in another table (a test's fixture); the first entry with the spelling.
+const OptionSpec* find_option(std::span<const OptionSpec> table, std::string_view spelling);
 
 // The entry's name: its first "--" spelling, else its first spelling.
 std::string_view option_name(const OptionSpec& spec);

@@ -9,6 +9,9 @@
 
 namespace hearth::server::options {
 
+// Rows name members of the scheduler's settings too.
+using scheduler::SchedulerSettings;
+
 std::span<const OptionSpec> common_option_entries();
 std::span<const OptionSpec> sampling_option_entries();
 std::span<const OptionSpec> speculative_option_entries();

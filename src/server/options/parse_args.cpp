@@ -139,18 +139,18 @@ std::string normalise(const std::string& arg) {
   return key;
 }
 
-ParseOutcome finish(ParseState& st) {
+ParseOutcome finish(std::span<const OptionSpec> table, ParseState& st) {
   ParseOutcome out;
   out.warnings = std::move(st.warnings);
   if (st.args.escape) {
-    for (std::string& prompt : st.args.reverse_prompts) prompt = process_escapes(prompt);
+    for (std::string& prompt : st.args.defaults.stop) prompt = process_escapes(prompt);
     if (st.args.dry_breakers_set) {
-      for (std::string& b : st.args.sampling.dry_sequence_breakers) b = process_escapes(b);
+      for (std::string& b : sampling_of(st.args).dry_sequence_breakers) b = process_escapes(b);
     }
   }
   if (st.help_requested || st.completion_requested) {
     out.action = ParseAction::kPrintAndExit;
-    out.text = st.help_requested ? help_text() : completion_bash_text();
+    out.text = st.help_requested ? help_text(table) : completion_bash_text(table);
     return out;
   }
   out.args = std::move(st.args);
@@ -176,7 +176,11 @@ EnvLookup process_env() {
 }
 
 ParseOutcome parse_args(const std::vector<std::string>& args, const EnvLookup& env) {
-  std::span<const OptionSpec> table = option_table();
+  return parse_args(option_table(), args, env);
+}
+
+ParseOutcome parse_args(std::span<const OptionSpec> table, const std::vector<std::string>& args,
+                        const EnvLookup& env) {
   ParseState st;
   std::vector<bool> from_env(table.size(), false);
   std::vector<int> seen(table.size(), 0);
@@ -189,7 +193,7 @@ ParseOutcome parse_args(const std::vector<std::string>& args, const EnvLookup& e
   }
   for (size_t i = 0; i < args.size(); ++i) {
     std::string key = normalise(args[i]);
-    const OptionSpec* spec = find_option(key);
+    const OptionSpec* spec = find_option(table, key);
     if (spec == nullptr) return fail("error: invalid argument: " + args[i]);
     size_t index = static_cast<size_t>(spec - table.data());
     if (seen[index]++ > 0 && option_name(*spec) != "--spec-type") {
@@ -219,7 +223,7 @@ ParseOutcome parse_args(const std::vector<std::string>& args, const EnvLookup& e
     if (!status.is_ok()) return argument_error(in, status);
     if (st.print_now.has_value()) return print_now(st);
   }
-  return finish(st);
+  return finish(table, st);
 }
 
 ParseOutcome parse_args(int argc, char** argv, const EnvLookup& env) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,13 +41,18 @@ struct ParseOutcome {
 ParseOutcome parse_args(int argc, char** argv, const EnvLookup& env);
 // The same over a vector of arguments, without the program name.
 ParseOutcome parse_args(const std::vector<std::string>& args, const EnvLookup& env);
+// The same over another option table (a test's fixture); the server's is option_table().
+ParseOutcome parse_args(std::span<const OptionSpec> table, const std::vector<std::string>& args,
+                        const EnvLookup& env);
 
 // The text printed by -h (four sections, every entry with its env variable).
 std::string help_text();
+std::string help_text(std::span<const OptionSpec> table);
 // The text printed by --version.
 std::string version_text();
 // The script printed by --completion-bash.
 std::string completion_bash_text();
+std::string completion_bash_text(std::span<const OptionSpec> table);
 // The default --help prints for an option: its parsed default (with the reference's note,
 // "-1 (= auto)") when it has one, else the reference's default text.
 std::string default_shown(const OptionSpec& spec);

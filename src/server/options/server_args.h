@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "base/serving_defaults.h"
-#include "sampling/params.h"
+#include "scheduler/settings/scheduler_settings.h"
+#include "server/config/server_settings.h"
 
 namespace hearth::server::options {
 
@@ -22,15 +23,19 @@ enum class TriState { kAuto, kOn, kOff };
 inline constexpr uint32_t kDefaultSeed = 0xFFFFFFFFu;  // -1: a random seed per request
 inline constexpr int32_t kAutoSlots = 4;               // what -np -1 resolves to
 
-struct ServerArgs {
-  // Model.
-  std::string model_path;            // -m; empty: no model given
-  std::vector<std::string> aliases;  // -a, trimmed, empty items dropped
-  bool offline = false;              // --offline: only the download cache is read
-  std::string hf_repo;               // -hf user/model[:tag]
-  std::string hf_file;               // -hff: a file of the -hf repository
-  std::string hf_token;              // -hft / HF_TOKEN
-  std::string model_url;             // -mu
+// What the server and the scheduler take as given is inherited: the option rows name those
+// members (set_member<&ServerSettings::cors_methods>, set_member<&ServerSettings::chat,
+// &ChatSettings::reasoning_effort>), the members' initializers are the options' defaults,
+// and hearth-server hands both bases over whole as the bases of ServerConfig and
+// SchedulerConfig, so such a flag is one option row. The members below are read by
+// hearth-server's start-up, which derives settings from them (several options together, or
+// with the model): slot contexts, threads, KV types, speculation.
+struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
+  // Model source (the path and the -hf repository are in ServerSettings).
+  bool offline = false;   // --offline: only the download cache is read
+  std::string hf_file;    // -hff: a file of the -hf repository
+  std::string hf_token;   // -hft / HF_TOKEN
+  std::string model_url;  // -mu
 
   // Threads: nullopt = not given (auto: physical cores; -tb copies -t). An explicit
   // value <= 0 means all logical CPUs.
@@ -38,22 +43,17 @@ struct ServerArgs {
   std::optional<int32_t> n_threads_batch;  // -tb
 
   // Context, batching, slots.
-  int32_t n_ctx = 0;                      // -c; 0: the model's training context
-  int32_t n_predict = -1;                 // -n; request default n_predict
-  int32_t n_batch = kDefaultBatchSize;    // -b
-  int32_t n_ubatch = kDefaultUbatchSize;  // -ub
-  int32_t n_keep = 0;                     // --keep; request default n_keep
-  int32_t n_parallel = -1;                // -np; -1: auto (see resolved_n_slots)
-  bool cont_batching = true;              // -cb / -nocb
-  bool repack = true;                     // --repack / -nr
-  bool kv_unified = false;                // -kvu; forced on when -np is auto
-  bool context_shift = false;             // --context-shift (enabling it is refused for now)
+  int32_t n_ctx = 0;                    // -c; 0: the model's training context
+  int32_t n_batch = kDefaultBatchSize;  // -b (lowered to -ub with --embedding)
+  int32_t n_parallel = -1;              // -np; -1: auto (see resolved_n_slots)
+  bool repack = true;                   // --repack / -nr
+  bool kv_unified = false;              // -kvu; forced on when -np is auto
+  bool context_shift = false;           // --context-shift (enabling it is refused for now)
 
   // KV cache and loading.
   std::string cache_type_k = "f16";       // -ctk: f32, f16, bf16 or q8_0
   std::string cache_type_v = "f16";       // -ctv
   TriState flash_attn = TriState::kAuto;  // -fa (validated; no effect)
-  bool swa_full = false;                  // --swa-full: keep every position of windowed layers
 
   // Speculative decoding (--spec-type and its draft sources).
   // Every type given, after the reference's initial "none" (echoed as speculative.types;
@@ -83,76 +83,27 @@ struct ServerArgs {
   int32_t spec_draft_threads = 0;         // -td (0: as -t)
   int32_t spec_draft_threads_batch = 0;   // -tbd (0: as -td)
 
-  // Prompt caching and slot reuse.
-  bool cache_prompt = true;   // request default cache_prompt
-  int32_t n_cache_reuse = 0;  // request default; always 0 (--cache-reuse N > 0 is refused)
-  int32_t cache_ram_mib = kDefaultCacheRamMib;            // -cram; -1 unlimited, 0 off
-  bool cache_idle_slots = true;                           // --cache-idle-slots
-  float slot_prompt_similarity = kDefaultSlotSimilarity;  // -sps
-  int32_t n_ctx_checkpoints = 32;      // -ctxcp (no effect for Hearth's architectures)
+  // Checkpoints (no effect for Hearth's architectures).
+  int32_t n_ctx_checkpoints = 32;      // -ctxcp
   int32_t checkpoint_min_step = 8192;  // -cms
 
-  // Generation defaults for requests.
-  std::vector<std::string> reverse_prompts;  // -r, escapes processed unless --no-escape
-  bool escape = true;                        // -e / --no-escape
-  bool special = false;                      // -sp
-  bool spm_infill = false;                   // --spm-infill
-  // Embeddings: --embedding, --pooling (a PoolingType number; -1: the model's), --rerank sets
-  // both, --embd-normalize the requests' default.
-  bool embedding = false;
-  int32_t pooling = -1;
-  int32_t embd_normalize = 2;
-  // Sampling defaults (-s, --temp, --top-k, ..., --samplers, -l in order given).
-  sampling::SamplerParams sampling;
-  bool ignore_eos = false;        // --ignore-eos: ban end-of-generation tokens by default
+  // Text given on the command line: -r and the DRY breakers, escapes processed unless
+  // --no-escape.
+  bool escape = true;             // -e / --no-escape
   bool dry_breakers_set = false;  // the first --dry-sequence-breaker replaces the defaults
   // Sampling options given on the command line or in the environment (their GGUF
   // general.sampling.* defaults then do not apply); option names as in option_name().
   std::vector<std::string> sampling_set_by_user;
-  std::string grammar;      // --grammar / --grammar-file: default GBNF for every request
   std::string json_schema;  // -j / -jf: default JSON schema (converted at startup)
+  // --pooling (a PoolingType number; -1: the model's); --rerank sets it and --embedding.
+  int32_t pooling = -1;
 
-  // Chat templates.
-  bool use_jinja = true;      // --jinja / --no-jinja
+  // Chat templates (the other chat options are in ServerSettings::chat).
   std::string chat_template;  // --chat-template TEXT, or --chat-template-file's contents
-  // --chat-template-kwargs: key and JSON text of each variable, in order of appearance; a
-  // later occurrence of a key replaces the earlier value.
-  std::vector<std::pair<std::string, std::string>> chat_template_kwargs;
-  // Reasoning and the chat parser.
-  std::string reasoning_format = "auto";     // --reasoning-format: none, auto, deepseek(-legacy)
-  int32_t reasoning = -1;                    // -rea: 1 on, 0 off, -1 auto (the template decides)
-  std::string reasoning_effort = "default";  // --reasoning-effort: "default" sets nothing
-  int32_t reasoning_budget = -1;             // --reasoning-budget: -1 unlimited
-  std::string reasoning_budget_message;      // --reasoning-budget-message
-  int32_t reasoning_preserve = -1;           // --(no-)reasoning-preserve: 1/0, -1 template default
-  bool skip_chat_parsing = false;            // --skip-chat-parsing
-  bool prefill_assistant = true;             // --prefill-assistant / --no-prefill-assistant
 
-  // Network and HTTP.
-  std::string host = "127.0.0.1";  // a value ending in ".sock" is a Unix socket path
-  int32_t port = kDefaultPort;     // 0: any free port
-  std::string api_prefix;          // --api-prefix
-  bool ui = true;                  // --ui / --no-ui
-  std::string static_path;         // --path: a directory served instead of the embedded UI
-  std::string ui_config_json;      // --ui-config / --ui-config-file: a JSON object, as given
-  bool reuse_port = false;         // --reuse-port: SO_REUSEPORT on the listener
-  int32_t threads_http = -1;       // --threads-http: I/O threads; < 1: from the CPU count
-  int32_t timeout_s = kDefaultTimeoutSeconds;            // -to: socket read/write timeout
-  int32_t sse_ping_interval_s = kDefaultSsePingSeconds;  // -1: no pings
-  std::string cors_origins = "*";
+  // Network.
+  int32_t threads_http = -1;      // --threads-http: I/O threads; < 1: from the CPU count
   bool cors_origins_set = false;  // --cors-origins given explicitly
-  std::string cors_methods = "GET, POST, DELETE, OPTIONS";
-  std::string cors_headers = "*";
-  bool cors_credentials = true;
-
-  // Authentication: keys from --api-key, LLAMA_API_KEY and --api-key-file, all kept.
-  std::vector<std::string> api_keys;
-
-  // Endpoint switches.
-  bool endpoint_metrics = false;  // --metrics
-  bool endpoint_props = false;    // --props (POST /props)
-  bool endpoint_slots = true;     // --slots / --no-slots
-  std::string slot_save_path;     // existing directory with a trailing '/'; empty: disabled
 
   // Logging.
   int32_t verbosity = 3;  // -lv; -v sets it to INT32_MAX

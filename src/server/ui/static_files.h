@@ -7,19 +7,11 @@
 #include <span>
 #include <string>
 
+#include "server/config/ui_config.h"
 #include "server/http/http.h"
 #include "webui/embedded_assets.h"
 
 namespace hearth::server {
-
-struct UiConfig {
-  bool enabled = true;                   // --ui / --no-ui
-  std::string static_path;               // --path: serve this directory instead
-  std::span<const webui::Asset> assets;  // the embedded page (empty: built without it)
-
-  // Whether anything is served at / (what /props reports as `ui`).
-  bool serving() const { return enabled && (!static_path.empty() || !assets.empty()); }
-};
 
 // Which UI paths a call serves. Before the API key and loading checks (kPublic): the
 // embedded page's files, and --path's index at / and /index.html, as the reference exempts

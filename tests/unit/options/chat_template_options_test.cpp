@@ -17,12 +17,12 @@ using test::parse;
 using test::parse_ok;
 
 TEST(ChatTemplateOptions, JinjaIsOnByDefault) {
-  EXPECT_TRUE(parse_ok({}).use_jinja);
-  EXPECT_TRUE(parse_ok({"--jinja"}).use_jinja);
-  EXPECT_FALSE(parse_ok({"--no-jinja"}).use_jinja);
-  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_NO_JINJA", "1"}}).use_jinja);
-  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_JINJA", "false"}}).use_jinja);
-  EXPECT_TRUE(parse_ok({"--jinja"}, {{"LLAMA_ARG_JINJA", "0"}}).use_jinja);  // argv wins
+  EXPECT_TRUE(parse_ok({}).chat.use_jinja);
+  EXPECT_TRUE(parse_ok({"--jinja"}).chat.use_jinja);
+  EXPECT_FALSE(parse_ok({"--no-jinja"}).chat.use_jinja);
+  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_NO_JINJA", "1"}}).chat.use_jinja);
+  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_JINJA", "false"}}).chat.use_jinja);
+  EXPECT_TRUE(parse_ok({"--jinja"}, {{"LLAMA_ARG_JINJA", "0"}}).chat.use_jinja);  // argv wins
 }
 
 TEST(ChatTemplateOptions, ChatTemplateText) {
@@ -46,10 +46,10 @@ TEST(ChatTemplateOptions, ChatTemplateFileIsReadAsIs) {
 TEST(ChatTemplateOptions, KwargsMergeInOrder) {
   ServerArgs args = parse_ok({"--chat-template-kwargs", R"({"a": 1, "b": "x"})",
                               "--chat-template-kwargs", R"({"b": [true], "c": null})"});
-  using Pairs = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(args.chat_template_kwargs, (Pairs{{"a", "1"}, {"b", "[true]"}, {"c", "null"}}));
+  // One object in order of first appearance; a key given again takes the later value.
+  EXPECT_EQ(args.chat.template_kwargs.dump(), R"({"a":1,"b":[true],"c":null})");
   args = parse_ok({}, {{"LLAMA_ARG_CHAT_TEMPLATE_KWARGS", R"({"k": {"n": 2}})"}});
-  EXPECT_EQ(args.chat_template_kwargs, (Pairs{{"k", "{\"n\":2}"}}));
+  EXPECT_EQ(args.chat.template_kwargs.dump(), R"({"k":{"n":2}})");
 }
 
 TEST(ChatTemplateOptions, KwargsMustBeAJsonObject) {

@@ -26,12 +26,12 @@ TEST(OptionsEnvTest, ValuesFromEnvironment) {
                                {"LLAMA_ARG_THREADS", "2"}});
   EXPECT_EQ(a.n_ctx, 2048);
   EXPECT_EQ(a.n_parallel, 3);
-  EXPECT_EQ(a.host, "0.0.0.0");
-  EXPECT_EQ(a.port, 9999);
+  EXPECT_EQ(a.http.host, "0.0.0.0");
+  EXPECT_EQ(a.http.port, 9999);
   EXPECT_EQ(a.model_path, "m.gguf");
   EXPECT_EQ(a.n_batch, 1024);
   EXPECT_EQ(a.n_ubatch, 256);
-  EXPECT_EQ(a.sampling.top_k, 7);
+  EXPECT_EQ(a.defaults.sampling.top_k, 7);
   EXPECT_EQ(a.cache_type_k, "q8_0");
   EXPECT_EQ(a.n_threads, 2);
 }
@@ -39,14 +39,14 @@ TEST(OptionsEnvTest, ValuesFromEnvironment) {
 TEST(OptionsEnvTest, CommandLineOverridesWithWarning) {
   ParseOutcome out = parse({"--port", "1234"}, {{"LLAMA_ARG_PORT", "9999"}});
   ASSERT_EQ(out.action, ParseAction::kRun);
-  EXPECT_EQ(out.args.port, 1234);
+  EXPECT_EQ(out.args.http.port, 1234);
   EXPECT_TRUE(has_warning(out,
                           "warn: LLAMA_ARG_PORT environment variable is set, but will be "
                           "overwritten by command line argument --port"));
 }
 
 TEST(OptionsEnvTest, BoolPairTruthyAndFalsey) {
-  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_CACHE_PROMPT", "false"}}).cache_prompt);
+  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_CACHE_PROMPT", "false"}}).defaults.cache_prompt);
   EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_ENDPOINT_SLOTS", "0"}}).endpoint_slots);
   EXPECT_TRUE(parse_ok({}, {{"LLAMA_ARG_KV_UNIFIED", "enabled"}}).kv_unified);
   EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_CONT_BATCHING", "off"}}).cont_batching);
@@ -59,7 +59,7 @@ TEST(OptionsEnvTest, BoolPairTruthyAndFalsey) {
 }
 
 TEST(OptionsEnvTest, NoPrefixVariableMeansFalseAndWins) {
-  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_NO_CACHE_PROMPT", ""}}).cache_prompt);
+  EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_NO_CACHE_PROMPT", ""}}).defaults.cache_prompt);
   EXPECT_FALSE(
       parse_ok({}, {{"LLAMA_ARG_NO_ENDPOINT_SLOTS", "whatever"}, {"LLAMA_ARG_ENDPOINT_SLOTS", "1"}})
           .endpoint_slots);
@@ -113,10 +113,10 @@ TEST(OptionsEnvTest, RefusedVariableNamesOption) {
                            0),
             0u)
       << out.text;
-  EXPECT_TRUE(parse({}, {{"LLAMA_ARG_EMBEDDINGS", "1"}}).args.embedding);
+  EXPECT_TRUE(parse({}, {{"LLAMA_ARG_EMBEDDINGS", "1"}}).args.embeddings);
   EXPECT_EQ(parse({}, {{"LLAMA_ARG_POOLING", "cls"}}).args.pooling, 2);
   EXPECT_EQ(parse({}, {{"LLAMA_ARG_PREFILL_ASSISTANT", "1"}}).action, ParseAction::kRun);
-  EXPECT_FALSE(parse({}, {{"LLAMA_ARG_NO_PREFILL_ASSISTANT", ""}}).args.prefill_assistant);
+  EXPECT_FALSE(parse({}, {{"LLAMA_ARG_NO_PREFILL_ASSISTANT", ""}}).args.chat.prefill_assistant);
 }
 
 TEST(OptionsEnvTest, NoEffectVariablesWarn) {

@@ -34,15 +34,15 @@ TEST(OptionsGrammarTest, PositionalIsUnknown) {
 
 TEST(OptionsGrammarTest, UnderscoreNormalisation) {
   EXPECT_EQ(parse_ok({"--ctx_size", "4096"}).n_ctx, 4096);
-  EXPECT_FALSE(parse_ok({"--no_cache_prompt"}).cache_prompt);
+  EXPECT_FALSE(parse_ok({"--no_cache_prompt"}).defaults.cache_prompt);
   // Single-dash spellings are matched verbatim; the message shows the argument as given.
   EXPECT_EQ(parse({"-no_kvu"}).text, "error: invalid argument: -no_kvu");
   EXPECT_EQ(parse({"--ctx_sizes", "1"}).text, "error: invalid argument: --ctx_sizes");
 }
 
 TEST(OptionsGrammarTest, NegativeValueIsConsumed) {
-  EXPECT_EQ(parse_ok({"-n", "-1"}).n_predict, -1);
-  EXPECT_EQ(parse_ok({"-n", "-2"}).n_predict, -2);
+  EXPECT_EQ(parse_ok({"-n", "-1"}).defaults.n_predict, -1);
+  EXPECT_EQ(parse_ok({"-n", "-2"}).defaults.n_predict, -2);
   EXPECT_EQ(parse_ok({"--api-prefix", "--port"}).api_prefix, "--port");
 }
 
@@ -60,10 +60,10 @@ TEST(OptionsGrammarTest, StoiSemantics) {
 }
 
 TEST(OptionsGrammarTest, StofSemantics) {
-  EXPECT_FLOAT_EQ(parse_ok({"--temp", "0.5xyz"}).sampling.temperature, 0.5f);
-  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "1e-1"}).sampling.top_p, 0.1f);
-  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "0x1p-2"}).sampling.top_p, 0.25f);
-  EXPECT_TRUE(std::isinf(parse_ok({"--min-p", "inf"}).sampling.min_p));
+  EXPECT_FLOAT_EQ(parse_ok({"--temp", "0.5xyz"}).defaults.sampling.temperature, 0.5f);
+  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "1e-1"}).defaults.sampling.top_p, 0.1f);
+  EXPECT_FLOAT_EQ(parse_ok({"--top-p", "0x1p-2"}).defaults.sampling.top_p, 0.25f);
+  EXPECT_TRUE(std::isinf(parse_ok({"--min-p", "inf"}).defaults.sampling.min_p));
   EXPECT_EQ(parse({"--top-p", "x"}).action, ParseAction::kError);
 }
 
@@ -101,7 +101,7 @@ TEST(OptionsGrammarTest, HelpPrintedAfterFullParse) {
 TEST(OptionsGrammarTest, RepeatedScalarKeepsLastAndWarns) {
   ParseOutcome out = parse({"--port", "1", "--port", "2"});
   ASSERT_EQ(out.action, ParseAction::kRun);
-  EXPECT_EQ(out.args.port, 2);
+  EXPECT_EQ(out.args.http.port, 2);
   EXPECT_TRUE(has_warning(out, "DEPRECATED: argument '--port' specified multiple times"));
   EXPECT_FALSE(has_warning(parse({"--port", "1"}), "DEPRECATED"));
 }
@@ -111,15 +111,15 @@ TEST(OptionsGrammarTest, RepeatedAppendingOptionsKeepAllValues) {
       parse({"--api-key", "a", "--api-key", "b,c", "-r", "x", "-r", "y", "-l", "1+1", "-l", "2-1"});
   ASSERT_EQ(out.action, ParseAction::kRun);
   EXPECT_EQ(out.args.api_keys, (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(out.args.reverse_prompts, (std::vector<std::string>{"x", "y"}));
-  EXPECT_EQ(out.args.sampling.logit_bias.size(), 2u);
+  EXPECT_EQ(out.args.defaults.stop, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(out.args.defaults.sampling.logit_bias.size(), 2u);
   EXPECT_TRUE(has_warning(out, "DEPRECATED: argument '--api-key'"));
 }
 
 TEST(OptionsGrammarTest, SeedParsesAsUnsigned) {
-  EXPECT_EQ(parse_ok({"-s", "-1"}).sampling.seed, 0xFFFFFFFFu);
-  EXPECT_EQ(parse_ok({"-s", "4294967295"}).sampling.seed, 0xFFFFFFFFu);
-  EXPECT_EQ(parse_ok({"-s", "7junk"}).sampling.seed, 7u);
+  EXPECT_EQ(parse_ok({"-s", "-1"}).defaults.sampling.seed, 0xFFFFFFFFu);
+  EXPECT_EQ(parse_ok({"-s", "4294967295"}).defaults.sampling.seed, 0xFFFFFFFFu);
+  EXPECT_EQ(parse_ok({"-s", "7junk"}).defaults.sampling.seed, 7u);
   EXPECT_EQ(parse({"-s", "seed"}).action, ParseAction::kError);
 }
 

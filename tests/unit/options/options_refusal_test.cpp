@@ -12,21 +12,21 @@ namespace {
 using test::parse;
 
 TEST(OptionRefusalTest, ReasoningOptionsCheckTheirValues) {
-  EXPECT_EQ(parse({"--reasoning-format", "deepseek"}).args.reasoning_format, "deepseek");
+  EXPECT_EQ(parse({"--reasoning-format", "deepseek"}).args.chat.reasoning_format, "deepseek");
   EXPECT_EQ(parse({"--reasoning-format", "bogus"})
                 .text.rfind("error while handling argument \"--reasoning-format\": unknown "
                             "reasoning format: bogus\n",
                             0),
             0u);
-  EXPECT_EQ(parse({"-rea", "off"}).args.reasoning, 0);
-  EXPECT_EQ(parse({"--reasoning", "on"}).args.reasoning, 1);
+  EXPECT_EQ(parse({"-rea", "off"}).args.chat.reasoning, 0);
+  EXPECT_EQ(parse({"--reasoning", "on"}).args.chat.reasoning, 1);
   EXPECT_EQ(parse({"-rea", "maybe"}).action, ParseAction::kError);
-  EXPECT_EQ(parse({"--reasoning-budget", "0"}).args.reasoning_budget, 0);
+  EXPECT_EQ(parse({"--reasoning-budget", "0"}).args.chat.reasoning_budget, 0);
   EXPECT_EQ(parse({"--reasoning-budget", "-2"}).action, ParseAction::kError);
-  EXPECT_FALSE(parse({"--no-prefill-assistant"}).args.prefill_assistant);
-  EXPECT_TRUE(parse({"--skip-chat-parsing"}).args.skip_chat_parsing);
-  EXPECT_EQ(parse({"--no-reasoning-preserve"}).args.reasoning_preserve, 0);
-  EXPECT_EQ(parse({}).args.reasoning_preserve, -1);
+  EXPECT_FALSE(parse({"--no-prefill-assistant"}).args.chat.prefill_assistant);
+  EXPECT_TRUE(parse({"--skip-chat-parsing"}).args.chat.skip_chat_parsing);
+  EXPECT_EQ(parse({"--no-reasoning-preserve"}).args.chat.reasoning_preserve, 0);
+  EXPECT_EQ(parse({}).args.chat.reasoning_preserve, -1);
 }
 
 TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {
@@ -44,10 +44,10 @@ TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {
 }
 
 TEST(OptionRefusalTest, EmbeddingOptionsAreHonoured) {
-  EXPECT_FALSE(parse({}).args.embedding);
+  EXPECT_FALSE(parse({}).args.embeddings);
   EXPECT_EQ(parse({}).args.pooling, -1) << "the model's pooling unless given";
   EXPECT_EQ(parse({}).args.embd_normalize, 2);
-  EXPECT_TRUE(parse({"--embeddings"}).args.embedding);
+  EXPECT_TRUE(parse({"--embeddings"}).args.embeddings);
   EXPECT_EQ(parse({"--pooling", "mean"}).args.pooling, 1);
   EXPECT_EQ(parse({"--pooling", "last"}).args.pooling, 3);
   ParseOutcome bad = parse({"--pooling", "max"});
@@ -55,19 +55,21 @@ TEST(OptionRefusalTest, EmbeddingOptionsAreHonoured) {
   EXPECT_NE(bad.text.find("invalid value"), std::string::npos) << bad.text;
   // --rerank is embeddings with rank pooling; a later --pooling still wins.
   ParseOutcome rerank = parse({"--rerank"});
-  EXPECT_TRUE(rerank.args.embedding);
+  EXPECT_TRUE(rerank.args.embeddings);
   EXPECT_EQ(rerank.args.pooling, 4);
   EXPECT_EQ(parse({"--reranking", "--pooling", "cls"}).args.pooling, 2);
   EXPECT_EQ(parse({"--embd-normalize", "-1"}).args.embd_normalize, -1);
 }
 
 TEST(OptionRefusalTest, WebUiIsOnByDefaultAndConfigurable) {
-  EXPECT_TRUE(parse({}).args.ui);
-  for (const char* off : {"--no-ui", "--no-webui"}) EXPECT_FALSE(parse({off}).args.ui) << off;
-  for (const char* on : {"--ui", "--webui"}) EXPECT_TRUE(parse({"--no-ui", on}).args.ui) << on;
-  EXPECT_EQ(parse({"--path", "/srv/page"}).args.static_path, "/srv/page");
-  EXPECT_EQ(parse({"--ui-config", R"({"theme":"dark"})"}).args.ui_config_json,
-            R"({"theme":"dark"})");
+  EXPECT_TRUE(parse({}).args.ui.enabled);
+  for (const char* off : {"--no-ui", "--no-webui"})
+    EXPECT_FALSE(parse({off}).args.ui.enabled) << off;
+  for (const char* on : {"--ui", "--webui"})
+    EXPECT_TRUE(parse({"--no-ui", on}).args.ui.enabled) << on;
+  EXPECT_EQ(parse({"--path", "/srv/page"}).args.ui.static_path, "/srv/page");
+  EXPECT_EQ(parse({"--ui-config", R"({"theme":"dark"})"}).args.ui_settings,
+            Json({{"theme", "dark"}}));
   ParseOutcome bad = parse({"--webui-config", "{theme"});
   ASSERT_EQ(bad.action, ParseAction::kError);
   EXPECT_NE(bad.text.find("failed to parse UI config"), std::string::npos) << bad.text;

@@ -22,8 +22,8 @@ TEST(ParseArgsTest, DefaultsMatchReference) {
   ServerArgs a = parse_ok({});
   EXPECT_EQ(a.model_path, "");
   EXPECT_TRUE(a.aliases.empty());
-  EXPECT_EQ(a.host, "127.0.0.1");
-  EXPECT_EQ(a.port, 8080);
+  EXPECT_EQ(a.http.host, "127.0.0.1");
+  EXPECT_EQ(a.http.port, 8080);
   EXPECT_EQ(a.n_ctx, 0);
   EXPECT_EQ(a.n_parallel, -1);
   EXPECT_EQ(resolved_n_slots(a), 4);
@@ -33,16 +33,16 @@ TEST(ParseArgsTest, DefaultsMatchReference) {
   EXPECT_EQ(a.n_ubatch, 512);
   EXPECT_FALSE(a.n_threads.has_value());
   EXPECT_FALSE(a.n_threads_batch.has_value());
-  EXPECT_EQ(a.n_predict, -1);
-  EXPECT_EQ(a.n_keep, 0);
+  EXPECT_EQ(a.defaults.n_predict, -1);
+  EXPECT_EQ(a.defaults.n_keep, 0);
   EXPECT_TRUE(a.api_keys.empty());
-  EXPECT_EQ(a.timeout_s, 3600);
+  EXPECT_EQ(a.http.timeout_seconds, 3600);
   EXPECT_FALSE(a.endpoint_metrics);
   EXPECT_TRUE(a.endpoint_slots);
   EXPECT_FALSE(a.endpoint_props);
   EXPECT_EQ(a.slot_save_path, "");
-  EXPECT_EQ(a.n_cache_reuse, 0);
-  EXPECT_TRUE(a.cache_prompt);
+  EXPECT_EQ(a.defaults.n_cache_reuse, 0);
+  EXPECT_TRUE(a.defaults.cache_prompt);
   EXPECT_EQ(a.cache_ram_mib, 8192);
   EXPECT_TRUE(a.cache_idle_slots);
   EXPECT_FLOAT_EQ(a.slot_prompt_similarity, 0.10f);
@@ -51,16 +51,16 @@ TEST(ParseArgsTest, DefaultsMatchReference) {
   EXPECT_EQ(a.cache_type_v, "f16");
   EXPECT_FALSE(a.context_shift);
   EXPECT_EQ(a.flash_attn, TriState::kAuto);
-  EXPECT_EQ(a.sampling.seed, kDefaultSeed);
-  EXPECT_FLOAT_EQ(a.sampling.temperature, 0.8f);
-  EXPECT_EQ(a.sampling.top_k, 40);
-  EXPECT_FLOAT_EQ(a.sampling.top_p, 0.95f);
-  EXPECT_FLOAT_EQ(a.sampling.min_p, 0.05f);
-  EXPECT_TRUE(a.reverse_prompts.empty());
+  EXPECT_EQ(a.defaults.sampling.seed, kDefaultSeed);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.temperature, 0.8f);
+  EXPECT_EQ(a.defaults.sampling.top_k, 40);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.top_p, 0.95f);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.min_p, 0.05f);
+  EXPECT_TRUE(a.defaults.stop.empty());
   EXPECT_FALSE(a.special);
   EXPECT_EQ(a.api_prefix, "");
   EXPECT_EQ(a.cors_origins, "*");
-  EXPECT_EQ(a.sse_ping_interval_s, 30);
+  EXPECT_EQ(a.defaults.sse_ping_interval, 30);
   EXPECT_EQ(a.verbosity, 3);
   EXPECT_EQ(a.log_file, "");
 }
@@ -76,11 +76,11 @@ TEST(ParseArgsTest, ModelAndAlias) {
 TEST(ParseArgsTest, NetworkOptions) {
   ServerArgs a = parse_ok({"--host", "0.0.0.0", "--port", "0", "-to", "30", "--api-prefix", "/llm",
                            "--sse-ping-interval", "-1"});
-  EXPECT_EQ(a.host, "0.0.0.0");
-  EXPECT_EQ(a.port, 0);
-  EXPECT_EQ(a.timeout_s, 30);
+  EXPECT_EQ(a.http.host, "0.0.0.0");
+  EXPECT_EQ(a.http.port, 0);
+  EXPECT_EQ(a.http.timeout_seconds, 30);
   EXPECT_EQ(a.api_prefix, "/llm");
-  EXPECT_EQ(a.sse_ping_interval_s, -1);
+  EXPECT_EQ(a.defaults.sse_ping_interval, -1);
   ServerArgs c = parse_ok({"--cors-origins", "localhost", "--cors-methods", "GET", "--cors-headers",
                            "X-A", "--no-cors-credentials"});
   EXPECT_EQ(c.cors_origins, "localhost");
@@ -96,8 +96,8 @@ TEST(ParseArgsTest, ContextAndSlots) {
   EXPECT_EQ(a.n_parallel, 2);
   EXPECT_EQ(resolved_n_slots(a), 2);
   EXPECT_FALSE(resolved_kv_unified(a));
-  EXPECT_EQ(a.n_predict, 128);
-  EXPECT_EQ(a.n_keep, -1);
+  EXPECT_EQ(a.defaults.n_predict, 128);
+  EXPECT_EQ(a.defaults.n_keep, -1);
   EXPECT_TRUE(resolved_kv_unified(parse_ok({"-np", "3", "-kvu"})));
   EXPECT_FALSE(parse_ok({"-kvu", "-no-kvu"}).kv_unified);
   EXPECT_TRUE(parse_ok({"--kv-unified"}).kv_unified);
@@ -199,7 +199,7 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
   // The HTTP layer's options are honoured (no warning).
   ParseOutcome http = parse({"--reuse-port", "--threads-http", "6"});
   ASSERT_EQ(http.action, ParseAction::kRun);
-  EXPECT_TRUE(http.args.reuse_port);
+  EXPECT_TRUE(http.args.http.reuse_port);
   EXPECT_EQ(http.args.threads_http, 6);
   EXPECT_TRUE(http.warnings.empty());
   EXPECT_EQ(parse({"--log-colors", "sometimes"}).action, ParseAction::kError);
@@ -333,8 +333,8 @@ TEST(SpecOptionsTest, DraftModelOptions) {
 TEST(ParseArgsTest, PromptCacheOptions) {
   ServerArgs a = parse_ok({"--no-cache-prompt", "--cache-reuse", "0", "-cram", "-1",
                            "--no-cache-idle-slots", "-sps", "0.5"});
-  EXPECT_FALSE(a.cache_prompt);
-  EXPECT_EQ(a.n_cache_reuse, 0);
+  EXPECT_FALSE(a.defaults.cache_prompt);
+  EXPECT_EQ(a.defaults.n_cache_reuse, 0);
   EXPECT_EQ(a.cache_ram_mib, -1);
   EXPECT_FALSE(a.cache_idle_slots);
   EXPECT_FLOAT_EQ(a.slot_prompt_similarity, 0.5f);
@@ -355,26 +355,27 @@ TEST(ParseArgsTest, EndpointSwitches) {
 TEST(ParseArgsTest, SamplingDefaults) {
   ServerArgs a = parse_ok({"-s", "42", "--temp", "0.2", "--top-k", "5", "--top-p", "0.5", "--min-p",
                            "0.01", "-l", "15043+1.5", "-l", "7-inf"});
-  EXPECT_EQ(a.sampling.seed, 42u);
-  EXPECT_FLOAT_EQ(a.sampling.temperature, 0.2f);
-  EXPECT_EQ(a.sampling.top_k, 5);
-  EXPECT_FLOAT_EQ(a.sampling.top_p, 0.5f);
-  EXPECT_FLOAT_EQ(a.sampling.min_p, 0.01f);
-  ASSERT_EQ(a.sampling.logit_bias.size(), 2u);
-  EXPECT_EQ(a.sampling.logit_bias[0].first, 15043);
-  EXPECT_FLOAT_EQ(a.sampling.logit_bias[0].second, 1.5f);
-  EXPECT_EQ(a.sampling.logit_bias[1].first, 7);
-  EXPECT_TRUE(std::isinf(a.sampling.logit_bias[1].second) && a.sampling.logit_bias[1].second < 0);
-  EXPECT_FLOAT_EQ(parse_ok({"--temperature", "-3"}).sampling.temperature, 0.0f);
-  EXPECT_EQ(parse_ok({"--seed", "-1"}).sampling.seed, kDefaultSeed);
+  EXPECT_EQ(a.defaults.sampling.seed, 42u);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.temperature, 0.2f);
+  EXPECT_EQ(a.defaults.sampling.top_k, 5);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.top_p, 0.5f);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.min_p, 0.01f);
+  ASSERT_EQ(a.defaults.sampling.logit_bias.size(), 2u);
+  EXPECT_EQ(a.defaults.sampling.logit_bias[0].first, 15043);
+  EXPECT_FLOAT_EQ(a.defaults.sampling.logit_bias[0].second, 1.5f);
+  EXPECT_EQ(a.defaults.sampling.logit_bias[1].first, 7);
+  EXPECT_TRUE(std::isinf(a.defaults.sampling.logit_bias[1].second) &&
+              a.defaults.sampling.logit_bias[1].second < 0);
+  EXPECT_FLOAT_EQ(parse_ok({"--temperature", "-3"}).defaults.sampling.temperature, 0.0f);
+  EXPECT_EQ(parse_ok({"--seed", "-1"}).defaults.sampling.seed, kDefaultSeed);
   EXPECT_EQ(parse({"-l", "15043*2"}).action, ParseAction::kError);
 }
 
 TEST(ParseArgsTest, ReversePromptsAndEscapes) {
   ServerArgs a = parse_ok({"-r", "User:\\n", "--reverse-prompt", "\\x41\\t"});
-  EXPECT_EQ(a.reverse_prompts, (std::vector<std::string>{"User:\n", "A\t"}));
+  EXPECT_EQ(a.defaults.stop, (std::vector<std::string>{"User:\n", "A\t"}));
   ServerArgs raw = parse_ok({"-r", "a\\nb", "--no-escape"});
-  EXPECT_EQ(raw.reverse_prompts, (std::vector<std::string>{"a\\nb"}));
+  EXPECT_EQ(raw.defaults.stop, (std::vector<std::string>{"a\\nb"}));
   EXPECT_TRUE(parse_ok({"-sp"}).special);
   EXPECT_TRUE(parse_ok({"--special"}).special);
 }
@@ -454,7 +455,7 @@ TEST(ParseArgsTest, RopeOverridesAreRefused) {
 // Reusing non-prefix KV chunks needs position shifting, which Hearth lacks: only 0 (off,
 // the default) is accepted.
 TEST(ParseArgsTest, CacheReuseOnlyOff) {
-  EXPECT_EQ(parse_ok({"--cache-reuse", "0"}).n_cache_reuse, 0);
+  EXPECT_EQ(parse_ok({"--cache-reuse", "0"}).defaults.n_cache_reuse, 0);
   ParseOutcome out = parse({"--cache-reuse", "256"});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.text.rfind("error: option '--cache-reuse' is not supported by hearth-server: "

@@ -29,7 +29,7 @@ TEST(SamplingOptions, ValuesReachTheDefaults) {
        "--mirostat",         "2",    "--mirostat-lr",        "0.2",  "--mirostat-ent",       "4",
        "--dynatemp-range",   "0.5",  "--dynatemp-exp",       "2",    "--adaptive-target",    "0.4",
        "--adaptive-decay",   "0.6",  "--ignore-eos"});
-  const sampling::SamplerParams& s = a.sampling;
+  const sampling::SamplerParams& s = a.defaults.sampling;
   EXPECT_FLOAT_EQ(s.top_n_sigma, 1.5f);
   EXPECT_FLOAT_EQ(s.xtc_probability, 0.5f);
   EXPECT_FLOAT_EQ(s.xtc_threshold, 0.2f);
@@ -49,15 +49,15 @@ TEST(SamplingOptions, ValuesReachTheDefaults) {
   EXPECT_FLOAT_EQ(s.dynatemp_exponent, 2.0f);
   EXPECT_FLOAT_EQ(s.adaptive_target, 0.4f);
   EXPECT_FLOAT_EQ(s.adaptive_decay, 0.6f);
-  EXPECT_TRUE(a.ignore_eos);
+  EXPECT_TRUE(a.defaults.ignore_eos);
 }
 
 TEST(SamplingOptions, SamplerOrderByNamesAndLetters) {
   using sampling::SamplerType;
-  EXPECT_EQ(parse_ok({"--samplers", "Top-K;temp;bogus;top_k"}).sampling.samplers,
+  EXPECT_EQ(parse_ok({"--samplers", "Top-K;temp;bogus;top_k"}).defaults.sampling.samplers,
             (std::vector<SamplerType>{SamplerType::kTopK, SamplerType::kTemperature,
                                       SamplerType::kTopK}));
-  EXPECT_EQ(parse_ok({"--sampler-seq", "kzt"}).sampling.samplers,
+  EXPECT_EQ(parse_ok({"--sampler-seq", "kzt"}).defaults.sampling.samplers,
             (std::vector<SamplerType>{SamplerType::kTopK, SamplerType::kTemperature}));
   ServerArgs by_names = parse_ok({"--samplers", "min_p"});
   EXPECT_EQ(by_names.sampling_set_by_user, std::vector<std::string>{"--samplers"});
@@ -72,24 +72,25 @@ TEST(SamplingOptions, ReferenceValidation) {
   EXPECT_EQ(parse({"--repeat-penalty", "inf"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--presence-penalty", "nan"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--mirostat", "3"}).action, ParseAction::kError);
-  EXPECT_FLOAT_EQ(parse_ok({"--dry-base", "0.5"}).sampling.dry_base, 1.75f);  // ignored
-  EXPECT_FLOAT_EQ(parse_ok({"--temp", "-3"}).sampling.temperature, 0.0f);
+  EXPECT_FLOAT_EQ(parse_ok({"--dry-base", "0.5"}).defaults.sampling.dry_base, 1.75f);  // ignored
+  EXPECT_FLOAT_EQ(parse_ok({"--temp", "-3"}).defaults.sampling.temperature, 0.0f);
 }
 
 TEST(SamplingOptions, DryBreakersReplaceTheDefaultsAndTakeEscapes) {
   EXPECT_EQ(parse_ok({"--dry-sequence-breaker", "a\\nb", "--dry-sequence-breaker", "c"})
-                .sampling.dry_sequence_breakers,
+                .defaults.sampling.dry_sequence_breakers,
             (std::vector<std::string>{"a\nb", "c"}));
-  EXPECT_TRUE(parse_ok({"--dry-sequence-breaker", "none"}).sampling.dry_sequence_breakers.empty());
-  EXPECT_EQ(parse_ok({}).sampling.dry_sequence_breakers,
+  EXPECT_TRUE(
+      parse_ok({"--dry-sequence-breaker", "none"}).defaults.sampling.dry_sequence_breakers.empty());
+  EXPECT_EQ(parse_ok({}).defaults.sampling.dry_sequence_breakers,
             (std::vector<std::string>{"\n", ":", "\"", "*"}));
 }
 
 TEST(SamplingOptions, GrammarAndSchemaSources) {
   std::string dir = hearth::test::make_temp_dir("sampling_options");
   std::ofstream(dir + "/g.gbnf") << "root ::= \"yes\"\n";
-  EXPECT_EQ(parse_ok({"--grammar-file", dir + "/g.gbnf"}).grammar, "root ::= \"yes\"\n");
-  EXPECT_EQ(parse_ok({"--grammar", "root ::= \"a\""}).grammar, "root ::= \"a\"");
+  EXPECT_EQ(parse_ok({"--grammar-file", dir + "/g.gbnf"}).defaults.grammar, "root ::= \"yes\"\n");
+  EXPECT_EQ(parse_ok({"--grammar", "root ::= \"a\""}).defaults.grammar, "root ::= \"a\"");
   EXPECT_EQ(parse_ok({"-j", "{}"}).json_schema, "{}");
   EXPECT_EQ(parse({"--grammar-file", dir + "/missing.gbnf"}).action, ParseAction::kError);
   std::filesystem::remove_all(dir);
