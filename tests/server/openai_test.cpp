@@ -343,6 +343,122 @@ TEST_F(OpenAIRoutes, TranslationErrorsAreClientErrors) {
   }
 }
 
+// A block or member of the wrong type, which the reference silently drops or reads as its
+// default, is a 400 naming its path on every route of the translator (differences.json
+// anthropic-wrong-types-400, responses-wrong-types-400).
+TEST_F(OpenAIRoutes, TranslatorsNameTheMemberOfTheWrongType) {
+  start();
+  struct Case {
+    const char* body;
+    const char* message;
+  };
+  const Case messages_cases[] = {
+      {R"({"max_tokens":4,"messages":[{"role":"user","content":"a"},{"role":"assistant",
+          "content":"b"},{"role":"user","content":[{"type":5,"text":"c"}]}]})",
+       "Field 'messages[2].content[0].type': type must be string, but is number"},
+      {R"({"max_tokens":4,"messages":[{"role":"user","content":["hi"]}]})",
+       "Field 'messages[0].content[0]': type must be object, but is string"},
+      {R"({"max_tokens":4,"messages":[{"role":"user","content":[{"type":"tool_result",
+          "tool_use_id":"t","content":7}]}]})",
+       "Field 'messages[0].content[0].content': type must be string or array, but is number"},
+      {R"({"max_tokens":4,"system":[{"type":"text","text":1}],"messages":[]})",
+       "Field 'system[0].text': type must be string, but is number"},
+      {R"({"max_tokens":4,"messages":[],"tool_choice":{"type":"tool"}})",
+       "'tool_choice.name' is required"},
+  };
+  for (const char* path : {"/v1/messages", "/v1/messages/count_tokens"}) {
+    for (const Case& c : messages_cases) {
+      SCOPED_TRACE(std::string(path) + " " + c.body);
+      HttpReply reply = http_request(port(), "POST", path, c.body);
+      EXPECT_EQ(reply.status, 400);
+      EXPECT_EQ(parse_or_null(reply.body)["error"]["message"], c.message);
+    }
+  }
+  const Case responses_cases[] = {
+      {R"({"input":"x","tools":[{"type":"function","name":"f"},"g"]})",
+       "Field 'tools[1]': type must be object, but is string"},
+      {R"({"input":"x","instructions":["Be brief."]})",
+       "Field 'instructions': type must be string, but is array"},
+      {R"({"input":"x","reasoning":"low"})",
+       "Field 'reasoning': type must be object, but is string"},
+      {R"({"input":[{"role":"user","content":[{"type":"input_text","text":5}]}]})",
+       "Field 'input[0].content[0].text': type must be string, but is number"},
+  };
+  for (const char* path : {"/v1/responses", "/v1/responses/input_tokens"}) {
+    for (const Case& c : responses_cases) {
+      SCOPED_TRACE(std::string(path) + " " + c.body);
+      HttpReply reply = http_request(port(), "POST", path, c.body);
+      EXPECT_EQ(reply.status, 400);
+      EXPECT_EQ(parse_or_null(reply.body)["error"]["message"], c.message);
+    }
+  }
+}
+
+// A conversation with every kind of block and item renders as the chat body it translates
+// to (openai-compat.md §7.1, §8.1): the token counters agree.
+TEST_F(OpenAIRoutes, TranslatedConversationsCountAsTheirChatBodies) {
+  start_qwen3();
+  const Json tool = {{"name", "get_weather"},
+                     {"description", "Weather for a city"},
+                     {"input_schema", kWeatherTool["function"]["parameters"]}};
+  const Json anthropic = Json::parse(R"({"model":"m","max_tokens":8,
+    "system":[{"type":"text","text":"You are "},{"type":"text","text":"kind."}],
+    "messages":[{"role":"user","content":"Weather in Paris?"},
+      {"role":"assistant","content":[{"type":"thinking","thinking":"Look it up."},
+        {"type":"text","text":"Checking."},
+        {"type":"tool_use","id":"t1","name":"get_weather","input":{"city":"Paris","days":1}}]},
+      {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",
+        "content":[{"type":"text","text":"Sunny"}]},{"type":"text","text":"Thanks"}]}]})");
+  Json with_tools = anthropic;
+  with_tools["tools"] = Json::array({tool});
+  const Json chat = Json::parse(R"({"messages":[{"role":"system","content":"You are kind."},
+    {"role":"user","content":"Weather in Paris?"},
+    {"role":"assistant","content":[{"type":"text","text":"Checking."}],
+     "tool_calls":[{"id":"t1","type":"function","function":{"name":"get_weather",
+       "arguments":"{\"city\":\"Paris\",\"days\":1}"}}],"reasoning_content":"Look it up."},
+    {"role":"user","content":[{"type":"text","text":"Thanks"}]},
+    {"role":"tool","tool_call_id":"t1","content":"Sunny"}]})");
+  Json chat_with_tools = chat;
+  chat_with_tools["tools"] = Json::array({kWeatherTool});
+  int status = 0;
+  Json counted = post_json(port(), "/v1/messages/count_tokens", with_tools, &status);
+  ASSERT_EQ(status, 200) << counted.dump();
+  Json want = post_json(port(), "/chat/completions/input_tokens", chat_with_tools, &status);
+  ASSERT_EQ(status, 200) << want.dump();
+  EXPECT_EQ(counted["input_tokens"], want["input_tokens"]);
+
+  const Json responses = Json::parse(R"({"model":"m","instructions":"You are kind.",
+    "input":[{"role":"user","content":"Weather in Paris?"},
+      {"type":"function_call","call_id":"t1","name":"get_weather",
+       "arguments":"{\"city\":\"Paris\",\"days\":1}"},
+      {"type":"function_call_output","call_id":"t1","output":"Sunny"},
+      {"role":"assistant","type":"message","content":[{"type":"output_text","text":"Sunny."}]},
+      {"role":"user","content":[{"type":"input_text","text":"Thanks"}]}]})");
+  Json responses_with_tools = responses;
+  responses_with_tools["tools"] =
+      Json::array({{{"type", "function"},
+                    {"name", "get_weather"},
+                    {"description", "Weather for a city"},
+                    {"parameters", kWeatherTool["function"]["parameters"]}}});
+  const Json responses_chat =
+      Json::parse(R"({"messages":[{"role":"system","content":"You are kind."},
+    {"role":"user","content":[{"type":"text","text":"Weather in Paris?"}]},
+    {"role":"assistant","content":"","tool_calls":[{"id":"t1","type":"function",
+      "function":{"name":"get_weather","arguments":"{\"city\":\"Paris\",\"days\":1}"}}]},
+    {"role":"tool","tool_call_id":"t1","content":"Sunny"},
+    {"role":"assistant","content":[{"type":"text","text":"Sunny."}]},
+    {"role":"user","content":[{"type":"text","text":"Thanks"}]}]})");
+  Json responses_chat_tools = responses_chat;
+  Json function = kWeatherTool["function"];
+  function["strict"] = true;
+  responses_chat_tools["tools"] = Json::array({{{"type", "function"}, {"function", function}}});
+  counted = post_json(port(), "/v1/responses/input_tokens", responses_with_tools, &status);
+  ASSERT_EQ(status, 200) << counted.dump();
+  want = post_json(port(), "/chat/completions/input_tokens", responses_chat_tools, &status);
+  ASSERT_EQ(status, 200) << want.dump();
+  EXPECT_EQ(counted["input_tokens"], want["input_tokens"]);
+}
+
 // A schema the converter cannot use is the client's error, worded as the reference words
 // it for a template it reads with its autoparser (Qwen3's; openai-compat.md §4.12).
 TEST_F(OpenAIRoutes, UnusableSchemasCarryTheAutoparsersLeadIn) {

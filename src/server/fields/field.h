@@ -248,25 +248,43 @@ std::optional<ApiError> read_value(const Field<Out>& f, const Json& v, const std
 
 }  // namespace detail
 
+// parse_fields (below), for an object inside a body (a message, a content block): each field is
+// named by its path, `path` + "." + its spelling ("messages[2].content[0].type"); an empty
+// path names fields as parse_fields does.
+template <class Out>
+std::optional<ApiError> parse_nested_fields(const std::vector<Field<Out>>& table,
+                                            const Json& object, const std::string& path, Out& out,
+                                            const FieldContext& ctx) {
+  for (const Field<Out>& f : table) {
+    if ((f.routes & ctx.route) == 0) continue;
+    std::string used;
+    const Json* value = find_value(object, f, used);
+    if (value == nullptr) {
+      if ((f.required_on & ctx.route) != 0 && !has_spelling(object, f)) {
+        const std::string name =
+            path.empty() ? std::string(f.name) : path + "." + std::string(f.name);
+        return invalid_request("\"" + name + "\" is required");
+      }
+      continue;
+    }
+    if (!path.empty()) used = path + "." + used;
+    if (auto err = check_limits(*value, used, f.limits)) return err;
+    if (auto err = detail::read_value(f, *value, used, out, ctx)) return err;
+  }
+  return std::nullopt;
+}
+
 // Reads every field of `table` that belongs to ctx.route from `body` (a JSON object) into
 // `out`, in table order; the first problem is returned as a 400 naming the field.
 template <class Out>
 std::optional<ApiError> parse_fields(const std::vector<Field<Out>>& table, const Json& body,
                                      Out& out, const FieldContext& ctx) {
-  for (const Field<Out>& f : table) {
-    if ((f.routes & ctx.route) == 0) continue;
-    std::string used;
-    const Json* value = find_value(body, f, used);
-    if (value == nullptr) {
-      if ((f.required_on & ctx.route) != 0 && !has_spelling(body, f)) {
-        return invalid_request("\"" + std::string(f.name) + "\" is required");
-      }
-      continue;
-    }
-    if (auto err = check_limits(*value, used, f.limits)) return err;
-    if (auto err = detail::read_value(f, *value, used, out, ctx)) return err;
-  }
-  return std::nullopt;
+  return parse_nested_fields(table, body, std::string(), out, ctx);
+}
+
+// The path of an array's item: "messages" and 2 give "messages[2]".
+inline std::string item_path(const std::string& path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
 }
 
 }  // namespace hearth::server::fields

@@ -1,9 +1,10 @@
 // POST /v1/messages and /v1/messages/count_tokens (openai-compat.md §8, §9): an Anthropic
-// body translated to a chat body, run through the chat pipeline, answered as a `message`
-// or as Anthropic's typed events.
+// request (anthropic_request.cpp) mapped to a chat request, run through the chat pipeline,
+// answered as a `message` or as Anthropic's typed events.
 #include <memory>
 
 #include "server/completion_run.h"
+#include "server/openai/anthropic_request.h"
 #include "server/openai/openai_routes.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
@@ -11,17 +12,6 @@
 namespace hearth::server::openai {
 
 namespace {
-
-std::string text_of_blocks(const Json& blocks) {
-  std::string out;
-  for (const Json& b : blocks) {
-    if (b.is_object() && str_of(b, "type") == "text" && b.contains("text") &&
-        b["text"].is_string()) {
-      out += b["text"].get<std::string>();
-    }
-  }
-  return out;
-}
 
 // A billing header's per-request hash is blanked so the prefix cache keeps working.
 std::string stable_system(std::string system) {
@@ -33,67 +23,65 @@ std::string stable_system(std::string system) {
   return system;
 }
 
-Json tool_result_content(const Json& content) {
-  if (content.is_string()) return content;
-  if (!content.is_array()) return "";
-  bool images = false;
-  for (const Json& b : content) images = images || (b.is_object() && str_of(b, "type") == "image");
-  if (!images) return text_of_blocks(content);
-  Json parts = Json::array();
-  for (const Json& b : content) {
-    if (!b.is_object()) continue;
-    if (str_of(b, "type") == "text") parts.push_back(b);
-  }
-  return parts;
+Json text_part(const std::string& text) {
+  return Json{{"type", "text"}, {"text", text}};
 }
 
-Json image_part(const Json& block) {
-  const Json source = member_of(block, "source", Json::object());
-  std::string url;
-  if (str_of(source, "type") == "base64") {
-    const std::string media = str_of(source, "media_type");
-    url = "data:" + (media.empty() ? std::string("image/jpeg") : media) + ";base64," +
-          str_of(source, "data");
-  } else {
-    url = str_of(source, "url");
+// An image block as an image_url part (answered 400 by the chat layer: no projector).
+Json image_part(const AnthropicBlock& block) {
+  std::string url = block.url;
+  if (block.source_type == "base64") {
+    url = "data:" + (block.media_type.empty() ? std::string("image/jpeg") : block.media_type) +
+          ";base64," + block.data;
   }
   return Json{{"type", "image_url"}, {"image_url", Json{{"url", url}}}};
 }
 
-// One Anthropic message: the chat message, then the tool results it carries.
-void convert_message(const Json& msg, Json& out) {
-  if (!msg.is_object() || !msg.contains("content")) {
-    if (!msg.is_object() || str_of(msg, "role") != "assistant") out.push_back(msg);
-    return;
+// A tool result's content: a string stays one; blocks become their joined text, or, when
+// they hold an image, text and image_url parts.
+Json tool_result_content(const AnthropicBlock& result) {
+  if (!result.content_is_blocks) return result.content_text;
+  bool images = false;
+  for (const AnthropicBlock& b : result.content) images = images || b.kind == BlockKind::kImage;
+  std::string text;
+  Json parts = Json::array();
+  for (const AnthropicBlock& b : result.content) {
+    if (b.kind == BlockKind::kText) {
+      text += *b.text;
+      parts.push_back(text_part(*b.text));
+    } else if (b.kind == BlockKind::kImage) {
+      parts.push_back(image_part(b));
+    }
   }
-  const Json& content = msg["content"];
-  if (!content.is_array()) {
-    out.push_back(msg);
+  return images ? parts : Json(text);
+}
+
+// One Anthropic message: the chat message, then the tool results it carries.
+void convert_message(const AnthropicMessage& msg, Json& out) {
+  if (!msg.content_is_blocks) {
+    if (msg.has_content || msg.role != "assistant") out.push_back(msg.as_sent);
     return;
   }
   Json parts = Json::array(), calls = Json::array(), results = Json::array();
   std::string reasoning;
-  for (const Json& b : content) {
-    const std::string type = b.is_object() ? str_of(b, "type") : "";
-    if (type == "text") {
-      parts.push_back(b);
-    } else if (type == "thinking") {
-      reasoning += str_of(b, "thinking");
-    } else if (type == "image") {
+  for (const AnthropicBlock& b : msg.blocks) {
+    if (b.kind == BlockKind::kText) {
+      parts.push_back(text_part(*b.text));
+    } else if (b.kind == BlockKind::kThinking) {
+      reasoning += b.text.value_or("");
+    } else if (b.kind == BlockKind::kImage) {
       parts.push_back(image_part(b));
-    } else if (type == "tool_use") {
-      Json function = {{"name", str_of(b, "name")},
-                       {"arguments", member_of(b, "input", Json::object()).dump()}};
-      calls.push_back(Json{{"id", str_of(b, "id")}, {"type", "function"}, {"function", function}});
-    } else if (type == "tool_result") {
-      results.push_back(Json{{"role", "tool"},
-                             {"tool_call_id", str_of(b, "tool_use_id")},
-                             {"content", tool_result_content(member_of(b, "content", Json()))}});
+    } else if (b.kind == BlockKind::kToolUse) {
+      Json function = {{"name", b.name}, {"arguments", b.input.dump()}};
+      calls.push_back(Json{{"id", b.id}, {"type", "function"}, {"function", function}});
+    } else if (b.kind == BlockKind::kToolResult) {
+      results.push_back(Json{
+          {"role", "tool"}, {"tool_call_id", b.tool_use_id}, {"content", tool_result_content(b)}});
     }
   }
   if (!parts.empty() || !calls.empty() || !reasoning.empty()) {
     Json m = Json::object();
-    m["role"] = member_of(msg, "role", Json());
+    m["role"] = msg.role ? Json(*msg.role) : Json();
     m["content"] = parts.empty() ? Json("") : parts;
     if (!calls.empty()) m["tool_calls"] = calls;
     if (!reasoning.empty()) m["reasoning_content"] = reasoning;
@@ -102,62 +90,47 @@ void convert_message(const Json& msg, Json& out) {
   for (Json& r : results) out.push_back(std::move(r));
 }
 
-Json convert_tools(const Json& tools) {
+Json convert_tools(const std::vector<AnthropicTool>& tools) {
   Json out = Json::array();
-  for (const Json& t : tools) {
-    if (!t.is_object()) continue;
-    Json function = {{"name", member_of(t, "name", Json(""))},
-                     {"description", member_of(t, "description", Json(""))},
-                     {"parameters", member_of(t, "input_schema", Json::object())}};
+  for (const AnthropicTool& t : tools) {
+    Json function = {
+        {"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}};
     out.push_back(Json{{"type", "function"}, {"function", function}});
   }
   return out;
 }
 
-// The chat body of an Anthropic body (openai-compat.md §8.1): a new body with only the
-// keys Anthropic's fields map to.
-std::optional<ApiError> to_chat_body(const Json& body, bool need_max_tokens, Json& chat) {
-  // The reference answers a missing `messages` with 500; it is the client's mistake.
-  if (!body.contains("messages")) return invalid_request("'messages' is required");
-  chat = Json::object();
-  Json messages = Json::array();
-  if (body.contains("system")) {
-    const Json& system = body["system"];
-    std::string text = system.is_string() ? system.get<std::string>() : text_of_blocks(system);
-    messages.push_back(Json{{"role", "system"}, {"content", stable_system(std::move(text))}});
-  }
-  if (body["messages"].is_array()) {
-    for (const Json& m : body["messages"]) convert_message(m, messages);
-  }
-  chat["messages"] = std::move(messages);
-  if (need_max_tokens) chat["max_tokens"] = member_of(body, "max_tokens", Json(4096));
-  if (body.contains("stop_sequences")) chat["stop"] = body["stop_sequences"];
-  for (const char* key : {"temperature", "top_p", "top_k", "stream", "chat_template_kwargs"}) {
-    if (body.contains(key)) chat[key] = body[key];
-  }
-  if (body.contains("tools") && body["tools"].is_array()) {
-    chat["tools"] = convert_tools(body["tools"]);
-  }
-  const Json choice = member_of(body, "tool_choice", Json());
-  if (choice.is_object()) {
-    const std::string type = str_of(choice, "type");
-    if (type == "auto") chat["tool_choice"] = "auto";
-    if (type == "any") chat["tool_choice"] = "required";
-    // A named tool is enforced (the reference only requires some call; differences.json).
-    if (type == "tool") {
-      chat["tool_choice"] =
-          Json{{"type", "function"}, {"function", Json{{"name", str_of(choice, "name")}}}};
-    }
-    // The reference drops this member; Hearth honours it (differences.json).
-    const Json one = member_of(choice, "disable_parallel_tool_use", Json());
-    if (one.is_boolean()) chat["parallel_tool_calls"] = !one.get<bool>();
-  }
-  const Json thinking = member_of(body, "thinking", Json());
-  if (thinking.is_object() && str_of(thinking, "type") == "enabled") {
-    chat["thinking_budget_tokens"] = member_of(thinking, "budget_tokens", Json(10000));
-  }
-  return std::nullopt;
+void set_tool_choice(const AnthropicRequest& a, ChatRequest& chat) {
+  if (a.tool_choice_type == "auto") chat.tool_choice = "auto";
+  if (a.tool_choice_type == "any") chat.tool_choice = "required";
+  // A named tool is enforced (the reference only requires some call; differences.json).
+  if (a.tool_choice_type == "tool") chat.tool_choice_function = a.tool_choice_name;
+  // The reference drops this member; Hearth honours it (differences.json).
+  if (a.disable_parallel_tool_use) chat.parallel_tool_calls = !*a.disable_parallel_tool_use;
 }
+
+}  // namespace
+
+ChatRequest to_chat_request(const AnthropicRequest& a, bool need_max_tokens) {
+  ChatRequest chat;
+  Json messages = Json::array();
+  if (a.system) messages.push_back(Json{{"role", "system"}, {"content", stable_system(*a.system)}});
+  for (const AnthropicMessage& m : a.messages) convert_message(m, messages);
+  chat.messages = std::move(messages);
+  if (a.tools) chat.tools = convert_tools(*a.tools);
+  set_tool_choice(a, chat);
+  if (a.thinking_type == "enabled") chat.thinking_budget_tokens = a.thinking_budget_tokens;
+  chat.stream = a.stream;
+  chat.chat_template_kwargs = a.chat_template_kwargs;
+  // The native table's members: what it reads of the chat body this translates to.
+  chat.native = a.sampling;
+  if (need_max_tokens) chat.native["max_tokens"] = a.max_tokens;
+  if (a.stop_sequences) chat.native["stop"] = *a.stop_sequences;
+  if (a.stream) chat.native["stream"] = true;
+  return chat;
+}
+
+namespace {
 
 const char* stop_reason(const scheduler::FinalResult& r, bool calls) {
   if (!stopped_naturally(r)) return "max_tokens";
@@ -332,20 +305,24 @@ class MessagesFormat final : public ResultFormat {
 }  // namespace
 
 http::Response handle_messages(ServerState& s, const http::Request& r) {
-  Json body, chat;
+  Json body;
+  AnthropicRequest request;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
-  if (auto err = to_chat_body(body, true, chat)) return error_response(*err);
+  if (auto err = parse_anthropic_request(body, request)) return error_response(*err);
   ChatRun run;
-  if (auto err = prepare_chat(s, chat, run)) return error_response(*err);
+  if (auto err = prepare_chat(s, to_chat_request(request, true), run)) {
+    return error_response(*err);
+  }
   auto format = std::make_shared<MessagesFormat>(run);
   return start_chat(s, std::move(run), std::move(format));
 }
 
 http::Response handle_count_tokens(ServerState& s, const http::Request& r) {
-  Json body, chat;
+  Json body;
+  AnthropicRequest request;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
-  if (auto err = to_chat_body(body, false, chat)) return error_response(*err);
-  return count_chat_tokens(s, chat, false);
+  if (auto err = parse_anthropic_request(body, request)) return error_response(*err);
+  return count_chat_tokens(s, to_chat_request(request, false), false);
 }
 
 }  // namespace hearth::server::openai

@@ -175,9 +175,11 @@ class ChatCompletionFormat final : public ResultFormat {
 
 http::Response handle_chat_completions(ServerState& s, const http::Request& r) {
   Json body;
+  ChatRequest request;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
+  if (auto err = parse_chat_request(body, request)) return error_response(*err);
   ChatRun run;
-  if (auto err = prepare_chat(s, body, run)) return error_response(*err);
+  if (auto err = prepare_chat(s, request, run)) return error_response(*err);
   auto format = std::make_shared<ChatCompletionFormat>(run, result_context(s));
   return start_chat(s, std::move(run), std::move(format));
 }

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "server/fields/store.h"
 #include "server/openai/openai_routes.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
@@ -20,6 +21,21 @@ struct Registry {
 Registry& registry() {
   static Registry r;
   return r;
+}
+
+// The body: {"id", "action", "model"?} (model names the router's model: not read here).
+struct ControlRequest {
+  std::string id;
+  std::string action;
+};
+
+const std::vector<fields::Field<ControlRequest>>& control_fields() {
+  using C = ControlRequest;
+  static const std::vector<fields::Field<ControlRequest>> table = {
+      {.name = "id", .target = fields::store_string<C, &C::id>},
+      {.name = "action", .target = fields::store_string<C, &C::action>},
+  };
+  return table;
 }
 
 Json result(bool success, const char* message = nullptr) {
@@ -48,10 +64,14 @@ std::shared_ptr<ControlEntry> register_completion(const std::string& id,
 
 http::Response handle_chat_control(ServerState&, const http::Request& req) {
   Json body;
+  ControlRequest request;
   if (auto err = parse_json_object(req.body, body)) return error_response(*err);
-  const std::string id = str_of(body, "id");
+  if (auto err = fields::parse_fields(control_fields(), body, request, {})) {
+    return error_response(*err);
+  }
+  const std::string& id = request.id;
   if (id.empty()) return error_response(invalid_request("missing completion id"));
-  if (str_of(body, "action") != "reasoning_end") {
+  if (request.action != "reasoning_end") {
     return error_response(invalid_request("unknown control action"));
   }
   std::shared_ptr<ControlEntry> entry;

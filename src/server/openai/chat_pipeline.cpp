@@ -229,19 +229,13 @@ std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request,
   return std::nullopt;
 }
 
-std::optional<ApiError> prepare_chat(ServerState& s, const Json& chat_body, ChatRun& out) {
-  ChatRequest request;
-  if (auto err = parse_chat_request(chat_body, request)) return err;
-  return prepare_chat(s, request, out);
-}
-
 http::Response start_chat(ServerState& s, ChatRun run, std::shared_ptr<ResultFormat> format) {
   return run_completion(s, std::move(run.settings), std::move(format));
 }
 
-http::Response count_chat_tokens(ServerState& s, const Json& chat_body, bool with_object) {
+http::Response count_chat_tokens(ServerState& s, const ChatRequest& request, bool with_object) {
   ChatRun run;
-  if (auto err = prepare_chat(s, chat_body, run)) return error_response(*err);
+  if (auto err = prepare_chat(s, request, run)) return error_response(*err);
   Json j = Json::object();
   j["input_tokens"] = run.settings->prompts.front().size();
   if (with_object) j["object"] = "response.input_tokens";
@@ -250,8 +244,10 @@ http::Response count_chat_tokens(ServerState& s, const Json& chat_body, bool wit
 
 http::Response handle_chat_input_tokens(ServerState& s, const http::Request& r) {
   Json body;
+  ChatRequest request;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
-  return count_chat_tokens(s, body, true);
+  if (auto err = parse_chat_request(body, request)) return error_response(*err);
+  return count_chat_tokens(s, request, true);
 }
 
 }  // namespace hearth::server::openai

@@ -7,18 +7,6 @@
 
 namespace hearth::server::openai {
 
-std::string str_of(const Json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-Json member_of(const Json& object, const char* key, Json fallback) {
-  if (!object.is_object()) return fallback;
-  auto it = object.find(key);
-  return it != object.end() ? *it : fallback;
-}
-
 std::string random_id(size_t n) {
   static constexpr char kChars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   thread_local std::mt19937_64 rng{std::random_device{}()};

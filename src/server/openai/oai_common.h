@@ -17,12 +17,6 @@ struct ServerState;
 
 namespace hearth::server::openai {
 
-// The string member `key` of `object`; "" when it is absent, not a string, or `object` is
-// not an object (client bodies are read without throwing).
-std::string str_of(const Json& object, const char* key);
-// The member `key` of `object` whatever its type; `fallback` when absent or not an object.
-Json member_of(const Json& object, const char* key, Json fallback);
-
 // `n` random characters of [0-9A-Za-z].
 std::string random_id(size_t n = 32);
 

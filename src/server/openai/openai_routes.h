@@ -48,12 +48,12 @@ struct ChatRun {
 };
 
 // The chat layer (openai-compat.md §2.1): checks, template, prompt, native fields.
+// The chat routes parse their body with parse_chat_request; /v1/messages and
+// /v1/responses map their typed requests to one (anthropic_request.h, responses_request.h).
 std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request, ChatRun& out);
-// The same for a chat body the Messages and Responses translators wrote.
-std::optional<ApiError> prepare_chat(ServerState& s, const Json& chat_body, ChatRun& out);
 
-// {"input_tokens": N} (+ "object": "response.input_tokens") for a chat body.
-http::Response count_chat_tokens(ServerState& s, const Json& chat_body, bool with_object);
+// {"input_tokens": N} (+ "object": "response.input_tokens") for a chat request.
+http::Response count_chat_tokens(ServerState& s, const ChatRequest& request, bool with_object);
 
 // Starts the run with the format `make_format` builds.
 http::Response start_chat(ServerState& s, ChatRun run, std::shared_ptr<class ResultFormat> format);

@@ -1,10 +1,11 @@
 // POST /v1/responses and /v1/responses/input_tokens (openai-compat.md §7, §9): a Responses
-// body translated to a chat body, run through the chat pipeline, answered as a `response`
-// object or as its typed events.
+// request (responses_request.cpp) mapped to a chat request, run through the chat pipeline,
+// answered as a `response` object or as its typed events.
 #include <memory>
 
 #include "server/completion_run.h"
 #include "server/openai/openai_routes.h"
+#include "server/openai/responses_request.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 
@@ -12,162 +13,96 @@ namespace hearth::server::openai {
 
 namespace {
 
-bool is_string_member(const Json& item, const char* key) {
-  return item.contains(key) && item[key].is_string();
+Json chat_part(const ResponsesPart& part) {
+  switch (part.kind) {
+    case ResponsesPart::Kind::kImage:
+      return Json{{"type", "image_url"}, {"image_url", Json{{"url", part.text}}}};
+    case ResponsesPart::Kind::kRefusal:
+      return Json{{"type", "refusal"}, {"refusal", part.text}};
+    case ResponsesPart::Kind::kText:
+      break;
+  }
+  return Json{{"type", "text"}, {"text", part.text}};
 }
 
-std::optional<ApiError> user_parts(const Json& content, Json& parts) {
-  for (const Json& part : content) {
-    const std::string type = part.is_object() ? str_of(part, "type") : "";
-    if (type == "input_text") {
-      parts.push_back(Json{{"type", "text"}, {"text", member_of(part, "text", Json(""))}});
-    } else if (type == "input_image") {
-      if (!part.contains("image_url")) return invalid_request("'image_url' is required");
-      parts.push_back(Json{{"type", "image_url"}, {"image_url", Json{{"url", part["image_url"]}}}});
-    } else if (type == "input_file") {
-      return invalid_request("'input_file' is not supported by llamacpp at this moment");
-    } else {
-      return invalid_request("'type' must be one of 'input_text', 'input_image', or 'input_file'");
-    }
-  }
-  return std::nullopt;
+Json chat_parts(const std::vector<ResponsesPart>& parts) {
+  Json out = Json::array();
+  for (const ResponsesPart& p : parts) out.push_back(chat_part(p));
+  return out;
 }
 
-std::optional<ApiError> assistant_parts(const Json& content, Json& parts) {
-  for (const Json& part : content) {
-    const std::string type = part.is_object() ? str_of(part, "type") : "";
-    if (type == "output_text" || type == "input_text") {
-      if (!is_string_member(part, "text")) return invalid_request("'text' is required");
-      parts.push_back(Json{{"type", "text"}, {"text", part["text"]}});
-    } else if (type == "refusal") {
-      if (!is_string_member(part, "refusal"))
-        return invalid_request("'Refusal' requires 'refusal'");
-      parts.push_back(Json{{"type", "refusal"}, {"refusal", part["refusal"]}});
-    } else {
-      return invalid_request("'type' must be one of 'output_text' or 'refusal'");
-    }
-  }
-  return std::nullopt;
+bool ends_with_assistant(const Json& messages) {
+  return !messages.empty() && messages.back().value("role", std::string()) == "assistant";
 }
 
 // The assistant message new items attach to: the last one, or a new one.
 Json& assistant_for(Json& messages) {
-  if (messages.empty() || str_of(messages.back(), "role") != "assistant") {
+  if (!ends_with_assistant(messages)) {
     messages.push_back(Json{{"role", "assistant"}, {"content", ""}});
   }
   return messages.back();
 }
 
-std::optional<ApiError> convert_item(Json item, Json& messages) {
-  if (!item.is_object()) return invalid_request("Cannot determine type of 'item'");
-  if (item.contains("content") && item["content"].is_string()) {
-    item["content"] = Json::array({Json{{"type", "input_text"}, {"text", item["content"]}}});
-  }
-  const std::string role = str_of(item, "role");
-  const std::string type = str_of(item, "type");
-  const bool array_content = item.contains("content") && item["content"].is_array();
-  if ((role == "user" || role == "system" || role == "developer") && array_content) {
-    Json parts = Json::array();
-    if (auto err = user_parts(item["content"], parts)) return err;
-    messages.push_back(Json{{"role", role}, {"content", std::move(parts)}});
-  } else if (role == "assistant" && type == "message" && array_content) {
-    Json parts = Json::array();
-    if (auto err = assistant_parts(item["content"], parts)) return err;
-    if (!messages.empty() && str_of(messages.back(), "role") == "assistant" &&
-        messages.back()["content"].is_array()) {
-      for (Json& p : parts) messages.back()["content"].push_back(std::move(p));
-    } else {
-      messages.push_back(Json{{"role", "assistant"}, {"content", std::move(parts)}});
-    }
-  } else if (type == "function_call" && is_string_member(item, "arguments") &&
-             is_string_member(item, "call_id") && is_string_member(item, "name")) {
-    Json& msg = assistant_for(messages);
-    Json call = {{"id", item["call_id"]},
-                 {"type", "function"},
-                 {"function", Json{{"name", item["name"]}, {"arguments", item["arguments"]}}}};
-    if (!msg.contains("tool_calls")) msg["tool_calls"] = Json::array();
-    msg["tool_calls"].push_back(std::move(call));
-  } else if (type == "function_call_output" && is_string_member(item, "call_id") &&
-             item.contains("output") && (item["output"].is_string() || item["output"].is_array())) {
-    Json output = item["output"];
-    if (output.is_array()) {
-      Json parts = Json::array();
-      for (const Json& p : output) {
-        if (!p.is_object() || str_of(p, "type") != "input_text") {
-          return invalid_request("Output of tool call should be 'Input text'");
+void convert_item(const ResponsesItem& item, Json& messages) {
+  switch (item.kind) {
+    case ItemKind::kMessage:
+      messages.push_back(Json{{"role", item.role}, {"content", chat_parts(*item.content)}});
+      break;
+    case ItemKind::kAssistantMessage:
+      // Merged into a previous assistant message that holds parts.
+      if (ends_with_assistant(messages) && messages.back()["content"].is_array()) {
+        for (const ResponsesPart& p : *item.content) {
+          messages.back()["content"].push_back(chat_part(p));
         }
-        parts.push_back(Json{{"type", "text"}, {"text", member_of(p, "text", Json(""))}});
+      } else {
+        messages.push_back(Json{{"role", "assistant"}, {"content", chat_parts(*item.content)}});
       }
-      output = std::move(parts);
+      break;
+    case ItemKind::kFunctionCall: {
+      Json& msg = assistant_for(messages);
+      Json call = {{"id", *item.call_id},
+                   {"type", "function"},
+                   {"function", Json{{"name", *item.name}, {"arguments", *item.arguments}}}};
+      if (!msg.contains("tool_calls")) msg["tool_calls"] = Json::array();
+      msg["tool_calls"].push_back(std::move(call));
+      break;
     }
-    messages.push_back(
-        Json{{"role", "tool"}, {"tool_call_id", item["call_id"]}, {"content", std::move(output)}});
-  } else if (type == "reasoning" && item.contains("summary") && item["summary"].is_array() &&
-             array_content && !item["content"].empty() &&
-             is_string_member(item["content"][0], "text")) {
-    assistant_for(messages)["reasoning_content"] = item["content"][0]["text"];
-  } else {
-    return invalid_request("Cannot determine type of 'item'");
+    case ItemKind::kFunctionCallOutput: {
+      Json output = item.output ? Json(*item.output) : chat_parts(*item.output_parts);
+      messages.push_back(
+          Json{{"role", "tool"}, {"tool_call_id", *item.call_id}, {"content", std::move(output)}});
+      break;
+    }
+    case ItemKind::kReasoning:
+      assistant_for(messages)["reasoning_content"] = *item.reasoning;
+      break;
+    case ItemKind::kNone:
+      break;
   }
-  return std::nullopt;
 }
 
-std::optional<ApiError> convert_tools(const Json& tools, Json& chat) {
-  if (!tools.is_array()) return invalid_request("'tools' must be an array of objects");
-  Json out = Json::array();
-  for (const Json& t : tools) {
-    if (!t.is_object() || str_of(t, "type") != "function") continue;
-    Json function = t;
-    function.erase("type");
-    if (!function.contains("strict")) function["strict"] = true;
-    out.push_back(Json{{"type", "function"}, {"function", std::move(function)}});
-  }
-  chat.erase("tools");
-  if (!out.empty()) chat["tools"] = std::move(out);
-  return std::nullopt;
-}
+}  // namespace
 
-// The chat body of a Responses body (openai-compat.md §7.1).
-std::optional<ApiError> to_chat_body(const Json& body, Json& chat) {
-  chat = body;
-  if (!body.contains("input")) return invalid_request("'input' is required");
-  if (body.contains("previous_response_id") && body["previous_response_id"].is_string() &&
-      !body["previous_response_id"].get<std::string>().empty()) {
-    return invalid_request("llama.cpp does not support 'previous_response_id'.");
-  }
+ChatRequest to_chat_request(const ResponsesRequest& r) {
+  ChatRequest chat = r.chat;
   Json messages = Json::array();
-  if (is_string_member(body, "instructions")) {
-    messages.push_back(Json{{"role", "system"}, {"content", body["instructions"]}});
-  }
-  const Json& input = body["input"];
-  if (input.is_string()) {
-    messages.push_back(Json{{"role", "user"}, {"content", input}});
-  } else if (input.is_array()) {
-    for (const Json& item : input) {
-      if (auto err = convert_item(item, messages)) return err;
+  if (r.instructions) messages.push_back(Json{{"role", "system"}, {"content", *r.instructions}});
+  if (r.input_text) messages.push_back(Json{{"role", "user"}, {"content", *r.input_text}});
+  for (const ResponsesItem& item : r.items) convert_item(item, messages);
+  chat.messages = std::move(messages);
+  chat.tools = Json();
+  if (!r.tools.empty()) {
+    chat.tools = Json::array();
+    for (const ResponsesTool& t : r.tools) {
+      chat.tools.push_back(Json{{"type", "function"}, {"function", t.function}});
     }
-  } else {
-    return invalid_request("'input' must be a string or array of objects");
   }
-  chat.erase("input");
-  chat.erase("instructions");
-  chat["messages"] = std::move(messages);
-  if (body.contains("tools")) {
-    if (auto err = convert_tools(body["tools"], chat)) return err;
-  }
-  if (body.contains("max_output_tokens")) {
-    chat["max_tokens"] = body["max_output_tokens"];
-    chat.erase("max_output_tokens");
-  }
-  if (body.contains("reasoning")) {
-    const Json& reasoning = body["reasoning"];
-    if (reasoning.is_object() && reasoning.contains("effort")) {
-      chat["reasoning_effort"] = reasoning["effort"];
-    }
-    chat.erase("reasoning");
-  }
-  return std::nullopt;
+  if (r.max_output_tokens) chat.native["max_tokens"] = *r.max_output_tokens;
+  if (r.reasoning_effort) chat.reasoning_effort = r.reasoning_effort;
+  return chat;
 }
+
+namespace {
 
 Json responses_usage(const scheduler::FinalResult& r) {
   const int32_t prompt = r.timings.cache_n + r.timings.prompt_n;
@@ -366,20 +301,22 @@ class ResponsesFormat final : public ResultFormat {
 }  // namespace
 
 http::Response handle_responses(ServerState& s, const http::Request& r) {
-  Json body, chat;
+  Json body;
+  ResponsesRequest request;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
-  if (auto err = to_chat_body(body, chat)) return error_response(*err);
+  if (auto err = parse_responses_request(body, request)) return error_response(*err);
   ChatRun run;
-  if (auto err = prepare_chat(s, chat, run)) return error_response(*err);
+  if (auto err = prepare_chat(s, to_chat_request(request), run)) return error_response(*err);
   auto format = std::make_shared<ResponsesFormat>(run);
   return start_chat(s, std::move(run), std::move(format));
 }
 
 http::Response handle_responses_input_tokens(ServerState& s, const http::Request& r) {
-  Json body, chat;
+  Json body;
+  ResponsesRequest request;
   if (auto err = parse_json_object(r.body, body)) return error_response(*err);
-  if (auto err = to_chat_body(body, chat)) return error_response(*err);
-  return count_chat_tokens(s, chat, true);
+  if (auto err = parse_responses_request(body, request)) return error_response(*err);
+  return count_chat_tokens(s, to_chat_request(request), true);
 }
 
 }  // namespace hearth::server::openai
