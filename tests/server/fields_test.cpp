@@ -12,9 +12,17 @@
 namespace hearth::test {
 namespace {
 
+// fields.json with only the native completion fields (entries with a "route" belong to the
+// other bodies' tables, which their own tests check).
 Json fields_manifest() {
   std::ifstream in(std::string(HEARTH_SOURCE_DIR) + "/compat/llama-server/b10621/fields.json");
-  return Json::parse(in);
+  Json doc = Json::parse(in);
+  Json native = Json::array();
+  for (const Json& e : doc["entries"]) {
+    if (!e.contains("route")) native.push_back(e);
+  }
+  doc["entries"] = std::move(native);
+  return doc;
 }
 
 struct FieldCheck {
