@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <functional>
-#include <initializer_list>
 
+#include "chat/output_parts.h"
 #include "chat/tool_call_reader.h"
 
 namespace hearth::chat {
@@ -75,34 +75,8 @@ const std::string& tools_marker(const ToolCallFormat& f) {
 
 // The JSON value of a schema-constrained answer (chat-templates.md §8.2).
 std::string json_content(std::string_view body) {
-  std::string_view text = ltrim(body);
-  if (text.substr(0, 7) == "```json") {
-    text = ltrim(text.substr(7));
-    const size_t fence = text.rfind("```");
-    if (fence != std::string_view::npos) text = rtrim(text.substr(0, fence));
-  }
-  size_t start = 0;
-  const size_t end = json_value_end(text, 0, &start);
-  if (end != std::string_view::npos) return std::string(text.substr(start, end - start));
-  // Unfinished: a trailing number or literal may still grow, so the member it belongs to
-  // is left out, from its key on.
-  size_t cut = text.size();
-  while (cut > 0 &&
-         std::string_view(",]}:\" \n\t\r[{").find(text[cut - 1]) == std::string_view::npos) {
-    --cut;
-  }
-  if (cut == text.size()) return std::string(text);
-  size_t before = cut;
-  while (before > 0 && is_space(text[before - 1])) --before;
-  if (before > 0 && text[before - 1] == ':') {
-    size_t key = before - 1;
-    while (key > 0 && is_space(text[key - 1])) --key;
-    if (key > 0 && text[key - 1] == '"') {
-      const size_t open = text.rfind('"', key - 2);
-      if (open != std::string_view::npos) cut = open;
-    }
-  }
-  return std::string(text.substr(0, cut));
+  const TextRange r = json_content_range(body);
+  return std::string(body.substr(r.begin, r.end - r.begin));
 }
 
 void parse_body(const OutputSyntax& syntax, std::string_view body, bool partial,
@@ -196,25 +170,25 @@ HarmonyHeader read_header(std::string_view header) {
   return h;
 }
 
-// The messages of the message formats: a header up to <|message|> (after `opener`, which
-// starts every message but the first), then a body up to the first of `ends`; the last body
-// may be unfinished, a partial end marker held back. In the end, text that never became a
-// message is content (not lost).
-void for_each_message(std::string_view rest, bool partial, std::string_view opener,
-                      std::initializer_list<std::string_view> ends, ParsedMessage& out,
+// The messages of the message formats: a header up to <|message|> (after the opener, which
+// starts every message but the first), then a body up to the first of the ends; the last
+// body may be unfinished, a partial end marker held back. In the end, text that never became
+// a message is content (not lost).
+void for_each_message(std::string_view rest, bool partial, const MessageFormat& format,
+                      ParsedMessage& out,
                       const std::function<void(std::string_view, std::string_view)>& visit) {
-  static constexpr std::string_view kMessage = "<|message|>";
+  const std::string_view opener = format.opener;
   size_t i = 0;
   while (i < rest.size()) {
     if (!opener.empty() && rest.substr(i, opener.size()) == opener) i += opener.size();
-    const size_t message = rest.find(kMessage, i);
+    const size_t message = rest.find(kMessageMarker, i);
     if (message == std::string_view::npos) {
       if (!partial) out.content += std::string(rest.substr(i));
       break;  // else a header still being written
     }
-    const size_t body_start = message + kMessage.size();
+    const size_t body_start = message + kMessageMarker.size();
     size_t end = std::string_view::npos, end_size = 0;
-    for (std::string_view e : ends) {
+    for (std::string_view e : format.ends) {
       const size_t at = rest.find(e, body_start);
       if (at < end) {
         end = at;
@@ -225,7 +199,7 @@ void for_each_message(std::string_view rest, bool partial, std::string_view open
         body_start, end == std::string_view::npos ? std::string_view::npos : end - body_start);
     if (end == std::string_view::npos && partial) {
       size_t hold = 0;
-      for (std::string_view e : ends) hold = std::max(hold, partial_marker_length(body, e));
+      for (std::string_view e : format.ends) hold = std::max(hold, partial_marker_length(body, e));
       body.remove_suffix(hold);
     }
     visit(rest.substr(i, message - i), body);
@@ -235,48 +209,24 @@ void for_each_message(std::string_view rest, bool partial, std::string_view open
 }
 
 // GPT-OSS after its generation prompt (<|start|>assistant): the analysis channel is
-// reasoning, a message to=functions.f a call, the rest content.
-void parse_harmony(const OutputSyntax& syntax, std::string_view rest, bool partial,
-                   ParsedMessage& out) {
-  for_each_message(rest, partial, "", {"<|end|>", "<|call|>", "<|return|>"}, out,
-                   [&](std::string_view header, std::string_view body) {
-                     const HarmonyHeader h = read_header(header);
-                     if (!h.recipient.empty() && syntax.parse_tool_calls) {
-                       out.tool_calls.push_back({h.recipient, std::string(rtrim(body)), ""});
-                     } else if (h.channel == "analysis" && syntax.extract_reasoning) {
-                       out.reasoning += std::string(body);
-                     } else {
-                       out.content += std::string(body);
-                     }
-                   });
-}
-
-// Muse Glimmer after <|start|>assistant: to=self is reasoning, to=user (or none) content,
-// any other recipient a call in the family's tags. A call that cannot be read is content
-// (differences.json).
-void parse_recipients(const OutputSyntax& syntax, std::string_view rest, bool partial,
-                      ParsedMessage& out) {
-  const size_t max_calls = syntax.parallel_tool_calls ? 0 : 1;
-  for_each_message(rest, partial, "<|start|>assistant", {"<|eom|>", "<|eot|>"}, out,
-                   [&](std::string_view header, std::string_view body) {
-                     const std::string recipient = word_after(header, "to=");
-                     const bool call =
-                         recipient != "self" && recipient != "user" && !recipient.empty();
-                     if (recipient == "self" && syntax.extract_reasoning) {
-                       out.reasoning += std::string(body);
-                     } else if (call && syntax.parse_tool_calls &&
-                                (max_calls == 0 || out.tool_calls.size() < max_calls)) {
-                       CallReadResult calls = read_tool_calls(syntax.tools, body, partial, 1);
-                       if (!partial && !calls.ok) {
-                         out.content += std::string(body);
-                       } else {
-                         for (ParsedToolCall& c : calls.calls)
-                           out.tool_calls.push_back(std::move(c));
-                       }
-                     } else {
-                       out.content += std::string(body);
-                     }
-                   });
+// reasoning, a message to=functions.f a call, the rest content. Muse Glimmer after
+// <|start|>assistant: to=self is reasoning, to=user (or none) content, any other recipient a
+// call in the family's tags.
+void parse_messages(const OutputSyntax& syntax, const MessageFormat& format, std::string_view rest,
+                    bool partial, ParsedMessage& out) {
+  for_each_message(rest, partial, format, out, [&](std::string_view header, std::string_view body) {
+    switch (message_kind(syntax, header, out.tool_calls.size())) {
+      case MessageKind::kCall:
+        read_call_message(syntax, header, body, partial, out);
+        break;
+      case MessageKind::kReasoning:
+        out.reasoning += std::string(body);
+        break;
+      case MessageKind::kContent:
+        out.content += std::string(body);
+        break;
+    }
+  });
 }
 
 }  // namespace
@@ -293,6 +243,83 @@ size_t partial_marker_length(std::string_view text, std::string_view marker) {
   return 0;
 }
 
+TextRange json_content_range(std::string_view body) {
+  const size_t lead = body.size() - ltrim(body).size();
+  std::string_view text = body.substr(lead);
+  size_t base = lead;
+  if (text.substr(0, 7) == "```json") {
+    const std::string_view inner = text.substr(7);
+    text = ltrim(inner);
+    base += 7 + inner.size() - text.size();
+    const size_t fence = text.rfind("```");
+    if (fence != std::string_view::npos) text = rtrim(text.substr(0, fence));
+  }
+  size_t start = 0;
+  const size_t end = json_value_end(text, 0, &start);
+  if (end != std::string_view::npos) return {base + start, base + end};
+  return {base, base + json_shown_length(text)};
+}
+
+size_t json_shown_length(std::string_view text) {
+  size_t cut = text.size();
+  while (cut > 0 &&
+         std::string_view(",]}:\" \n\t\r[{").find(text[cut - 1]) == std::string_view::npos) {
+    --cut;
+  }
+  if (cut == text.size()) return text.size();
+  size_t before = cut;
+  while (before > 0 && is_space(text[before - 1])) --before;
+  if (before > 0 && text[before - 1] == ':') {
+    size_t key = before - 1;
+    while (key > 0 && is_space(text[key - 1])) --key;
+    if (key > 0 && text[key - 1] == '"') {
+      const size_t open = text.rfind('"', key - 2);
+      if (open != std::string_view::npos) cut = open;
+    }
+  }
+  return cut;
+}
+
+const MessageFormat* message_format(const OutputSyntax& syntax) {
+  static const MessageFormat kHarmony{"", {"<|end|>", "<|call|>", "<|return|>"}};
+  static const MessageFormat kRecipients{"<|start|>assistant", {"<|eom|>", "<|eot|>"}};
+  if (syntax.harmony && syntax.extract_reasoning) return &kHarmony;
+  if (syntax.recipients) return &kRecipients;
+  return nullptr;
+}
+
+MessageKind message_kind(const OutputSyntax& syntax, std::string_view header, size_t calls) {
+  if (syntax.harmony && syntax.extract_reasoning) {
+    const HarmonyHeader h = read_header(header);
+    if (!h.recipient.empty() && syntax.parse_tool_calls) return MessageKind::kCall;
+    if (h.channel == "analysis" && syntax.extract_reasoning) return MessageKind::kReasoning;
+    return MessageKind::kContent;
+  }
+  const size_t max_calls = syntax.parallel_tool_calls ? 0 : 1;
+  const std::string recipient = word_after(header, "to=");
+  const bool call = recipient != "self" && recipient != "user" && !recipient.empty();
+  if (recipient == "self" && syntax.extract_reasoning) return MessageKind::kReasoning;
+  if (call && syntax.parse_tool_calls && (max_calls == 0 || calls < max_calls)) {
+    return MessageKind::kCall;
+  }
+  return MessageKind::kContent;
+}
+
+void read_call_message(const OutputSyntax& syntax, std::string_view header, std::string_view body,
+                       bool partial, ParsedMessage& out) {
+  if (syntax.harmony && syntax.extract_reasoning) {
+    out.tool_calls.push_back({read_header(header).recipient, std::string(rtrim(body)), ""});
+    return;
+  }
+  // A call that cannot be read is content (differences.json).
+  CallReadResult calls = read_tool_calls(syntax.tools, body, partial, 1);
+  if (!partial && !calls.ok) {
+    out.content += std::string(body);
+  } else {
+    for (ParsedToolCall& c : calls.calls) out.tool_calls.push_back(std::move(c));
+  }
+}
+
 ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generated, bool partial) {
   std::string text = syntax.prefix;
   text.append(generated);
@@ -301,12 +328,8 @@ ParsedMessage parse_output(const OutputSyntax& syntax, std::string_view generate
     rest.remove_prefix(syntax.literal.size());
   }
   ParsedMessage out;
-  if (syntax.harmony && syntax.extract_reasoning) {
-    parse_harmony(syntax, rest, partial, out);
-    return out;
-  }
-  if (syntax.recipients) {
-    parse_recipients(syntax, rest, partial, out);
+  if (const MessageFormat* format = message_format(syntax)) {
+    parse_messages(syntax, *format, rest, partial, out);
     return out;
   }
   ReasoningSplit split = split_reasoning(syntax, rest, partial);

@@ -548,51 +548,97 @@ CallRead read_one(const ToolCallFormat& f, std::string_view s, size_t i) {
   return {};
 }
 
-// The calls of a format whose calls follow each other (each with its own markers).
-CallReadResult read_sequence(const ToolCallFormat& f, std::string_view s, bool partial,
-                             size_t max_calls) {
-  CallReadResult out;
-  size_t i = 0;
-  if (!f.section_start.empty()) i = f.section_start.size();
+// Where the first call of a section begins (after the section marker and, for a JSON
+// array, its '['), or npos when the text is not a section of calls.
+size_t sequence_start(const ToolCallFormat& f, std::string_view s) {
+  size_t i = f.section_start.size();
+  if (f.style != ToolCallStyle::kJsonArray) return i;
+  i = skip_space(s, i);
+  if (i >= s.size() || s[i] != '[') return npos;
+  return i + 1;
+}
+
+// How a read of calls stopped: at the end of the calls, inside a call whose name is read,
+// or at a call that cannot be read (yet).
+enum class SequenceStop { kEnd, kOpenCall, kUnread };
+
+// Reads calls from `at` on, appending each call read whole to `calls` and moving `at` past
+// it; an unfinished call that has its name goes to `open`.
+SequenceStop read_calls_from(const ToolCallFormat& f, std::string_view s, SequenceCursor& at,
+                             size_t max_calls, std::vector<ParsedToolCall>& calls,
+                             ParsedToolCall* open) {
   const bool array = f.style == ToolCallStyle::kJsonArray;
-  if (array) {
-    i = skip_space(s, i);
-    if (i >= s.size() || s[i] != '[') {
-      out.ok = partial;
-      return out;
+  size_t i = at.pos;
+  bool after_call = at.after_call;
+  while (true) {
+    if (after_call) {
+      // What follows a call: its end marker where the call's reader did not take it.
+      i = skip_space(s, i);
+      if (!f.call_end.empty() && f.style != ToolCallStyle::kKeyValueTags &&
+          f.style != ToolCallStyle::kInvokeTags) {
+        if (starts_at(s, i, f.call_end)) i += f.call_end.size();
+      }
     }
-    ++i;
-  }
-  while (max_calls == 0 || out.calls.size() < max_calls) {
+    if (max_calls != 0 && calls.size() >= max_calls) return SequenceStop::kEnd;
     i = skip_space(s, i);
     const bool listed = array || f.style == ToolCallStyle::kPythonCalls;
     if (listed && i < s.size() && s[i] == ',') i = skip_space(s, i + 1);
-    if (i >= s.size()) break;
+    if (i >= s.size()) return SequenceStop::kEnd;
     if (!f.call_start.empty()) {
       if (starts_at(s, i, f.call_start)) {
         i = skip_space(s, i + f.call_start.size());
       } else if (f.bare_call_start.empty() || !starts_at(s, i, f.bare_call_start)) {
-        break;
+        return SequenceStop::kEnd;
       }
     }
     CallRead r = read_one(f, s, i);
     if (r.end == npos) {
-      if (partial && r.named) out.calls.push_back(std::move(r.call));
-      if (!partial) out.ok = out.calls.empty() ? false : out.ok;
-      return out;
+      if (open != nullptr && r.named) *open = std::move(r.call);
+      return r.named ? SequenceStop::kOpenCall : SequenceStop::kUnread;
     }
-    out.calls.push_back(std::move(r.call));
-    i = skip_space(s, r.end);
-    if (!f.call_end.empty() && f.style != ToolCallStyle::kKeyValueTags &&
-        f.style != ToolCallStyle::kInvokeTags) {
-      if (starts_at(s, i, f.call_end)) i += f.call_end.size();
-    }
+    calls.push_back(std::move(r.call));
+    i = r.end;
+    after_call = true;
+    at = {i, true};
+  }
+}
+
+}  // namespace
+
+CallReadResult read_tool_calls(const ToolCallFormat& format, std::string_view text, bool partial,
+                               size_t max_calls) {
+  CallReadResult out;
+  SequenceCursor at{sequence_start(format, text), false};
+  if (at.pos == npos) {
+    out.ok = partial;
+    return out;
+  }
+  ParsedToolCall open;
+  const SequenceStop stop = read_calls_from(format, text, at, max_calls, out.calls, &open);
+  if (stop != SequenceStop::kEnd) {
+    if (partial && stop == SequenceStop::kOpenCall) out.calls.push_back(std::move(open));
+    if (!partial) out.ok = out.calls.empty() ? false : out.ok;
+    return out;
   }
   if (!partial && out.calls.empty()) out.ok = false;
   return out;
 }
 
-}  // namespace
+void CallStreamReader::read(const ToolCallFormat& format, std::string_view text, size_t max_calls,
+                            std::vector<ParsedToolCall>& open) {
+  open.clear();
+  if (!started_) {
+    // Until a call is read whole, the section is read from its start.
+    at_ = {sequence_start(format, text), false};
+    if (at_.pos == npos) return;
+  }
+  const size_t from = at_.pos;
+  ParsedToolCall call;
+  const SequenceStop stop = read_calls_from(format, text, at_, max_calls, done_, &call);
+  scanned_ += text.size() - std::min(from, text.size());
+  started_ = !done_.empty();
+  if (stop == SequenceStop::kOpenCall) open.push_back(std::move(call));
+}
 
 size_t json_value_end(std::string_view s, size_t pos, size_t* start) {
   size_t i = skip_space(s, pos);
@@ -622,11 +668,6 @@ size_t json_value_end(std::string_view s, size_t pos, size_t* start) {
     if (d == ',' || d == '}' || d == ']' || is_space(d)) return j;
   }
   return npos;
-}
-
-CallReadResult read_tool_calls(const ToolCallFormat& format, std::string_view text, bool partial,
-                               size_t max_calls) {
-  return read_sequence(format, text, partial, max_calls);
 }
 
 }  // namespace hearth::chat

@@ -5,12 +5,20 @@
 namespace hearth::server::openai {
 
 ChatOutput::Choice& ChatOutput::state(int32_t index) {
-  Choice& c = choices_[index];
+  auto it = choices_.find(index);
+  if (it == choices_.end()) it = choices_.emplace(index, Choice(syntax_)).first;
+  Choice& c = it->second;
   if (!c.primed) {
     c.primed = true;
-    if (primed_) c.parsed = chat::parse_output(syntax_, "", true);
+    // A continuation starts from the parse of its prefix (shown already, not streamed).
+    if (primed_) c.stream.step("");
   }
   return c;
+}
+
+const chat::ParsedMessage& ChatOutput::parsed(int32_t index) {
+  Choice& c = state(index);
+  return c.finished ? c.final : c.stream.parsed();
 }
 
 bool ChatOutput::begin(int32_t index) {
@@ -22,25 +30,24 @@ bool ChatOutput::begin(int32_t index) {
 
 chat::MessageDelta ChatOutput::step(int32_t index, const std::string& piece) {
   Choice& c = state(index);
-  if (piece.empty()) return {};
-  c.generated += piece;
-  chat::ParsedMessage now = chat::parse_output(syntax_, c.generated, true);
-  chat::MessageDelta d = chat::diff_messages(c.parsed, now);
-  c.parsed = std::move(now);
-  return d;
+  if (piece.empty() || c.finished) return {};
+  return c.stream.step(piece);
 }
 
 chat::MessageDelta ChatOutput::finish(int32_t index) {
   Choice& c = state(index);
-  chat::ParsedMessage now = chat::parse_output(syntax_, c.generated, false);
-  chat::MessageDelta d = chat::diff_messages(c.parsed, now);
+  const chat::ParsedMessage& before = parsed(index);
+  const std::string_view generated = c.stream.generated();
+  chat::ParsedMessage now = chat::parse_output(syntax_, generated, false);
+  chat::MessageDelta d = chat::diff_messages(before, now);
   // A call the final parse no longer sees stays as streamed; the rest is the final parse.
-  if (now.tool_calls.size() < c.parsed.tool_calls.size()) {
+  if (now.tool_calls.size() < before.tool_calls.size()) {
     now.tool_calls.insert(now.tool_calls.end(),
-                          c.parsed.tool_calls.begin() + static_cast<long>(now.tool_calls.size()),
-                          c.parsed.tool_calls.end());
+                          before.tool_calls.begin() + static_cast<long>(now.tool_calls.size()),
+                          before.tool_calls.end());
   }
-  c.parsed = std::move(now);
+  c.final = std::move(now);
+  c.finished = true;
   return d;
 }
 

@@ -1,5 +1,6 @@
 // The model output of a chat request read back per choice (chat-templates.md §8): parsed
-// whole for a non-streamed answer, re-parsed after each streamed token with the diffs as
+// whole for a non-streamed answer; streamed, parsed incrementally as tokens arrive (each
+// token costs the part that can still change, not the answer so far), with the diffs as
 // deltas. Shared by the chat, Messages and Responses shapes.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "chat/output_parser.h"
+#include "chat/stream_parser.h"
 
 namespace hearth::server::openai {
 
@@ -43,7 +45,7 @@ class ChatOutput {
   // Streaming, at the end: what the final parse adds (text held back as a possible marker).
   chat::MessageDelta finish(int32_t index);
   // The parse of a choice so far (final once finish() ran).
-  const chat::ParsedMessage& parsed(int32_t index) { return state(index).parsed; }
+  const chat::ParsedMessage& parsed(int32_t index);
   // Whether the choice already produced its first event.
   bool begin(int32_t index);
 
@@ -54,8 +56,10 @@ class ChatOutput {
 
  private:
   struct Choice {
-    std::string generated;
-    chat::ParsedMessage parsed;
+    explicit Choice(const chat::OutputSyntax& syntax) : stream(syntax) {}
+    chat::StreamParser stream;  // the parse while streaming
+    chat::ParsedMessage final;  // the parse once finish() ran
+    bool finished = false;
     std::vector<std::string> ids;
     bool started = false;
     bool primed = false;
