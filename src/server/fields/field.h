@@ -120,10 +120,12 @@ struct FieldInfo {
   FieldState state = FieldState::kSupported;
 };
 
+// The rows of `table` that belong to `routes`.
 template <class Out>
-std::vector<FieldInfo> field_info(const std::vector<Field<Out>>& table) {
+std::vector<FieldInfo> field_info(const std::vector<Field<Out>>& table, uint32_t routes = ~0u) {
   std::vector<FieldInfo> out;
   for (const Field<Out>& f : table) {
+    if ((f.routes & routes) == 0) continue;
     FieldInfo info{f.name, {}, f.state};
     for (std::string_view alias : f.aliases) {
       if (!alias.empty()) info.aliases.push_back(alias);

@@ -315,8 +315,8 @@ const std::vector<F>& body_fields() {
 
 }  // namespace
 
-const std::vector<fields::Field<AnthropicRequest>>& anthropic_fields() {
-  return body_fields();
+std::vector<fields::FieldInfo> anthropic_field_info() {
+  return fields::field_info(body_fields(), kBody);
 }
 
 std::optional<ApiError> parse_anthropic_request(const Json& body, AnthropicRequest& out) {

@@ -85,7 +85,9 @@ struct AnthropicRequest {
 // Reads `body` (a JSON object) through the Anthropic tables: a member or block of the wrong
 // type is a 400 naming it ("messages[2].content[0].type").
 std::optional<ApiError> parse_anthropic_request(const Json& body, AnthropicRequest& out);
-const std::vector<fields::Field<AnthropicRequest>>& anthropic_fields();
+// The body's rows as fields.json records them (the rows of nested objects are named by
+// their paths in errors, not recorded).
+std::vector<fields::FieldInfo> anthropic_field_info();
 
 // The chat request the Anthropic request asks for (openai-compat.md §8.1); count_tokens
 // leaves max_tokens out.

@@ -348,8 +348,8 @@ Json chat_members(const Json& body, const ResponsesRequest& request) {
 
 }  // namespace
 
-const std::vector<fields::Field<ResponsesRequest>>& responses_fields() {
-  return body_fields();
+std::vector<fields::FieldInfo> responses_field_info() {
+  return fields::field_info(body_fields(), kBody);
 }
 
 std::optional<ApiError> parse_responses_request(const Json& body, ResponsesRequest& out) {

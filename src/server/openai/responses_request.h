@@ -71,7 +71,8 @@ struct ResponsesRequest {
 // Reads `body` (a JSON object) through the Responses tables, then the rest of it through
 // the chat table: a member or item of the wrong type is a 400 naming it.
 std::optional<ApiError> parse_responses_request(const Json& body, ResponsesRequest& out);
-const std::vector<fields::Field<ResponsesRequest>>& responses_fields();
+// The body's own rows as fields.json records them (the rest is the chat table's).
+std::vector<fields::FieldInfo> responses_field_info();
 
 // The chat request the Responses request asks for (openai-compat.md §7.1).
 ChatRequest to_chat_request(const ResponsesRequest& request);
