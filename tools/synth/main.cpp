@@ -7,25 +7,11 @@
 
 #include "tools/synth/synth.h"
 
-int main(int argc, char** argv) {
-  CLI::App app{"hearth-synth: write a random-weight model, or convert a model's weight type"};
-  hearth::synth::SynthParams p;
-  std::string type_name = "q4_0", output_type_name, out_path, convert_from;
-  app.add_option("-o,--output", out_path, "output GGUF path")->required();
-  app.add_option(
-         "--type", type_name,
-         "2-D weight type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k ... q6_k, iq4_nl, "
-         "mxfp4 (experts; other weights q8_0)")
-      ->capture_default_str();
-  app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
-  app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
-  app.add_option(
-         "--arch", p.arch,
-         "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "
-         "qwen3moe, olmoe, gpt-oss, bert, "
-         "nomic-bert, "
-         "jina-bert-v2 or modern-bert")
-      ->capture_default_str();
+namespace {
+
+// The shape of the model: widths, depths, context, rope, output tying and seed.
+void add_shape_options(CLI::App& app, hearth::synth::SynthParams& p,
+                       std::string& output_type_name) {
   app.add_option("--n-embd", p.n_embd)->capture_default_str();
   app.add_option("--n-layer", p.n_layer)->capture_default_str();
   app.add_option("--n-head", p.n_head)->capture_default_str();
@@ -38,6 +24,10 @@ int main(int argc, char** argv) {
   app.add_option("--output-type", output_type_name, "type of output.weight (default: --type)");
   app.add_flag("--tied", p.tied_output, "tie the output matrix to the embeddings");
   app.add_option("--seed", p.seed, "weights seed")->capture_default_str();
+}
+
+// Encoder-only options (BERT family: norms, pooling, classifier head).
+void add_encoder_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--norm-eps", p.norm_eps, "encoders: LayerNorm epsilon")->capture_default_str();
   app.add_option("--pooling", p.pooling, "encoders: pooling_type key (-1: none written)")
       ->capture_default_str();
@@ -46,6 +36,10 @@ int main(int argc, char** argv) {
   app.add_flag("--qk-norm", p.qk_norm, "jina-bert-v2: q/k LayerNorms");
   app.add_flag("--attn-norm-2", p.attn_norm_2, "jina-bert-v2: second attention LayerNorm");
   app.add_flag("--separate-gate", p.separate_gate, "jina-bert-v2: ffn_gate apart from ffn_up");
+}
+
+// Family-specific attention, scaling, experts and rope options.
+void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--swa", p.n_swa, "modern-bert, gemma2/3, gpt-oss: sliding window (0: none)")
       ->capture_default_str();
   app.add_option("--swa-pattern", p.swa_pattern, "modern-bert, gemma2/3: window layer pattern")
@@ -79,8 +73,12 @@ int main(int argc, char** argv) {
   app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
   app.add_option("--yarn", p.yarn_factor, "YaRN rope scaling factor (0: none)")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+}
 
+// Writes the model (or the conversion) the options ask for; the exit code.
+int run(hearth::synth::SynthParams p, const std::string& type_name,
+        const std::string& output_type_name, const std::string& out_path,
+        const std::string& convert_from) {
   auto type = hearth::tensor_type_from_name(type_name);
   if (!type) {
     std::fprintf(stderr, "error: unknown type '%s'\n", type_name.c_str());
@@ -106,4 +104,32 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hearth-synth: write a random-weight model, or convert a model's weight type"};
+  hearth::synth::SynthParams p;
+  std::string type_name = "q4_0", output_type_name, out_path, convert_from;
+  app.add_option("-o,--output", out_path, "output GGUF path")->required();
+  app.add_option(
+         "--type", type_name,
+         "2-D weight type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k ... q6_k, iq4_nl, "
+         "mxfp4 (experts; other weights q8_0)")
+      ->capture_default_str();
+  app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
+  app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
+  app.add_option(
+         "--arch", p.arch,
+         "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "
+         "qwen3moe, olmoe, gpt-oss, bert, "
+         "nomic-bert, "
+         "jina-bert-v2 or modern-bert")
+      ->capture_default_str();
+  add_shape_options(app, p, output_type_name);
+  add_encoder_options(app, p);
+  add_family_options(app, p);
+  CLI11_PARSE(app, argc, argv);
+  return run(p, type_name, output_type_name, out_path, convert_from);
 }
