@@ -330,25 +330,6 @@ TEST_F(EmbeddingServer, RankScoresDoNotDependOnTheOtherDocuments) {
   ASSERT_EQ(e["data"][0]["embedding"].size(), 1u) << e.dump().substr(0, 200);
 }
 
-// Options and requests the reference turns down, and what Hearth adds for a client's
-// mistakes (differences.json, client-mistakes-400).
-TEST_F(EmbeddingServer, ClientMistakesAre400) {
-  start({"--reranking", "-np", "2"});
-  post("/embedding", OJson{{"input", "x"}, {"embd_normalize", "2"}}, 400);
-  post("/embedding", OJson{{"input", "x"}, {"embd_normalize", 1e300}}, 400);
-  post("/embedding", OJson{{"input", "x"}, {"embd_normalize", 2.7}}, 200);
-  post("/embedding", OJson{{"input", "x"}, {"encoding_format", 5}}, 400);
-  post("/rerank", OJson{{"query", "q"}, {"documents", {"a"}}, {"top_n", -1}}, 400);
-  post("/rerank", OJson{{"query", "q"}, {"documents", {"a"}}, {"top_n", "1"}}, 400);
-  post("/rerank", OJson{{"query", "q"}, {"texts", {"a"}}, {"return_text", "yes"}}, 400);
-  // `dimensions` is honoured only as the width the model gives.
-  const OJson models = OJson::parse(http_request(server_.port(), "GET", "/v1/models").body);
-  const int n_embd = models["data"][0]["meta"]["n_embd"];
-  post("/v1/embeddings", OJson{{"input", "x"}, {"dimensions", n_embd}}, 200);
-  post("/v1/embeddings", OJson{{"input", "x"}, {"dimensions", n_embd / 2}}, 400);
-  post("/embedding", OJson{{"input", {99999}}}, 400);
-}
-
 // An encoder computes embeddings only: a completion request is the client's mistake (400;
 // the reference answers 500), the embedding routes answer.
 TEST_F(EmbeddingServer, EncoderRefusesCompletions) {
@@ -387,21 +368,6 @@ TEST_F(EmbeddingServer, EncoderRefusesCompletions) {
   std::filesystem::remove_all(dir);
 }
 
-// --embd-normalize sets the requests' default; a request's embd_normalize still wins.
-TEST_F(EmbeddingServer, ServerNormalizationIsTheDefault) {
-  start({"--embedding", "--pooling", "mean", "--embd-normalize", "-1", "-np", "1"});
-  const auto length = [](const OJson& v) {
-    double s = 0;
-    for (const OJson& x : v) s += x.get<double>() * x.get<double>();
-    return std::sqrt(s);
-  };
-  const OJson raw = post("/embedding", OJson{{"input", "Once upon a time"}});
-  EXPECT_GT(std::fabs(length(raw[0]["embedding"][0]) - 1.0), 0.01) << "left unnormalized";
-  const OJson unit =
-      post("/embedding", OJson{{"input", "Once upon a time"}, {"embd_normalize", 2}});
-  EXPECT_NEAR(length(unit[0]["embedding"][0]), 1.0, 1e-5);
-}
-
 // hearth-loadbench's embedding mode (the benchmark of issue 15) against the real server.
 TEST_F(EmbeddingServer, LoadbenchCountsEmbeddings) {
   start({"--embedding", "--pooling", "mean", "-np", "2"});
@@ -415,15 +381,6 @@ TEST_F(EmbeddingServer, LoadbenchCountsEmbeddings) {
   EXPECT_EQ(summary["embeddings"], 16);
   EXPECT_GT(summary["tokens_evaluated"].get<int>(), 16);
   EXPECT_GT(summary["embeddings_per_s"].get<double>(), 0.0);
-}
-
-// Without --embedding every route answers the reference's 501; completions still work.
-TEST_F(EmbeddingServer, DisabledRoutesAnswer501) {
-  start({"-np", "1"});
-  const OJson e = post("/v1/embeddings", OJson{{"input", "x"}}, 501);
-  EXPECT_EQ(e["error"]["type"], "not_supported_error");
-  post("/rerank", OJson{{"query", "q"}, {"documents", {"a"}}}, 501);
-  post("/completion", OJson{{"prompt", "Once"}, {"n_predict", 2}}, 200);
 }
 
 }  // namespace

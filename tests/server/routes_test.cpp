@@ -1,10 +1,12 @@
 // The route surface: every route the manifest claims answers, every other one is refused
-// as the manifest records; the request pipeline (API keys, CORS, 404 body, bad input).
+// as the manifest records; the request pipeline (API keys, CORS, 404 body, bad input). On
+// the fake server (no model, nothing under ../shared): what is checked here is the
+// server's, whatever the model.
 #include <filesystem>
 #include <fstream>
 #include <map>
 
-#include "server/server_fixture.h"
+#include "server/fake_fixture.h"
 
 namespace hearth::test {
 namespace {
@@ -21,8 +23,9 @@ std::string concrete(std::string path) {
   return path;
 }
 
-// What each supported route is sent and must answer on stories260K (a generative model
-// without fill-in-the-middle tokens, started without --embeddings or --reranking): a valid
+// What each supported route is sent and must answer on the fake server with a vocabulary
+// like stories260K's (512 tokens, no fill-in-the-middle tokens), started without
+// --embeddings or --reranking, as stories260K was before the tests moved here: a valid
 // request answers 200; a route whose feature this server lacks answers the reference's 501
 // not_supported_error from its own handler. Any other status, a 404 included, fails.
 struct RouteCase {
@@ -77,7 +80,7 @@ const std::map<std::string, RouteCase>& route_cases() {
   return cases;
 }
 
-class ServerRoutes : public StoriesServer {};
+class ServerRoutes : public FakeServerTest {};
 
 TEST_F(ServerRoutes, EverySupportedRouteAnswers) {
   const std::string slot_dir = make_temp_dir("route_slots");
@@ -112,6 +115,22 @@ TEST_F(ServerRoutes, EverySupportedRouteAnswers) {
   }
   EXPECT_GE(checked, 37);
   std::filesystem::remove_all(slot_dir);
+}
+
+// With FIM tokens, --embedding and rank pooling, the routes the first test sees refused
+// answer 200 from their handlers.
+TEST_F(ServerRoutes, FeatureRoutesAnswerWhenTheFeatureIsOn) {
+  start({"--reranking"}, /*fim=*/true);
+  int checked = 0;
+  for (const auto& [path, c] : route_cases()) {
+    if (c.status != 501) continue;
+    SCOPED_TRACE(path);
+    const HttpReply reply = http_request(port(), "POST", path, c.body);
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    EXPECT_TRUE(parse_or_null(reply.body).is_structured()) << reply.body;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);
 }
 
 TEST_F(ServerRoutes, UnclaimedRoutesAreRefused) {

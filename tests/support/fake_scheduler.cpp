@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 
+#include "engine/pooling.h"
 #include "gguf/file.h"
 
 namespace hearth::test {
@@ -13,8 +16,59 @@ namespace {
 
 constexpr int32_t kDefaultTokens = 8;
 constexpr int32_t kMaxTokens = 64;
+constexpr char kSlotMagic[8] = {'H', 'F', 'A', 'K', 'E', 'S', 'L', 'T'};
+
+// A slot file: the magic, the token count (u32), the ids (i32).
+Result<SlotFileResult> write_slot_file(const std::string& path, const std::vector<int32_t>& ids) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  const auto n = static_cast<uint32_t>(ids.size());
+  out.write(kSlotMagic, sizeof(kSlotMagic));
+  out.write(reinterpret_cast<const char*>(&n), sizeof(n));
+  out.write(reinterpret_cast<const char*>(ids.data()),
+            static_cast<std::streamsize>(ids.size() * sizeof(int32_t)));
+  if (!out) return error(ErrorCode::kIo, "cannot write " + path);
+  SlotFileResult result;
+  result.n_tokens = static_cast<int32_t>(n);
+  result.n_bytes = sizeof(kSlotMagic) + sizeof(n) + ids.size() * sizeof(int32_t);
+  return result;
+}
+
+Result<std::vector<int32_t>> read_slot_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error(ErrorCode::kIo, "failed to open " + path);
+  char magic[sizeof(kSlotMagic)] = {};
+  uint32_t n = 0;
+  in.read(magic, sizeof(magic));
+  in.read(reinterpret_cast<char*>(&n), sizeof(n));
+  if (!in || std::memcmp(magic, kSlotMagic, sizeof(magic)) != 0 || n > (1u << 24)) {
+    return error(ErrorCode::kInvalidArgument,
+                 "No available space in KV cache or invalid slot save file");
+  }
+  std::vector<int32_t> ids(n);
+  in.read(reinterpret_cast<char*>(ids.data()), static_cast<std::streamsize>(n * sizeof(int32_t)));
+  if (!in) {
+    return error(ErrorCode::kInvalidArgument,
+                 "No available space in KV cache or invalid slot save file");
+  }
+  return ids;
+}
 
 }  // namespace
+
+std::vector<float> fake_hidden_state(int32_t token) {
+  std::vector<float> row(FakeScheduler::kEmbeddingWidth);
+  for (int32_t k = 0; k < FakeScheduler::kEmbeddingWidth; ++k) {
+    const int64_t mix = static_cast<int64_t>(token) * 131 + k * 71 + (token * (k + 1)) % 17;
+    row[static_cast<size_t>(k)] = static_cast<float>(mix % 101) / 101.0f - 0.5f;
+  }
+  return row;
+}
+
+float fake_rank_score(const std::vector<int32_t>& prompt) {
+  double sum = 0;
+  for (int32_t t : prompt) sum += fake_hidden_state(t)[0];
+  return prompt.empty() ? 0.0f : static_cast<float>(4.0 * sum / static_cast<double>(prompt.size()));
+}
 
 std::shared_ptr<const tokenizer::Tokenizer> load_tokenizer(const std::string& gguf_path) {
   auto archive = gguf::Archive::open(gguf_path);
@@ -26,7 +80,9 @@ std::shared_ptr<const tokenizer::Tokenizer> load_tokenizer(const std::string& gg
 
 FakeScheduler::FakeScheduler(std::shared_ptr<const tokenizer::Tokenizer> tok,
                              SchedulerConfig config)
-    : tok_(std::move(tok)), config_(config) {}
+    : tok_(std::move(tok)),
+      config_(config),
+      slot_tokens_(static_cast<size_t>(std::max(config.n_slots, 1))) {}
 
 FakeScheduler::~FakeScheduler() {
   stop();
@@ -100,14 +156,42 @@ MetricsSnapshot FakeScheduler::metrics(bool) {
   return metrics_;
 }
 
-void FakeScheduler::slot_action(SlotActionKind kind, int32_t id, std::string, SlotActionDone done) {
+void FakeScheduler::slot_action(SlotActionKind kind, int32_t id, std::string path,
+                                SlotActionDone done) {
   if (id < 0 || id >= config_.n_slots) {
     done(error(ErrorCode::kInvalidArgument, "slot id out of range"));
-  } else if (kind == SlotActionKind::kErase) {
-    done(SlotFileResult{});
-  } else {
-    done(error(ErrorCode::kIo, "the fake scheduler keeps no files"));
+    return;
   }
+  done(run_slot_action(kind, id, path));
+}
+
+Result<SlotFileResult> FakeScheduler::run_slot_action(SlotActionKind kind, int32_t id,
+                                                      const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<int32_t>& tokens = slot_tokens_[static_cast<size_t>(id)];
+  if (kind == SlotActionKind::kSave) return write_slot_file(path, tokens);
+  if (kind == SlotActionKind::kErase) {
+    SlotFileResult result;
+    result.n_tokens = static_cast<int32_t>(tokens.size());
+    tokens.clear();
+    return result;
+  }
+  auto ids = read_slot_file(path);
+  if (!ids.is_ok()) return ids.status();
+  tokens.clear();
+  if (static_cast<int32_t>(ids->size()) > config_.n_ctx_slot) {
+    return error(ErrorCode::kInvalidArgument, "Restored prompt does not fit in the slot context");
+  }
+  for (int32_t t : *ids) {
+    if (t < 0 || t >= tok_->n_vocab()) {
+      return error(ErrorCode::kInvalidArgument, "Invalid tokens in slot save file");
+    }
+  }
+  SlotFileResult result;
+  result.n_tokens = static_cast<int32_t>(ids->size());
+  result.n_bytes = sizeof(kSlotMagic) + sizeof(uint32_t) + ids->size() * sizeof(int32_t);
+  tokens = std::move(*ids);
+  return result;
 }
 
 void FakeScheduler::set_output(std::vector<int32_t> tokens) {
@@ -130,6 +214,10 @@ void FakeScheduler::run() {
       request = std::move(queue_.front());
       queue_.pop_front();
     }
+    if (request.kind != TaskKind::kCompletion) {
+      run_embedding(request);
+      continue;
+    }
     for (int32_t copy = 0; copy < request.n_cmpl; ++copy) run_task(request, copy);
   }
 }
@@ -142,19 +230,8 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
     ++tasks_run_;
     ++metrics_.n_decode_total;
   }
-  if (sink.cancelled()) return;
-  for (int32_t t : request.prompt) {
-    if (t < 0 || t >= tok_->n_vocab()) {
-      sink.on_error(index, {TaskError::Kind::kInvalidRequest, "Prompt contains invalid tokens"});
-      return;
-    }
-  }
+  if (sink.cancelled() || !check_prompt(request, index)) return;
   const auto n_prompt = static_cast<int32_t>(request.prompt.size());
-  if (n_prompt >= config_.n_ctx_slot) {
-    sink.on_error(index, {TaskError::Kind::kExceedContext, "request exceeds the context", n_prompt,
-                          config_.n_ctx_slot});
-    return;
-  }
   const TaskParams& params = request.params;
   if (copy == 0) sink.on_start(index);
   if (params.stream && params.return_progress) sink.on_progress(index, {n_prompt, 0, n_prompt, 0});
@@ -207,10 +284,70 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
   final.n_predicted = n_predict;
   final.n_evaluated = n_prompt;
   final.n_cached = n_prompt + n_predict;
+  final.timings.prompt_n = n_prompt;  // the fake reuses no cache: every prompt token is decoded
+  final.timings.predicted_n = n_predict;
   const bool ends = scripted && static_cast<size_t>(n_predict) == output.size();
   final.stop_type = ends ? StopType::kEos : StopType::kLimit;
   final.seed = params.sampling.seed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int32_t slot =
+        (request.id_slot >= 0 ? request.id_slot + copy : copy) % std::max(config_.n_slots, 1);
+    std::vector<int32_t>& cached = slot_tokens_[static_cast<size_t>(slot)];
+    cached = request.prompt;
+    cached.insert(cached.end(), final.generated.begin(), final.generated.end());
+  }
   sink.on_final(std::move(final));
+}
+
+bool FakeScheduler::check_prompt(const TaskRequest& request, int32_t index) {
+  for (int32_t t : request.prompt) {
+    if (t < 0 || t >= tok_->n_vocab()) {
+      request.sink->on_error(index,
+                             {TaskError::Kind::kInvalidRequest, "Prompt contains invalid tokens"});
+      return false;
+    }
+  }
+  const auto n_prompt = static_cast<int32_t>(request.prompt.size());
+  if (n_prompt >= config_.n_ctx_slot) {
+    request.sink->on_error(index, {TaskError::Kind::kExceedContext, "request exceeds the context",
+                                   n_prompt, config_.n_ctx_slot});
+    return false;
+  }
+  return true;
+}
+
+void FakeScheduler::run_embedding(const TaskRequest& request) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++tasks_run_;
+    ++metrics_.n_decode_total;
+  }
+  TaskSink& sink = *request.sink;
+  if (sink.cancelled() || !check_prompt(request, request.index)) return;
+  EmbeddingResult result;
+  result.index = request.index;
+  result.n_tokens = static_cast<int32_t>(request.prompt.size());
+  std::vector<std::vector<float>> rows;
+  for (int32_t t : request.prompt) rows.push_back(fake_hidden_state(t));
+  const PoolingType pooling = config_.pooling;
+  if (request.kind == TaskKind::kRerank || pooling == PoolingType::kRank) {
+    result.score = fake_rank_score(request.prompt);
+    result.vectors = {{result.score}};
+  } else if (pooling == PoolingType::kMean || pooling == PoolingType::kCls ||
+             pooling == PoolingType::kLast) {
+    std::vector<float> flat;
+    for (const auto& row : rows) flat.insert(flat.end(), row.begin(), row.end());
+    std::vector<float> pooled(FakeScheduler::kEmbeddingWidth);
+    engine::pool_rows(pooling, flat.data(), static_cast<int64_t>(rows.size()),
+                      FakeScheduler::kEmbeddingWidth, pooled.data());
+    engine::normalize_embedding(pooled.data(), pooled.data(), FakeScheduler::kEmbeddingWidth,
+                                request.embd_normalize);
+    result.vectors = {std::move(pooled)};
+  } else {
+    result.vectors = std::move(rows);
+  }
+  sink.on_embedding(std::move(result));
 }
 
 }  // namespace hearth::test

@@ -4,8 +4,16 @@
 // out) on the fake's own thread, as the real scheduler reports them: a begin marker,
 // progress, streamed partials, one final result, or an error (invalid token ids, a prompt
 // longer than the slot context). It honours n_predict (8 tokens for -1, at most 64),
-// n_cmpl copies, n_probs, cancellation and backpressure. Slot actions answer at once: erase
-// succeeds, save and restore fail (the fake keeps no files).
+// n_cmpl copies, n_probs, cancellation and backpressure.
+//
+// Embedding and rerank tasks answer from the token ids alone: token t's hidden state is a
+// fixed vector of kEmbeddingWidth values (fake_hidden_state), pooled as the config's pooling
+// says (none: one unnormalized row per token; mean, cls, last: one row normalized as the
+// task's embd_normalize asks; rank: one score, fake_rank_score).
+//
+// Slot actions answer at once. Each slot holds the tokens of its last task (prompt and
+// output); save writes them to the file (a small header, then the ids), restore reads them
+// back, erase drops them.
 #pragma once
 
 #include <condition_variable>
@@ -37,6 +45,9 @@ class FakeScheduler final : public scheduler::Scheduler {
   const scheduler::SchedulerConfig& config() const override { return config_; }
   const tokenizer::Tokenizer& tokenizer() const override { return *tok_; }
 
+  // Width of the fake's hidden states (what /v1/models reports as n_embd).
+  static constexpr int32_t kEmbeddingWidth = 16;
+
   // Tasks run so far (each n_cmpl copy counts).
   size_t tasks_run() const;
   // What the model "writes" from now on, for the chat fuzz targets; empty: the prompt again.
@@ -45,6 +56,11 @@ class FakeScheduler final : public scheduler::Scheduler {
  private:
   void run();
   void run_task(const scheduler::TaskRequest& request, int32_t copy);
+  void run_embedding(const scheduler::TaskRequest& request);
+  // Refuses out-of-vocabulary ids and prompts past the slot context, as the scheduler does.
+  bool check_prompt(const scheduler::TaskRequest& request, int32_t index);
+  Result<scheduler::SlotFileResult> run_slot_action(scheduler::SlotActionKind kind, int32_t id,
+                                                    const std::string& path);
 
   std::shared_ptr<const tokenizer::Tokenizer> tok_;
   scheduler::SchedulerConfig config_;
@@ -54,9 +70,16 @@ class FakeScheduler final : public scheduler::Scheduler {
   bool stopping_ = false;
   size_t tasks_run_ = 0;
   std::vector<int32_t> output_;
+  std::vector<std::vector<int32_t>> slot_tokens_;  // per slot: the last task's tokens
   scheduler::MetricsSnapshot metrics_;
   std::thread thread_;
 };
+
+// Token `token`'s fake hidden state: kEmbeddingWidth values in [-0.5, 0.5), a fixed function
+// of the id.
+std::vector<float> fake_hidden_state(int32_t token);
+// The rank score of a rerank prompt: a fixed function of its ids.
+float fake_rank_score(const std::vector<int32_t>& prompt);
 
 // The vocabulary of a GGUF file (e.g. the shared stories260K model); null when it cannot be
 // read.

@@ -16,9 +16,24 @@ struct FakeServer {
   std::unique_ptr<server::Server> server;
 };
 
-// `config` as the command line would make it (slots come from its defaults.n_slots); the
-// chat template is `chat_template` (as --chat-template-file gives it), else ChatML. Null
-// server when the tokenizer is missing or the template cannot be loaded.
+// What the fake's "model" is, beyond the command line's config.
+struct FakeModel {
+  std::shared_ptr<const tokenizer::Tokenizer> tok;  // null: synthetic_tokenizer()
+  // The chat template (as --chat-template-file gives it); "": ChatML.
+  std::string chat_template;
+  int32_t n_ctx_slot = 512;
+  int32_t n_ctx_train = 512;
+  // Embedding tasks' pooling (--pooling resolved); the embedding routes run with
+  // config.embeddings.
+  scheduler::PoolingType pooling = scheduler::PoolingType::kNone;
+  std::string rerank_template;  // tokenizer.chat_template.rerank; "" when absent
+};
+
+// `config` as the command line would make it (slots come from its defaults.n_slots). Null
+// server when the chat template cannot be loaded.
+FakeServer make_fake_server(server::ServerConfig config, FakeModel model);
+
+// The same with `tok` (null: the synthetic vocabulary) and a template.
 FakeServer make_fake_server(server::ServerConfig config,
                             std::shared_ptr<const tokenizer::Tokenizer> tok,
                             const std::string& chat_template = "", int32_t n_ctx_slot = 512);

@@ -6,7 +6,6 @@
 #include "server/server.h"
 #include "support/fake_server.h"
 #include "support/settle.h"
-#include "support/test_paths.h"
 
 namespace hearth::server {
 namespace {
@@ -38,12 +37,10 @@ TEST(ServerPipelineTest, EveryRouteAnswers503WhileLoading) {
 class FakePipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto tok = test::load_tokenizer(test::shared_path("models/stories260K.gguf"));
-    if (!tok) GTEST_SKIP() << "stories260K.gguf not found under ../shared";
     ServerConfig config;
     config.endpoint_metrics = true;
     config.model_path = "fake.gguf";
-    fake_ = test::make_fake_server(config, tok);
+    fake_ = test::make_fake_server(config, test::FakeModel{});  // the synthetic vocabulary
     ASSERT_NE(fake_.server, nullptr);
   }
   test::SettledResponse call(const std::string& method, const std::string& path,
