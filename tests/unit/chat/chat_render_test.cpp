@@ -37,7 +37,7 @@ TEST(ChatRender, ContextVariables) {
   inputs.add_generation_prompt = false;
   inputs.enable_thinking = false;
   inputs.kwargs = {{"k", "v"}, {"datetime", "overridden"}};
-  inputs.tools = {{"f", "", "{}"}};
+  inputs.tools = {{"f", "", Json::object()}};
   EXPECT_EQ(prompt_of(*t, inputs), "False|True|<s>|</s>|False|overridden|01 Jan 2026|2026|v");
 }
 
@@ -128,7 +128,7 @@ TEST(ChatRender, ToolUseVariantWhenTheRequestHasTools) {
   auto t = make_templates("DEFAULT", "TOOLS{% for t in tools %} {{ t.function.name }}{% endfor %}");
   ChatInputs inputs = conversation({msg("user", "x")});
   EXPECT_EQ(prompt_of(*t, inputs), "DEFAULT");
-  inputs.tools = {{"lookup", "", "{}"}};
+  inputs.tools = {{"lookup", "", Json::object()}};
   EXPECT_EQ(prompt_of(*t, inputs), "TOOLS lookup");
   EXPECT_TRUE(t->caps().supports_tools);  // /props reports the tool-use variant's caps
 }

@@ -15,9 +15,11 @@ namespace {
 
 std::vector<chat::Tool> tools() {
   return {{"get_weather", "",
-           R"({"type":"object","properties":{"city":{"type":"string"},)"
-           R"("days":{"type":"integer","minimum":1,"maximum":7}},"required":["city","days"]})"},
-          {"get_time", "", R"({"type":"object","properties":{"zone":{"enum":["UTC","CET"]}}})"}};
+           Json::parse(R"({"type":"object","properties":{"city":{"type":"string"},)"
+                       R"("days":{"type":"integer","minimum":1,"maximum":7}},)"
+                       R"("required":["city","days"]})")},
+          {"get_time", "",
+           Json::parse(R"({"type":"object","properties":{"zone":{"enum":["UTC","CET"]}}})")}};
 }
 
 const std::string kArgs = R"({"city": "Paris", "days": 3})";
@@ -286,11 +288,12 @@ TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
   syntax.parse_tool_calls = true;
   const std::vector<chat::Tool> gemma_tools = {
       {"plan", "",
-       R"({"type":"object","$defs":{"stop":{"type":"object","properties":{)"
-       R"("Town":{"type":"string","maxLength":8},"nights":{"type":"integer","minimum":1}},)"
-       R"("required":["Town"]}},"properties":{"mode":{"enum":["rail","bus"]},)"
-       R"("stops":{"type":"array","items":{"$ref":"#/$defs/stop"},"maxItems":2},)"
-       R"("budget":{"type":["number","null"]},"notes":{}},"required":["stops"]})"}};
+       Json::parse(R"({"type":"object","$defs":{"stop":{"type":"object","properties":{)"
+                   R"("Town":{"type":"string","maxLength":8},"nights":{"type":"integer",)"
+                   R"("minimum":1}},"required":["Town"]}},"properties":{"mode":{"enum":)"
+                   R"(["rail","bus"]},"stops":{"type":"array","items":{"$ref":"#/$defs/stop"},)"
+                   R"("maxItems":2},"budget":{"type":["number","null"]},"notes":{}},)"
+                   R"("required":["stops"]})")}};
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax, gemma_tools, true, g).has_value());
   ASSERT_TRUE(g.has_value());
@@ -326,7 +329,8 @@ TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
   EXPECT_FALSE(accepts(g->gbnf, "<|tool_call>call:get_time{zone:" + q + "X" + q + "}<tool_call|>"));
   // A reference that does not resolve is the client's error.
   std::optional<ApiError> err = build_tool_grammar(
-      syntax, {{"f", "", R"({"properties":{"x":{"$ref":"#/$defs/missing"}}})"}}, true, g);
+      syntax, {{"f", "", Json::parse(R"({"properties":{"x":{"$ref":"#/$defs/missing"}}})")}}, true,
+      g);
   ASSERT_TRUE(err.has_value());
   EXPECT_EQ(err->message,
             "JSON schema conversion failed:\nunresolvable $ref '#/$defs/missing' (tool 'f')")
@@ -341,10 +345,10 @@ TEST(ToolGrammar, MiniMaxM3NestedElements) {
   syntax.parse_tool_calls = true;
   const std::vector<chat::Tool> m3_tools = {
       {"plan", "",
-       R"({"type":"object","properties":{"title":{"type":"string"},)"
-       R"("stops":{"type":"array","items":{"type":"object","properties":{)"
-       R"("town":{"type":"string"},"nights":{"type":"integer","minimum":1}},)"
-       R"("required":["town"]}},"fast":{"type":"boolean"}},"required":["stops"]})"}};
+       Json::parse(R"({"type":"object","properties":{"title":{"type":"string"},)"
+                   R"("stops":{"type":"array","items":{"type":"object","properties":{)"
+                   R"("town":{"type":"string"},"nights":{"type":"integer","minimum":1}},)"
+                   R"("required":["town"]}},"fast":{"type":"boolean"}},"required":["stops"]})")}};
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax, m3_tools, true, g).has_value());
   ASSERT_TRUE(g.has_value());
@@ -396,9 +400,9 @@ TEST(ToolGrammar, PrefixRulesLeavesRepetitionCountsAlone) {
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax,
                                   {{"f", "",
-                                    R"({"type":"object","properties":{"0":{"type":"array",)"
-                                    R"("items":{"type":"number"},"maxItems":3}},)"
-                                    R"("required":["0"]})"}},
+                                    Json::parse(R"({"type":"object","properties":{"0":)"
+                                                R"({"type":"array","items":{"type":"number"},)"
+                                                R"("maxItems":3}},"required":["0"]})")}},
                                   true, g)
                    .has_value());
   const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"0\": ";
@@ -413,8 +417,8 @@ TEST(ToolGrammar, NumbersFitADouble) {
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax,
                                   {{"f", "",
-                                    R"({"type":"object","properties":{"x":{"type":"number"}},)"
-                                    R"("required":["x"]})"}},
+                                    Json::parse(R"({"type":"object","properties":{"x":)"
+                                                R"({"type":"number"}},"required":["x"]})")}},
                                   true, g)
                    .has_value());
   const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": ";
@@ -427,7 +431,7 @@ TEST(ToolGrammar, BadParameterSchemaIsTheClientsError) {
   syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
   std::optional<ToolGrammar> g;
   std::optional<ApiError> err =
-      build_tool_grammar(syntax, {{"f", "", R"({"type":"foo"})"}}, true, g);
+      build_tool_grammar(syntax, {{"f", "", Json{{"type", "foo"}}}}, true, g);
   ASSERT_TRUE(err.has_value());
   EXPECT_EQ(err->message.rfind(
                 "JSON schema conversion failed:\nUnrecognized schema: {\"type\":\"foo\"}", 0),
