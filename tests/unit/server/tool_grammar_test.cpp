@@ -3,6 +3,11 @@
 // what it accepts, the output parser reads back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
+#include "base/json_parse.h"
+#include "chat/openai_messages.h"
 #include "chat/output_syntax.h"
 #include "grammar/grammar.h"
 #include "sampling/grammar_sampler.h"
@@ -132,17 +137,33 @@ std::string replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
+std::string bad_call(const Family& f) {
+  std::string bad = replace(f.call, kArgs, kBadArgs);
+  for (const char* three : {"\n3\n", ">3<", "days=3", "days:3", "days>3]"}) {
+    std::string nine = three;
+    nine[nine.find('3')] = '9';
+    bad = replace(bad, three, nine);
+  }
+  return bad;
+}
+
+// The family's output syntax, as its template sets it.
+chat::OutputSyntax family_syntax(const Family& f) {
+  const std::string source = hearth::test::read_file(
+      hearth::test::shared_path(std::string("templates/") + f.template_file));
+  EXPECT_EQ(chat::tool_call_family(source), f.family);
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format(source);
+  syntax.parse_tool_calls = true;
+  syntax.harmony = source.find("<|channel|>") != std::string::npos;
+  syntax.recipients = chat::writes_recipient_messages(source);
+  return syntax;
+}
+
 TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
   for (const Family& f : families()) {
     SCOPED_TRACE(f.family);
-    const std::string source = hearth::test::read_file(
-        hearth::test::shared_path(std::string("templates/") + f.template_file));
-    ASSERT_EQ(chat::tool_call_family(source), f.family);
-    chat::OutputSyntax syntax;
-    syntax.tools = chat::tool_call_format(source);
-    syntax.parse_tool_calls = true;
-    syntax.harmony = source.find("<|channel|>") != std::string::npos;  // as the template sets it
-    syntax.recipients = chat::writes_recipient_messages(source);
+    chat::OutputSyntax syntax = family_syntax(f);
     std::optional<ToolGrammar> required;
     ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, required).has_value());
     ASSERT_TRUE(required.has_value());
@@ -150,12 +171,7 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     EXPECT_TRUE(accepts(required->gbnf, f.call));
     EXPECT_FALSE(accepts(required->gbnf, replace(f.call, "get_weather", "get_wether")));
     // days 3 -> 9 (over its maximum), as each family writes the value.
-    std::string bad = replace(f.call, kArgs, kBadArgs);
-    for (const char* three : {"\n3\n", ">3<", "days=3", "days:3", "days>3]"}) {
-      std::string nine = three;
-      nine[nine.find('3')] = '9';
-      bad = replace(bad, three, nine);
-    }
+    const std::string bad = bad_call(f);
     EXPECT_NE(bad, f.call);
     EXPECT_FALSE(accepts(required->gbnf, bad));
     EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
@@ -177,6 +193,42 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
       EXPECT_TRUE(sampling::check_trigger_patterns({lazy->trigger_pattern}).is_ok());
     }
   }
+}
+
+// Tools carry their schema parsed; the grammar and the output syntax read that value and
+// parse nothing. This schema holds an annotation of 5,000 keys, more than the request
+// parser takes from text (4,096): a reader that printed it and parsed it back would lose
+// the schema, and let days 9 through or read city 123 as a number.
+TEST(ToolGrammar, SchemasAreReadAsParsedNeverReparsed) {
+  std::vector<chat::Tool> parsed = tools();
+  Json annotation = Json::object();
+  for (int i = 0; i < 5000; ++i) annotation["k" + std::to_string(i)] = i;
+  parsed[0].parameters["x-annotation"] = std::move(annotation);
+  ASSERT_FALSE(parse_json(parsed[0].parameters.dump()).is_ok());
+  EXPECT_EQ(&chat::tool_schema(parsed[0]), &parsed[0].parameters);
+  for (const Family& f : families()) {
+    SCOPED_TRACE(f.family);
+    std::optional<ToolGrammar> g;
+    ASSERT_FALSE(build_tool_grammar(family_syntax(f), parsed, true, g).has_value());
+    ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(accepts(g->gbnf, f.call));
+    EXPECT_FALSE(accepts(g->gbnf, bad_call(f)));
+  }
+  // Tagged parameters: a string parameter's value is text, whatever it looks like.
+  const std::vector<Family> all = families();
+  auto coder = std::find_if(all.begin(), all.end(),
+                            [](const Family& f) { return std::string(f.family) == "qwen3-coder"; });
+  ASSERT_NE(coder, all.end());
+  chat::OutputSyntax syntax = family_syntax(*coder);
+  chat::add_string_params(parsed, syntax.tools);
+  EXPECT_EQ(syntax.tools.string_params["get_weather"], std::set<std::string>{"city"});
+  chat::ParsedMessage m = chat::parse_output(
+      syntax,
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\n123\n</parameter>\n"
+      "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+      false);
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(Json::parse(m.tool_calls[0].arguments), Json::parse(R"({"city":"123","days":3})"));
 }
 
 TEST(ToolGrammar, OneCallWithoutParallelCalls) {
