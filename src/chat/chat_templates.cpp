@@ -30,7 +30,7 @@ Result<std::string> render_reasoning_probe(const ParsedTemplate& tmpl, const Voc
   RenderRequest request;
   if (with_call) {
     assistant.tool_calls = {{"hearth_probe_tool", "{\"a\": 1}", "call00001"}};
-    request.tools = tools_to_json({{"hearth_probe_tool", "probe", R"({"type":"object"})"}});
+    request.tools = tools_to_json({{"hearth_probe_tool", "probe", Json{{"type", "object"}}}});
   }
   request.messages = Json::array({message_to_json(user, true), message_to_json(assistant, true)});
   request.extra = extra_context(Json::object(), std::nullopt);

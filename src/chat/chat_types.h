@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace hearth::chat {
+
+using Json = nlohmann::ordered_json;
 
 struct ContentPart {
   std::string type;  // "text" (or "media_marker" once media decoding exists)
@@ -34,7 +38,10 @@ struct Message {
 struct Tool {
   std::string name;
   std::string description;
-  std::string parameters;  // JSON text of the parameters schema
+  // The parameters schema as the request gave it, parsed once with the request (never
+  // text: a string here is a JSON string, not a schema). Read it through tool_schema(),
+  // which gives {} for a value that is not an object.
+  Json parameters = Json::object();
 };
 
 // How a trailing assistant message is continued (openai-compat.md §4.5).

@@ -3,8 +3,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "base/json_parse.h"
-
 namespace hearth::chat {
 
 namespace {
@@ -103,7 +101,7 @@ Tool parse_tool(const Json& tool) {
   Tool out;
   out.name = function.at("name").get<std::string>();
   out.description = function.value("description", std::string());
-  out.parameters = function.value("parameters", Json::object()).dump();
+  out.parameters = function.value("parameters", Json::object());
   return out;
 }
 
@@ -210,12 +208,9 @@ Json message_to_json(const Message& message, bool concat_text) {
   return j;
 }
 
-Json tool_schema(const Tool& tool) {
-  // Written by parse_openai_tools from the request's own value, so it parses within the
-  // request's limits.
-  auto parameters = parse_json(tool.parameters.empty() ? "{}" : tool.parameters);
-  if (!parameters.is_ok() || !parameters->is_object()) return Json::object();
-  return std::move(parameters.value());
+const Json& tool_schema(const Tool& tool) {
+  static const Json kEmpty = Json::object();
+  return tool.parameters.is_object() ? tool.parameters : kEmpty;
 }
 
 Json tools_to_json(const std::vector<Tool>& tools) {

@@ -26,8 +26,10 @@ Result<std::vector<Tool>> parse_openai_tools(const Json& tools);
 // parts are flattened into one string; otherwise parts stay an array of {type, text}.
 Json message_to_json(const Message& message, bool concat_text);
 
-// A tool's parameters schema as a value: {} when the tool has none or it is not an object.
-Json tool_schema(const Tool& tool);
+// A tool's parameters schema: the parsed value itself, or {} when it is not an object.
+// Nothing is parsed here: every reader (the template's `tools`, the tool-call grammar,
+// the output syntax) sees the one value parse_openai_tools took from the request.
+const Json& tool_schema(const Tool& tool);
 
 // [{"type":"function","function":{"name","description","parameters"}}], or null when empty.
 Json tools_to_json(const std::vector<Tool>& tools);

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chat/openai_messages.h"
+
 namespace hearth::chat {
 
 namespace {
@@ -396,6 +398,18 @@ bool reference_has_dedicated_parser(const std::string& source) {
   return ministral3 || has("<|channel|>") || writes_recipient_messages(source) || functionary32 ||
          kimi_k2 || is_kimi_k3(source) || cohere2_moe || lfm2 || gigachat3 || minimax_m3 || dsml ||
          gemma4 || minicpm5 || qwen3_coder;
+}
+
+void add_string_params(const std::vector<Tool>& tools, ToolCallFormat& format) {
+  for (const Tool& tool : tools) {
+    const Json& schema = tool_schema(tool);
+    if (!schema.contains("properties") || !schema.at("properties").is_object()) continue;
+    for (const auto& [key, property] : schema.at("properties").items()) {
+      if (property.is_object() && property.value("type", Json()) == "string") {
+        format.string_params[tool.name].insert(key);
+      }
+    }
+  }
 }
 
 }  // namespace hearth::chat

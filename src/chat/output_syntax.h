@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "chat/chat_types.h"
 #include "chat/output_parser.h"
 
 namespace hearth::chat {
@@ -38,6 +39,10 @@ bool writes_recipient_messages(const std::string& source);
 // The tool-call syntax of the family the template belongs to; style kNone when the
 // template has no tool-call syntax (then tools are rendered but nothing is parsed back).
 ToolCallFormat tool_call_format(const std::string& source);
+
+// Adds to `format.string_params` the parameters whose schema says {"type": "string"}, by
+// tool (tagged formats write them as bare text). Reads each tool's parsed schema.
+void add_string_params(const std::vector<Tool>& tools, ToolCallFormat& format);
 
 // Whether the reference reads this template's output with a handler of its own (GPT-OSS,
 // Qwen3-Coder, Gemma 4, ...) rather than its differential autoparser. An autoparsed

@@ -32,8 +32,10 @@ const Json& probe_arguments() {
 }
 
 std::vector<Tool> probe_tools() {
-  const std::string params = R"({"type":"object","properties":{"arg_one":{"type":"string"},)"
-                             R"("arg_two":{"type":"string"}},"required":[]})";
+  const Json params = {
+      {"type", "object"},
+      {"properties", {{"arg_one", {{"type", "string"}}}, {"arg_two", {{"type", "string"}}}}},
+      {"required", Json::array()}};
   return {{std::string(kFirstName), "First probe function", params},
           {std::string(kSecondName), "Second probe function", params}};
 }

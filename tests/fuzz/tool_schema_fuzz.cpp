@@ -53,7 +53,8 @@ std::optional<chat::OutputSyntax> syntax_of(const std::string& source) {
   user.role = "user";
   user.content = "hi";
   inputs.messages = {user};
-  inputs.tools = {{"probe", "a tool", R"({"type":"object","properties":{"a":{"type":"string"}}})"}};
+  inputs.tools = {{"probe", "a tool",
+                   chat::Json::parse(R"({"type":"object","properties":{"a":{"type":"string"}}})")}};
   auto prompt = (*templates)->apply(inputs);
   if (!prompt.is_ok() || prompt->syntax.tools.style == chat::ToolCallStyle::kNone) {
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "chat/openai_messages.h"
+#include "chat/output_syntax.h"
 #include "json_schema/json_schema.h"
 #include "server/chat_request.h"
 #include "server/completion_run.h"
@@ -59,15 +60,7 @@ chat::OutputSyntax output_syntax(const ServerState& s, const ChatRequest& reques
                             !has_schema_constraint(request);
   syntax.json_output = has_schema_constraint(request);
   // Tagged formats write string parameters as bare text: which ones are strings.
-  for (const chat::Tool& tool : chat.inputs.tools) {
-    Json schema = chat::tool_schema(tool);
-    if (!schema.contains("properties") || !schema["properties"].is_object()) continue;
-    for (const auto& [key, property] : schema["properties"].items()) {
-      if (property.is_object() && property.value("type", Json()) == "string") {
-        syntax.tools.string_params[tool.name].insert(key);
-      }
-    }
-  }
+  chat::add_string_params(chat.inputs.tools, syntax.tools);
   syntax.parallel_tool_calls = request.parallel_tool_calls.value_or(
       s.model.chat_templates->caps().supports_parallel_tool_calls);
   return syntax;

@@ -56,9 +56,10 @@ std::string rename_body(const std::string& body, const std::set<std::string>& na
 // One tool's arguments as a rule: its parameters schema converted, rules prefixed.
 std::optional<ApiError> arguments_rule(const chat::Tool& tool, const std::string& prefix,
                                        std::string& rules) {
-  Json schema = chat::tool_schema(tool);
-  if (schema.empty()) schema = Json{{"type", "object"}};
-  Result<json_schema::Conversion> converted = json_schema::convert(schema);
+  static const Json kAnyObject = {{"type", "object"}};
+  const Json& schema = chat::tool_schema(tool);
+  Result<json_schema::Conversion> converted =
+      json_schema::convert(schema.empty() ? kAnyObject : schema);
   if (!converted.is_ok()) {
     return invalid_request(converted.status().message());
   }

@@ -288,7 +288,7 @@ std::string gemma_value_rules() {
 
 std::optional<ApiError> gemma_call_rule(const chat::Tool& tool, const std::string& prefix,
                                         std::string& rules, std::string& body) {
-  Json schema = chat::tool_schema(tool);
+  const Json& schema = chat::tool_schema(tool);
   GemmaRules gemma(tool, schema, prefix, rules);
   std::string args = "gemma-dict";
   if (schema.contains("properties") || schema.contains("$ref")) {

@@ -131,7 +131,7 @@ TEST(ChatRealTemplates, Qwen3RendersToolCallsAndResults) {
   Message result = msg("tool", "sunny");
   result.tool_call_id = "x";
   ChatInputs inputs = conversation({msg("user", "Weather?"), call, result});
-  inputs.tools = {{"get", "", "{\"type\": \"object\"}"}};
+  inputs.tools = {{"get", "", Json{{"type", "object"}}}};
   const std::string prompt = prompt_of(*t, inputs);
   EXPECT_NE(
       prompt.find("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get\", "

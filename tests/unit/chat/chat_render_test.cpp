@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "base/json_parse.h"
+#include "chat/openai_messages.h"
 #include "unit/chat/chat_test_util.h"
 
 namespace hearth::chat {
@@ -37,7 +39,7 @@ TEST(ChatRender, ContextVariables) {
   inputs.add_generation_prompt = false;
   inputs.enable_thinking = false;
   inputs.kwargs = {{"k", "v"}, {"datetime", "overridden"}};
-  inputs.tools = {{"f", "", "{}"}};
+  inputs.tools = {{"f", "", Json::object()}};
   EXPECT_EQ(prompt_of(*t, inputs), "False|True|<s>|</s>|False|overridden|01 Jan 2026|2026|v");
 }
 
@@ -128,9 +130,44 @@ TEST(ChatRender, ToolUseVariantWhenTheRequestHasTools) {
   auto t = make_templates("DEFAULT", "TOOLS{% for t in tools %} {{ t.function.name }}{% endfor %}");
   ChatInputs inputs = conversation({msg("user", "x")});
   EXPECT_EQ(prompt_of(*t, inputs), "DEFAULT");
-  inputs.tools = {{"lookup", "", "{}"}};
+  inputs.tools = {{"lookup", "", Json::object()}};
   EXPECT_EQ(prompt_of(*t, inputs), "TOOLS lookup");
   EXPECT_TRUE(t->caps().supports_tools);  // /props reports the tool-use variant's caps
+}
+
+// A tool's schema reaches the template as the request wrote it: its keys in their order,
+// its numbers with their kinds (-0.0, 1e2 and 1.0 stay floats, int64's extremes integers;
+// the engine prints a uint64 as a float), byte for byte what it rendered as when the
+// schema was kept as text and parsed back for each render.
+TEST(ChatRender, ToolSchemaRendersAsTheRequestWroteIt) {
+  const std::string body =
+      R"([{"type":"function","function":{"parameters":{"required":["z","a"],"type":"object",)"
+      R"("properties":{"z":{"type":"number","maximum":1e2,"minimum":-0.0,"default":0.1},)"
+      R"("a":{"type":"integer","maximum":18446744073709551615,)"
+      R"("minimum":-9223372036854775808,"multipleOf":1.0,)"
+      R"("examples":[1.5e-7,12345678901234567,3.141592653589793,"\u00e9"]}}},)"
+      R"("name":"f","description":"d"}}])";
+  Result<Json> parsed = parse_json(body);
+  ASSERT_TRUE(parsed.is_ok());
+  Result<std::vector<Tool>> tools = parse_openai_tools(*parsed);
+  ASSERT_TRUE(tools.is_ok());
+  EXPECT_EQ((*tools)[0].parameters.dump(), (*parsed)[0]["function"]["parameters"].dump());
+  auto t = make_templates(
+      "{{ tools | tojson }}|{% for k in tools[0].function.parameters.properties %}{{ k }} "
+      "{% endfor %}|{{ tools[0].function.parameters.properties.a.maximum }}");
+  ChatInputs inputs = conversation({msg("user", "x")});
+  inputs.tools = *tools;
+  const std::string prompt = prompt_of(*t, inputs);
+  EXPECT_EQ(prompt,
+            R"([{"type": "function", "function": {"name": "f", "description": "d", )"
+            R"("parameters": {"required": ["z", "a"], "type": "object", "properties": )"
+            R"({"z": {"type": "number", "maximum": 100.0, "minimum": -0.0, "default": 0.1}, )"
+            R"("a": {"type": "integer", "maximum": 1.8446744073709552e+19, )"
+            R"("minimum": -9223372036854775808, "multipleOf": 1.0, "examples": [1.5e-07, )"
+            R"(12345678901234567, 3.141592653589793, "é"]}}}}}]|z a |1.8446744073709552e+19)");
+  // The text form it replaced: printed, then parsed back.
+  for (Tool& tool : inputs.tools) tool.parameters = *parse_json(tool.parameters.dump());
+  EXPECT_EQ(prompt_of(*t, inputs), prompt);
 }
 
 TEST(ChatRender, TemplateErrorsCarryTheEngineMessage) {

@@ -54,7 +54,7 @@ TEST(ChatTemplates, BrokenToolUseVariantIsIgnored) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->tool_use_source(), "");
   ChatInputs inputs = test::conversation({test::msg("user", "Hi")});
-  inputs.tools = {{"f", "", "{}"}};
+  inputs.tools = {{"f", "", Json::object()}};
   EXPECT_EQ(test::prompt_of(*t, inputs), "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
 }
 

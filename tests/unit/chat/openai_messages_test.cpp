@@ -71,6 +71,31 @@ TEST(OpenAiMessages, Tools) {
             "\"function\": {}\n  }\n]");
 }
 
+// The schema is kept as the value the request held: the same keys in the same order, the
+// same numbers; a schema that is not an object reaches the template as {}.
+TEST(OpenAiMessages, ToolsKeepTheirParsedSchema) {
+  const Json request = Json::parse(
+      R"([{"type":"function","function":{"name":"f","parameters":)"
+      R"({"properties":{"b":{"type":"string"},"a":{"maximum":1e2}},"type":"object"}}},)"
+      R"({"type":"function","function":{"name":"g","parameters":"{\"type\":\"object\"}"}},)"
+      R"({"type":"function","function":{"name":"h"}}])");
+  Result<std::vector<Tool>> tools = parse_openai_tools(request);
+  ASSERT_TRUE(tools.is_ok());
+  ASSERT_EQ(tools->size(), 3u);
+  EXPECT_EQ((*tools)[0].parameters, request[0]["function"]["parameters"]);
+  EXPECT_EQ((*tools)[0].parameters.dump(),
+            R"({"properties":{"b":{"type":"string"},"a":{"maximum":100.0}},"type":"object"})");
+  // tool_schema() hands out the tool's own value: nothing is copied or parsed again.
+  EXPECT_EQ(&tool_schema((*tools)[0]), &(*tools)[0].parameters);
+  EXPECT_TRUE((*tools)[1].parameters.is_string());  // text is a string, not a schema
+  EXPECT_EQ(tool_schema((*tools)[1]), Json::object());
+  EXPECT_EQ(tool_schema((*tools)[2]), Json::object());
+  const Json rendered = tools_to_json(*tools);
+  EXPECT_EQ(rendered[0]["function"]["parameters"].dump(), (*tools)[0].parameters.dump());
+  EXPECT_EQ(rendered[1]["function"]["parameters"], Json::object());
+  EXPECT_EQ(rendered[2]["function"]["parameters"], Json::object());
+}
+
 TEST(OpenAiMessages, TemplateShape) {
   Message m;
   m.role = "assistant";

@@ -21,7 +21,7 @@ using test::conversation;
 using test::msg;
 
 Tool tool(const std::string& name, const std::string& parameters) {
-  return Tool{name, "a test tool", parameters};
+  return Tool{name, "a test tool", Json::parse(parameters)};
 }
 
 std::vector<Tool> test_tools() {

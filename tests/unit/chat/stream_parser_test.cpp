@@ -94,10 +94,11 @@ struct Corpus {
 
 std::vector<Tool> test_tools() {
   return {Tool{"get_weather", "weather",
-               R"({"type":"object","properties":{"city":{"type":"string"},)"
-               R"("days":{"type":"integer"}},"required":["city","days"]})"},
+               Json::parse(R"({"type":"object","properties":{"city":{"type":"string"},)"
+                           R"("days":{"type":"integer"}},"required":["city","days"]})")},
           Tool{"get_time", "time",
-               R"({"type":"object","properties":{"zone":{"type":"string"}},"required":["zone"]})"}};
+               Json::parse(R"({"type":"object","properties":{"zone":{"type":"string"}},)"
+                           R"("required":["zone"]})")}};
 }
 
 // The assistant turns a template renders after its generation prompt (one call, two, with

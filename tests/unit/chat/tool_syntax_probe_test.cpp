@@ -25,9 +25,10 @@ std::string made_up_template(const std::string& calls) {
 
 std::vector<Tool> tools() {
   return {{"get_weather", "",
-           R"({"type":"object","properties":{"city":{"type":"string"},)"
-           R"("days":{"type":"integer"}},"required":["city"]})"},
-          {"get_time", "", R"({"type":"object","properties":{"zone":{"type":"string"}}})"}};
+           Json::parse(R"({"type":"object","properties":{"city":{"type":"string"},)"
+                       R"("days":{"type":"integer"}},"required":["city"]})")},
+          {"get_time", "",
+           Json::parse(R"({"type":"object","properties":{"zone":{"type":"string"}}})")}};
 }
 
 // The syntax the server reads a request's output with, tools given.

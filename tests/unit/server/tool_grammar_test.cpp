@@ -3,6 +3,11 @@
 // what it accepts, the output parser reads back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
+#include "base/json_parse.h"
+#include "chat/openai_messages.h"
 #include "chat/output_syntax.h"
 #include "grammar/grammar.h"
 #include "sampling/grammar_sampler.h"
@@ -15,9 +20,11 @@ namespace {
 
 std::vector<chat::Tool> tools() {
   return {{"get_weather", "",
-           R"({"type":"object","properties":{"city":{"type":"string"},)"
-           R"("days":{"type":"integer","minimum":1,"maximum":7}},"required":["city","days"]})"},
-          {"get_time", "", R"({"type":"object","properties":{"zone":{"enum":["UTC","CET"]}}})"}};
+           Json::parse(R"({"type":"object","properties":{"city":{"type":"string"},)"
+                       R"("days":{"type":"integer","minimum":1,"maximum":7}},)"
+                       R"("required":["city","days"]})")},
+          {"get_time", "",
+           Json::parse(R"({"type":"object","properties":{"zone":{"enum":["UTC","CET"]}}})")}};
 }
 
 const std::string kArgs = R"({"city": "Paris", "days": 3})";
@@ -130,17 +137,33 @@ std::string replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
+std::string bad_call(const Family& f) {
+  std::string bad = replace(f.call, kArgs, kBadArgs);
+  for (const char* three : {"\n3\n", ">3<", "days=3", "days:3", "days>3]"}) {
+    std::string nine = three;
+    nine[nine.find('3')] = '9';
+    bad = replace(bad, three, nine);
+  }
+  return bad;
+}
+
+// The family's output syntax, as its template sets it.
+chat::OutputSyntax family_syntax(const Family& f) {
+  const std::string source = hearth::test::read_file(
+      hearth::test::shared_path(std::string("templates/") + f.template_file));
+  EXPECT_EQ(chat::tool_call_family(source), f.family);
+  chat::OutputSyntax syntax;
+  syntax.tools = chat::tool_call_format(source);
+  syntax.parse_tool_calls = true;
+  syntax.harmony = source.find("<|channel|>") != std::string::npos;
+  syntax.recipients = chat::writes_recipient_messages(source);
+  return syntax;
+}
+
 TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
   for (const Family& f : families()) {
     SCOPED_TRACE(f.family);
-    const std::string source = hearth::test::read_file(
-        hearth::test::shared_path(std::string("templates/") + f.template_file));
-    ASSERT_EQ(chat::tool_call_family(source), f.family);
-    chat::OutputSyntax syntax;
-    syntax.tools = chat::tool_call_format(source);
-    syntax.parse_tool_calls = true;
-    syntax.harmony = source.find("<|channel|>") != std::string::npos;  // as the template sets it
-    syntax.recipients = chat::writes_recipient_messages(source);
+    chat::OutputSyntax syntax = family_syntax(f);
     std::optional<ToolGrammar> required;
     ASSERT_FALSE(build_tool_grammar(syntax, tools(), true, required).has_value());
     ASSERT_TRUE(required.has_value());
@@ -148,12 +171,7 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
     EXPECT_TRUE(accepts(required->gbnf, f.call));
     EXPECT_FALSE(accepts(required->gbnf, replace(f.call, "get_weather", "get_wether")));
     // days 3 -> 9 (over its maximum), as each family writes the value.
-    std::string bad = replace(f.call, kArgs, kBadArgs);
-    for (const char* three : {"\n3\n", ">3<", "days=3", "days:3", "days>3]"}) {
-      std::string nine = three;
-      nine[nine.find('3')] = '9';
-      bad = replace(bad, three, nine);
-    }
+    const std::string bad = bad_call(f);
     EXPECT_NE(bad, f.call);
     EXPECT_FALSE(accepts(required->gbnf, bad));
     EXPECT_FALSE(accepts(required->gbnf, "Sure! " + f.call));
@@ -175,6 +193,42 @@ TEST(ToolGrammar, EachFamilyAcceptsItsCallsAndNothingElse) {
       EXPECT_TRUE(sampling::check_trigger_patterns({lazy->trigger_pattern}).is_ok());
     }
   }
+}
+
+// Tools carry their schema parsed; the grammar and the output syntax read that value and
+// parse nothing. This schema holds an annotation of 5,000 keys, more than the request
+// parser takes from text (4,096): a reader that printed it and parsed it back would lose
+// the schema, and let days 9 through or read city 123 as a number.
+TEST(ToolGrammar, SchemasAreReadAsParsedNeverReparsed) {
+  std::vector<chat::Tool> parsed = tools();
+  Json annotation = Json::object();
+  for (int i = 0; i < 5000; ++i) annotation["k" + std::to_string(i)] = i;
+  parsed[0].parameters["x-annotation"] = std::move(annotation);
+  ASSERT_FALSE(parse_json(parsed[0].parameters.dump()).is_ok());
+  EXPECT_EQ(&chat::tool_schema(parsed[0]), &parsed[0].parameters);
+  for (const Family& f : families()) {
+    SCOPED_TRACE(f.family);
+    std::optional<ToolGrammar> g;
+    ASSERT_FALSE(build_tool_grammar(family_syntax(f), parsed, true, g).has_value());
+    ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(accepts(g->gbnf, f.call));
+    EXPECT_FALSE(accepts(g->gbnf, bad_call(f)));
+  }
+  // Tagged parameters: a string parameter's value is text, whatever it looks like.
+  const std::vector<Family> all = families();
+  auto coder = std::find_if(all.begin(), all.end(),
+                            [](const Family& f) { return std::string(f.family) == "qwen3-coder"; });
+  ASSERT_NE(coder, all.end());
+  chat::OutputSyntax syntax = family_syntax(*coder);
+  chat::add_string_params(parsed, syntax.tools);
+  EXPECT_EQ(syntax.tools.string_params["get_weather"], std::set<std::string>{"city"});
+  chat::ParsedMessage m = chat::parse_output(
+      syntax,
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\n123\n</parameter>\n"
+      "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+      false);
+  ASSERT_EQ(m.tool_calls.size(), 1u);
+  EXPECT_EQ(Json::parse(m.tool_calls[0].arguments), Json::parse(R"({"city":"123","days":3})"));
 }
 
 TEST(ToolGrammar, OneCallWithoutParallelCalls) {
@@ -286,11 +340,12 @@ TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
   syntax.parse_tool_calls = true;
   const std::vector<chat::Tool> gemma_tools = {
       {"plan", "",
-       R"({"type":"object","$defs":{"stop":{"type":"object","properties":{)"
-       R"("Town":{"type":"string","maxLength":8},"nights":{"type":"integer","minimum":1}},)"
-       R"("required":["Town"]}},"properties":{"mode":{"enum":["rail","bus"]},)"
-       R"("stops":{"type":"array","items":{"$ref":"#/$defs/stop"},"maxItems":2},)"
-       R"("budget":{"type":["number","null"]},"notes":{}},"required":["stops"]})"}};
+       Json::parse(R"({"type":"object","$defs":{"stop":{"type":"object","properties":{)"
+                   R"("Town":{"type":"string","maxLength":8},"nights":{"type":"integer",)"
+                   R"("minimum":1}},"required":["Town"]}},"properties":{"mode":{"enum":)"
+                   R"(["rail","bus"]},"stops":{"type":"array","items":{"$ref":"#/$defs/stop"},)"
+                   R"("maxItems":2},"budget":{"type":["number","null"]},"notes":{}},)"
+                   R"("required":["stops"]})")}};
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax, gemma_tools, true, g).has_value());
   ASSERT_TRUE(g.has_value());
@@ -326,7 +381,8 @@ TEST(ToolGrammar, GemmaArgumentsFollowTheSchema) {
   EXPECT_FALSE(accepts(g->gbnf, "<|tool_call>call:get_time{zone:" + q + "X" + q + "}<tool_call|>"));
   // A reference that does not resolve is the client's error.
   std::optional<ApiError> err = build_tool_grammar(
-      syntax, {{"f", "", R"({"properties":{"x":{"$ref":"#/$defs/missing"}}})"}}, true, g);
+      syntax, {{"f", "", Json::parse(R"({"properties":{"x":{"$ref":"#/$defs/missing"}}})")}}, true,
+      g);
   ASSERT_TRUE(err.has_value());
   EXPECT_EQ(err->message,
             "JSON schema conversion failed:\nunresolvable $ref '#/$defs/missing' (tool 'f')")
@@ -341,10 +397,10 @@ TEST(ToolGrammar, MiniMaxM3NestedElements) {
   syntax.parse_tool_calls = true;
   const std::vector<chat::Tool> m3_tools = {
       {"plan", "",
-       R"({"type":"object","properties":{"title":{"type":"string"},)"
-       R"("stops":{"type":"array","items":{"type":"object","properties":{)"
-       R"("town":{"type":"string"},"nights":{"type":"integer","minimum":1}},)"
-       R"("required":["town"]}},"fast":{"type":"boolean"}},"required":["stops"]})"}};
+       Json::parse(R"({"type":"object","properties":{"title":{"type":"string"},)"
+                   R"("stops":{"type":"array","items":{"type":"object","properties":{)"
+                   R"("town":{"type":"string"},"nights":{"type":"integer","minimum":1}},)"
+                   R"("required":["town"]}},"fast":{"type":"boolean"}},"required":["stops"]})")}};
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax, m3_tools, true, g).has_value());
   ASSERT_TRUE(g.has_value());
@@ -396,9 +452,9 @@ TEST(ToolGrammar, PrefixRulesLeavesRepetitionCountsAlone) {
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax,
                                   {{"f", "",
-                                    R"({"type":"object","properties":{"0":{"type":"array",)"
-                                    R"("items":{"type":"number"},"maxItems":3}},)"
-                                    R"("required":["0"]})"}},
+                                    Json::parse(R"({"type":"object","properties":{"0":)"
+                                                R"({"type":"array","items":{"type":"number"},)"
+                                                R"("maxItems":3}},"required":["0"]})")}},
                                   true, g)
                    .has_value());
   const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"0\": ";
@@ -413,8 +469,8 @@ TEST(ToolGrammar, NumbersFitADouble) {
   std::optional<ToolGrammar> g;
   ASSERT_FALSE(build_tool_grammar(syntax,
                                   {{"f", "",
-                                    R"({"type":"object","properties":{"x":{"type":"number"}},)"
-                                    R"("required":["x"]})"}},
+                                    Json::parse(R"({"type":"object","properties":{"x":)"
+                                                R"({"type":"number"}},"required":["x"]})")}},
                                   true, g)
                    .has_value());
   const std::string call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": ";
@@ -427,7 +483,7 @@ TEST(ToolGrammar, BadParameterSchemaIsTheClientsError) {
   syntax.tools = chat::tool_call_format("{{ '<tool_call>' }}");
   std::optional<ToolGrammar> g;
   std::optional<ApiError> err =
-      build_tool_grammar(syntax, {{"f", "", R"({"type":"foo"})"}}, true, g);
+      build_tool_grammar(syntax, {{"f", "", Json{{"type", "foo"}}}}, true, g);
   ASSERT_TRUE(err.has_value());
   EXPECT_EQ(err->message.rfind(
                 "JSON schema conversion failed:\nUnrecognized schema: {\"type\":\"foo\"}", 0),
