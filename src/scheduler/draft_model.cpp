@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "scheduler/planner.h"
-#include "scheduler/scheduler_impl.h"
+#include "scheduler/speculator.h"
 
 namespace hearth::scheduler::detail {
 namespace {
@@ -31,7 +31,7 @@ std::pair<int32_t, float> best_of(std::span<const float> logits) {
 
 // Brings each job's draft sequence to its slot's tokens; false when the draft context
 // failed (every job's draft sequence is then dropped).
-bool SchedulerImpl::sync_draft_sequences(std::vector<DraftJob>& jobs) {
+bool Speculator::sync_draft_sequences(std::vector<DraftJob>& jobs) {
   engine::Context& dc = *draft_ctx_;
   engine::Batch batch;
   const auto flush = [&] {
@@ -40,21 +40,22 @@ bool SchedulerImpl::sync_draft_sequences(std::vector<DraftJob>& jobs) {
     return ok;
   };
   for (DraftJob& job : jobs) {
-    Slot& s = *job.slot;
-    const auto shared = static_cast<int32_t>(common_prefix(s.draft_cached, s.cached));
-    s.draft_cached.resize(static_cast<size_t>(dc.kv_cache().truncate(s.id, shared)));
-    for (size_t k = s.draft_cached.size(); k < s.cached.size(); ++k) {
+    const Slot& s = *job.slot;
+    std::vector<int32_t>& draft_cached = state(s).draft_cached;
+    const auto shared = static_cast<int32_t>(common_prefix(draft_cached, s.cached));
+    draft_cached.resize(static_cast<size_t>(dc.kv_cache().truncate(s.id, shared)));
+    for (size_t k = draft_cached.size(); k < s.cached.size(); ++k) {
       batch.add(s.cached[k], static_cast<int32_t>(k), s.id, false);
-      s.draft_cached.push_back(s.cached[k]);
-      if (batch.size() >= config_.n_ubatch && !flush()) return false;
+      draft_cached.push_back(s.cached[k]);
+      if (batch.size() >= n_ubatch_ && !flush()) return false;
     }
   }
   return flush();
 }
 
-void SchedulerImpl::draft_with_model(std::vector<DraftJob>& jobs) {
+void Speculator::draft_with_model(std::vector<DraftJob>& jobs) {
   engine::Context& dc = *draft_ctx_;
-  const DraftModelParams& p = config_.spec.draft;
+  const DraftModelParams& p = spec_.draft;
   std::vector<int32_t> next(jobs.size());
   std::vector<bool> active(jobs.size(), true);
   for (size_t j = 0; j < jobs.size(); ++j) next[j] = jobs[j].slot->task->pending;
@@ -64,9 +65,10 @@ void SchedulerImpl::draft_with_model(std::vector<DraftJob>& jobs) {
     std::vector<int32_t> row(jobs.size(), -1);
     for (size_t j = 0; j < jobs.size(); ++j) {
       if (!active[j]) continue;
-      Slot& s = *jobs[j].slot;
-      batch.add(next[j], static_cast<int32_t>(s.draft_cached.size()), s.id, true);
-      s.draft_cached.push_back(next[j]);
+      const Slot& s = *jobs[j].slot;
+      std::vector<int32_t>& draft_cached = state(s).draft_cached;
+      batch.add(next[j], static_cast<int32_t>(draft_cached.size()), s.id, true);
+      draft_cached.push_back(next[j]);
       row[j] = batch.size() - 1;
     }
     if (batch.empty()) break;
@@ -88,7 +90,7 @@ void SchedulerImpl::draft_with_model(std::vector<DraftJob>& jobs) {
     RunningTask& t = *job.slot->task;
     if (!ok) {  // start the draft sequence afresh next time
       dc.kv_cache().clear(job.slot->id);
-      job.slot->draft_cached.clear();
+      state(*job.slot).draft_cached.clear();
     }
     if (!ok || static_cast<int32_t>(t.draft.size()) < std::max(p.n_min, 1)) t.draft.clear();
     if (!t.draft.empty()) t.draft_source = RunningTask::DraftSource::kDraftModel;

@@ -1,7 +1,8 @@
 // The scheduling decision of one engine step as a pure function over plain data: which
 // queued tasks start on which slots (llama-server's slot selection), how much of each
 // prompt the slot cache already holds, and how many prompt tokens each slot evaluates in
-// this step under the -b budget. The Scheduler applies the plan; tests drive it directly.
+// this step under the -b budget. The Intake plans under its lock and the StepLoop applies
+// the plan; tests drive it directly.
 #pragma once
 
 #include <cstddef>

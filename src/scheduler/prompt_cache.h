@@ -3,7 +3,8 @@
 // instead of from the slot's own cache. Entries are kept in the order they were stored; the
 // oldest go first when the cache is over its limits, and an entry leaves the cache when it
 // is restored into a slot (it comes back at the end when that slot is stored again), so
-// eviction drops the least recently used states. Plain data: the Scheduler copies rows.
+// eviction drops the least recently used states. Plain data: SlotCache (slot_cache.h)
+// copies the rows in and out.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // One slot's task while it runs: the sampler chain, llama-server's stop rules in their
-// order, per-token probabilities and the results sent to the task's sink. The Scheduler
-// owns the slots and the engine; this file holds what happens to one sampled token.
+// order, per-token probabilities and the results sent to the task's sink. The SlotTable
+// owns the slots (slot_table.h); this file holds what happens to one sampled token.
 #pragma once
 
 #include <array>

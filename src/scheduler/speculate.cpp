@@ -8,7 +8,7 @@
 // seeded; only the number of steps changes.
 #include <algorithm>
 
-#include "scheduler/scheduler_impl.h"
+#include "scheduler/speculator.h"
 
 namespace hearth::scheduler::detail {
 
@@ -48,11 +48,28 @@ void adapt_draft_length(RunningTask& t, int32_t drafted, int32_t accepted, int32
 
 }  // namespace
 
-// Drafts every generating slot's next tokens before the step is collected: the n-gram
-// sources per slot, then the draft model for the slots they left without a draft, batched.
-void SchedulerImpl::prepare_drafts(const StepPlan& plan) {
+Speculator::Speculator(const SchedulerConfig& config, int32_t n_vocab, engine::KvCache& target,
+                       std::unique_ptr<engine::Context> draft_ctx)
+    : spec_(config.spec),
+      n_ctx_slot_(config.n_ctx_slot),
+      n_ubatch_(config.n_ubatch),
+      n_vocab_(n_vocab),
+      target_(target),
+      slots_(static_cast<size_t>(config.n_slots)),
+      draft_ctx_(std::move(draft_ctx)) {
+  for (SlotState& s : slots_) {
+    if (spec_.ngram_map_k) s.map_k = std::make_unique<NgramMap>(spec_.ngram_map_k_params, false);
+    if (spec_.ngram_map_k4v)
+      s.map_k4v = std::make_unique<NgramMap>(spec_.ngram_map_k4v_params, true);
+  }
+  // The reference's table size: 4 Mi entries (16 MiB), shared by all slots.
+  if (spec_.ngram_mod)
+    ngram_mod_ = std::make_unique<NgramModTable>(spec_.ngram_mod_params.n_match, size_t{4} << 20);
+}
+
+void Speculator::prepare(const StepPlan& plan, SlotTable& slots) {
   std::vector<DraftJob> jobs;
-  for (Slot& s : slots_) {
+  for (Slot& s : slots) {
     if (!s.task) continue;
     s.task->draft.clear();
     if (!plan.decode[static_cast<size_t>(s.id)] || !s.task->prompt_done || !s.task->has_next_token)
@@ -61,16 +78,15 @@ void SchedulerImpl::prepare_drafts(const StepPlan& plan) {
     if (model_budget > 0) jobs.push_back({&s, model_budget});
   }
   if (!jobs.empty()) draft_with_model(jobs);
-  budget_drafts(plan);
+  budget(plan, slots);
 }
 
-// Cuts the drafts to the rows worth verifying in this step (draft_budget.h): each slot's
-// acceptance rate for its draft's source against the measured cost of a row.
-void SchedulerImpl::budget_drafts(const StepPlan& plan) {
+// Each slot's acceptance rate for its draft's source against the measured cost of a row.
+void Speculator::budget(const StepPlan& plan, SlotTable& slots) {
   std::vector<Slot*> drafting;
   std::vector<DraftOffer> offers;
   int32_t decoding = 0;
-  for (Slot& s : slots_) {
+  for (Slot& s : slots) {
     if (!s.task || !plan.decode[static_cast<size_t>(s.id)]) continue;
     ++decoding;
     if (s.task->draft.empty()) continue;
@@ -89,93 +105,87 @@ void SchedulerImpl::budget_drafts(const StepPlan& plan) {
   }
 }
 
-void SchedulerImpl::append_draft(const Slot& slot, std::vector<StepToken>& tokens) const {
-  for (int32_t token : slot.task->draft) tokens.push_back({slot.id, token, true, false, true});
-}
-
 // The n-gram sources' draft for the slot within the reference's budget (the slot's context
 // less two, and with a finite n_predict the tokens it may still generate less one), no
 // longer than a forward call (-ub) or the length adapt_draft_length() settled on. Returns
 // the budget left to the draft model: non-zero when it should try.
-int32_t SchedulerImpl::ngram_draft(Slot& slot) {
+int32_t Speculator::ngram_draft(Slot& slot) {
   RunningTask& t = *slot.task;
   t.draft_source = RunningTask::DraftSource::kNone;
-  if (!config_.spec.enabled() || t.kind != TaskKind::kCompletion) return 0;
+  if (!spec_.enabled() || t.kind != TaskKind::kCompletion) return 0;
   if (t.draft_skip > 0) {
     --t.draft_skip;
     return 0;
   }
-  if (t.draft_cap < 0) t.draft_cap = config_.spec.max_draft();
-  int64_t budget = int64_t{config_.n_ctx_slot} - static_cast<int64_t>(slot.cached.size()) - 2;
+  if (t.draft_cap < 0) t.draft_cap = spec_.max_draft();
+  int64_t budget = int64_t{n_ctx_slot_} - static_cast<int64_t>(slot.cached.size()) - 2;
   if (t.params.n_predict >= 0)
     budget = std::min<int64_t>(budget, int64_t{t.params.n_predict} - t.n_decoded - 1);
-  budget = std::min<int64_t>({budget, config_.n_ubatch - 1, t.draft_cap});
+  budget = std::min<int64_t>({budget, n_ubatch_ - 1, t.draft_cap});
   if (budget <= 0) return 0;
   std::vector<int32_t> draft = draft_from_ngrams(slot);
   if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
   t.draft = std::move(draft);
   if (!t.draft.empty() || !draft_ctx_) return 0;
-  return static_cast<int32_t>(std::min<int64_t>(budget, config_.spec.draft.n_max));
+  return static_cast<int32_t>(std::min<int64_t>(budget, spec_.draft.n_max));
 }
 
 // The n-gram sources in the reference's order of preference; the first draft wins. A
 // draft stops before any token outside the vocabulary (a lookup cache file may hold them).
-std::vector<int32_t> SchedulerImpl::draft_from_ngrams(Slot& slot) {
+std::vector<int32_t> Speculator::draft_from_ngrams(Slot& slot) {
   RunningTask& t = *slot.task;
+  SlotState& st = state(slot);
   using enum RunningTask::DraftSource;
   const auto found = [&](std::vector<int32_t> d, RunningTask::DraftSource source) {
     if (!d.empty()) t.draft_source = source;
     return d;
   };
   std::vector<int32_t> draft;
-  if (config_.spec.ngram_simple)
-    draft = found(draft_ngram_simple(slot.cached, t.pending, config_.spec.ngram_simple_params),
-                  kNgramSimple);
-  if (draft.empty() && slot.map_k)
-    draft = found(slot.map_k->draft(slot.cached, t.pending), kNgramMapK);
-  if (draft.empty() && slot.map_k4v)
-    draft = found(slot.map_k4v->draft(slot.cached, t.pending), kNgramMapK4v);
+  if (spec_.ngram_simple)
+    draft =
+        found(draft_ngram_simple(slot.cached, t.pending, spec_.ngram_simple_params), kNgramSimple);
+  if (draft.empty() && st.map_k) draft = found(st.map_k->draft(slot.cached, t.pending), kNgramMapK);
+  if (draft.empty() && st.map_k4v)
+    draft = found(st.map_k4v->draft(slot.cached, t.pending), kNgramMapK4v);
   if (draft.empty() && ngram_mod_)
-    draft = found(ngram_mod_draft(*ngram_mod_, slot.ngram_mod, slot.cached, t.pending,
-                                  config_.spec.ngram_mod_params),
-                  kNgramMod);
-  if (draft.empty() && config_.spec.ngram_cache) {
-    // The context table counts the slot's tokens and the pending one as they arrive: the
-    // tokens not counted yet, after the longest n-gram that can precede them.
-    NgramCacheSlot& nc = slot.ngram_cache;
-    const size_t total = slot.cached.size() + 1;
-    const size_t from = std::min(nc.counted, total);
-    const size_t context = std::min<size_t>(from, kNgramCacheMax);
-    std::vector<int32_t> tail(slot.cached.begin() + static_cast<ptrdiff_t>(from - context),
-                              slot.cached.end());
-    tail.push_back(t.pending);
-    ngram_cache_update(nc.context, tail, total - from);
-    nc.counted = total;
     draft = found(
-        ngram_cache_draft(slot.cached, t.pending, kNgramCacheDraft, nc.context,
-                          config_.spec.lookup_dynamic.get(), config_.spec.lookup_static.get()),
-        kNgramCache);
-  }
-  const int32_t n_vocab = model_->hparams().n_vocab;
+        ngram_mod_draft(*ngram_mod_, st.ngram_mod, slot.cached, t.pending, spec_.ngram_mod_params),
+        kNgramMod);
+  if (draft.empty() && spec_.ngram_cache) draft = found(draft_from_ngram_cache(slot), kNgramCache);
   const auto bad = std::find_if(draft.begin(), draft.end(),
-                                [&](int32_t tok) { return tok < 0 || tok >= n_vocab; });
+                                [&](int32_t tok) { return tok < 0 || tok >= n_vocab_; });
   draft.erase(bad, draft.end());
   return draft;
 }
 
-// The prompt is evaluated: the sources that learn from it see it.
-void SchedulerImpl::begin_drafting(Slot& slot) {
-  if (!slot.task || slot.task->kind != TaskKind::kCompletion) return;
-  if (ngram_mod_) ngram_mod_begin(*ngram_mod_, slot.ngram_mod, slot.cached);
-  if (slot.map_k) slot.map_k->begin(slot.cached);
-  if (slot.map_k4v) slot.map_k4v->begin(slot.cached);
-  slot.ngram_cache.context.clear();
-  slot.ngram_cache.counted = 0;
+// The context table counts the slot's tokens and the pending one as they arrive: the
+// tokens not counted yet, after the longest n-gram that can precede them.
+std::vector<int32_t> Speculator::draft_from_ngram_cache(Slot& slot) {
+  NgramCacheSlot& nc = state(slot).ngram_cache;
+  const int32_t pending = slot.task->pending;
+  const size_t total = slot.cached.size() + 1;
+  const size_t from = std::min(nc.counted, total);
+  const size_t context = std::min<size_t>(from, kNgramCacheMax);
+  std::vector<int32_t> tail(slot.cached.begin() + static_cast<ptrdiff_t>(from - context),
+                            slot.cached.end());
+  tail.push_back(pending);
+  ngram_cache_update(nc.context, tail, total - from);
+  nc.counted = total;
+  return ngram_cache_draft(slot.cached, pending, kNgramCacheDraft, nc.context,
+                           spec_.lookup_dynamic.get(), spec_.lookup_static.get());
 }
 
-// Row `at` of the forward call holds the slot's pending token; the rows of its draft
-// (t.draft) follow.
-void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
+void Speculator::begin(const Slot& slot) {
+  if (!slot.task || slot.task->kind != TaskKind::kCompletion) return;
+  SlotState& st = state(slot);
+  if (ngram_mod_) ngram_mod_begin(*ngram_mod_, st.ngram_mod, slot.cached);
+  if (st.map_k) st.map_k->begin(slot.cached);
+  if (st.map_k4v) st.map_k4v->begin(slot.cached);
+  st.ngram_cache.context.clear();
+  st.ngram_cache.counted = 0;
+}
+
+void Speculator::verify(Slot& slot, size_t at, const SampleRow& sample) {
   if (slot.task) {
     RunningTask& t = *slot.task;
     const std::vector<int32_t> draft = std::move(t.draft);
@@ -185,9 +195,9 @@ void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
     if (drafted > 0) ++t.n_draft_steps;
     const RunningTask::DraftSource source = t.draft_source;
     int32_t accepted = 0;
-    sample_into(slot, ctx_->logits(static_cast<int32_t>(at)));
+    sample(slot, static_cast<int32_t>(at));
     for (size_t k = 0; k < draft.size(); ++k) {
-      // sample_into releases the slot once its request ends: later rows are not used.
+      // Sampling releases the slot once its request ends: later rows are not used.
       if (!slot.task || !slot.task->has_next_token || slot.task->pending != draft[k]) break;
       RunningTask& running = *slot.task;
       ++running.n_draft_accepted;
@@ -196,50 +206,32 @@ void SchedulerImpl::verify_draft(Slot& slot, size_t at) {
         running.n_accepted_per_pos.resize(draft.size(), 0);
       ++running.n_accepted_per_pos[k];
       slot.cached.push_back(draft[k]);
-      sample_into(slot, ctx_->logits(static_cast<int32_t>(at + 1 + k)));
+      sample(slot, static_cast<int32_t>(at + 1 + k));
     }
-    if (slot.task) {
-      adapt_draft_length(*slot.task, drafted, accepted, config_.spec.max_draft());
-      const auto at_source = static_cast<size_t>(source);
-      slot.task->source_accepted[at_source] += accepted;
-      if (accepted < drafted) ++slot.task->source_rejections[at_source];
-      if (drafted > 0) ++slot.task->source_drafts[at_source];
-    }
-    if (source == RunningTask::DraftSource::kNgramMod)
-      ngram_mod_accept(*ngram_mod_, slot.ngram_mod, accepted);
-    if (source == RunningTask::DraftSource::kNgramMapK) slot.map_k->accept(drafted, accepted);
-    if (source == RunningTask::DraftSource::kNgramMapK4v) slot.map_k4v->accept(drafted, accepted);
+    learn(slot, source, drafted, accepted);
   }
   // The rows of rejected (or unused) draft tokens leave the cache. The cut is at most one
   // draft long, which the KV cache's window slack covers.
   const auto kept = static_cast<int32_t>(slot.cached.size());
-  if (ctx_->kv_cache().truncate(slot.id, kept) != kept) {
-    ctx_->kv_cache().clear(slot.id);
-    slot.cached.clear();
-  }
+  if (target_.truncate(slot.id, kept) != kept) forget(slot, target_);
 }
 
-// Drafts are optional: when a shared KV pool cannot hold them, the chunk runs without them
-// (its slots' drafts count as not made). False when the chunk had none.
-bool SchedulerImpl::drop_drafts(std::vector<StepToken>& chunk) {
-  bool dropped = false;
-  for (const StepToken& t : chunk) {
-    Slot& s = slots_[static_cast<size_t>(t.slot)];
-    if (t.draft && s.task) s.task->draft.clear();
-    dropped = dropped || t.draft;
+// What a verified draft teaches: the task's draft length and per-source record (while it
+// runs), and the sources that track their own acceptance.
+void Speculator::learn(Slot& slot, RunningTask::DraftSource source, int32_t drafted,
+                       int32_t accepted) {
+  if (slot.task) {
+    adapt_draft_length(*slot.task, drafted, accepted, spec_.max_draft());
+    const auto at_source = static_cast<size_t>(source);
+    slot.task->source_accepted[at_source] += accepted;
+    if (accepted < drafted) ++slot.task->source_rejections[at_source];
+    if (drafted > 0) ++slot.task->source_drafts[at_source];
   }
-  std::erase_if(chunk, [](const StepToken& t) { return t.draft; });
-  return dropped;
-}
-
-void SchedulerImpl::account_drafts(const RunningTask& t) {
-  metrics_.n_draft_tokens += static_cast<uint64_t>(t.n_draft);
-  metrics_.n_draft_accepted += static_cast<uint64_t>(t.n_draft_accepted);
-  metrics_.n_draft_steps += static_cast<uint64_t>(t.n_draft_steps);
-  if (metrics_.n_accepted_per_pos.size() < t.n_accepted_per_pos.size())
-    metrics_.n_accepted_per_pos.resize(t.n_accepted_per_pos.size(), 0);
-  for (size_t i = 0; i < t.n_accepted_per_pos.size(); ++i)
-    metrics_.n_accepted_per_pos[i] += static_cast<uint64_t>(t.n_accepted_per_pos[i]);
+  SlotState& st = state(slot);
+  if (source == RunningTask::DraftSource::kNgramMod)
+    ngram_mod_accept(*ngram_mod_, st.ngram_mod, accepted);
+  if (source == RunningTask::DraftSource::kNgramMapK) st.map_k->accept(drafted, accepted);
+  if (source == RunningTask::DraftSource::kNgramMapK4v) st.map_k4v->accept(drafted, accepted);
 }
 
 }  // namespace hearth::scheduler::detail
