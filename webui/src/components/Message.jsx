@@ -1,6 +1,6 @@
 // One user or assistant message.
 
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { formatPromptStats, formatStats, prettyArguments, shortModelName } from '../chat.js';
 import { CopyButton } from './CopyButton.jsx';
 import { Icon } from './Icon.jsx';
@@ -9,7 +9,9 @@ import { Markdown } from './Markdown.jsx';
 function EditBox({ initialText, onSave, onCancel }) {
   const [text, setText] = useState(initialText);
   const input = useRef(null);
-  useEffect(() => {
+  // Focus and put the caret at the end before anything can type: a deferred effect could
+  // move the caret after the user (or a test) already selected and replaced the text.
+  useLayoutEffect(() => {
     const area = input.current;
     if (!area) return;
     area.focus();
