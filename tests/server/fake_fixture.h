@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/harness.h"
+#include "server/json_client.h"
 #include "support/fake_http_server.h"
 #include "support/synthetic_vocab.h"
 #include "support/test_paths.h"
@@ -18,17 +19,6 @@
 namespace hearth::test {
 
 using Json = nlohmann::ordered_json;
-
-inline Json parse_or_null(const std::string& text) {
-  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
-
-// POST a JSON body and parse the reply (null when the body is not JSON).
-inline Json post_json(int port, const std::string& path, const Json& body, int* status = nullptr) {
-  HttpReply reply = http_request(port, "POST", path, body.dump());
-  if (status != nullptr) *status = reply.status;
-  return parse_or_null(reply.body);
-}
 
 class FakeServerTest : public ::testing::Test {
  protected:

@@ -7,27 +7,11 @@
 #include <map>
 
 #include "server/fake_fixture.h"
+#include "server/native_fields.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
 namespace {
-
-// fields.json with only the native completion fields (entries with a "route" belong to the
-// other bodies' tables, which their own tests check).
-Json fields_manifest() {
-  std::ifstream in(std::string(HEARTH_SOURCE_DIR) + "/compat/llama-server/b10621/fields.json");
-  Json doc = Json::parse(in);
-  Json native = Json::array();
-  for (const Json& e : doc["entries"]) {
-    if (!e.contains("route")) native.push_back(e);
-  }
-  doc["entries"] = std::move(native);
-  return doc;
-}
-
-Json base_request() {
-  return Json{{"prompt", "Once upon a time"}, {"n_predict", 6}, {"temperature", 0}};
-}
 
 // A value other than the reference's default for each refused field.
 Json non_default_value(const std::string& name) {
@@ -70,7 +54,7 @@ TEST_F(ServerFields, InfillFieldsAreReadBeforeTheModelIsAsked) {
 TEST_F(ServerFields, RefusedFieldsAreRefused) {
   start();
   int checked = 0;
-  const Json fields = fields_manifest();
+  const Json fields = native_fields_manifest();
   for (const Json& field : fields["entries"]) {
     if (field["state"] == "supported") continue;
     const std::string name = field["name"];

@@ -7,32 +7,16 @@
 #include <map>
 #include <set>
 
+#include "server/native_fields.h"
 #include "server/server_fixture.h"
 
 namespace hearth::test {
 namespace {
 
-// fields.json with only the native completion fields (entries with a "route" belong to the
-// other bodies' tables, which their own tests check).
-Json fields_manifest() {
-  std::ifstream in(std::string(HEARTH_SOURCE_DIR) + "/compat/llama-server/b10621/fields.json");
-  Json doc = Json::parse(in);
-  Json native = Json::array();
-  for (const Json& e : doc["entries"]) {
-    if (!e.contains("route")) native.push_back(e);
-  }
-  doc["entries"] = std::move(native);
-  return doc;
-}
-
 struct FieldCheck {
   Json request;                            // added to a small greedy completion
   std::function<void(const Json&)> check;  // on the response (object, array or frames)
 };
-
-Json base_request() {
-  return Json{{"prompt", "Once upon a time"}, {"n_predict", 6}, {"temperature", 0}};
-}
 
 // Runs a request; streaming answers come back as an array of frames.
 Json run(int port, Json request) {
@@ -357,7 +341,7 @@ TEST_F(ServerFields, EverySupportedFieldIsHonoured) {
   ASSERT_FALSE(plain_content().empty());
   auto checks = supported_checks();
   checks.merge(sampling_checks());
-  const Json fields = fields_manifest();
+  const Json fields = native_fields_manifest();
   for (const Json& field : fields["entries"]) {
     if (field["state"] != "supported") continue;
     const std::string name = field["name"];

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/harness.h"
+#include "server/json_client.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
@@ -24,17 +25,6 @@ inline std::vector<std::string> stories_args(std::vector<std::string> extra = {}
   std::vector<std::string> args = {"-m", stories_model(), "-c", "2048", "-np", "4"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-inline Json parse_or_null(const std::string& text) {
-  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
-
-// POST a JSON body and parse the reply (null when the body is not JSON).
-inline Json post_json(int port, const std::string& path, const Json& body, int* status = nullptr) {
-  HttpReply reply = http_request(port, "POST", path, body.dump());
-  if (status != nullptr) *status = reply.status;
-  return parse_or_null(reply.body);
 }
 
 // The value of the first sample line `name` (with any labels) in a Prometheus text.

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 
@@ -26,71 +25,19 @@
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/server.h"
+#include "server_config.h"
 #include "tokenizer/tokenizer.h"
 #include "webui/embedded_assets.h"
 
 namespace {
 
 using hearth::server::options::ServerArgs;
+using hearth::server_tool::logical_batch;
+using hearth::server_tool::make_config;
+using hearth::server_tool::slot_context;
 
 // Set by SIGINT/SIGTERM: a download in progress stops (its partial file stays, to resume).
 std::atomic<bool> g_stop_downloads{false};
-
-std::string random_media_marker() {
-  static const char kChars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  std::random_device device;
-  std::mt19937 rng(device());
-  std::uniform_int_distribution<int> pick(0, 61);
-  std::string marker = "<__media_";
-  for (int i = 0; i < 32; ++i) marker += kChars[pick(rng)];
-  return marker + "__>";
-}
-
-// Per-slot context: -c / slots rounded up to 256 (each slot gets all of -c with a unified
-// cache), -c 0 meaning the training context, capped at the training context.
-int32_t slot_context(const ServerArgs& args, int32_t n_ctx_train) {
-  const int32_t n_ctx = args.n_ctx > 0 ? args.n_ctx : n_ctx_train;
-  const int32_t n_slots = hearth::server::options::resolved_n_slots(args);
-  int32_t per_slot = n_ctx;
-  if (!hearth::server::options::resolved_kv_unified(args)) {
-    per_slot = (n_ctx / n_slots + 255) / 256 * 256;
-  }
-  return n_ctx_train > 0 ? std::min(per_slot, n_ctx_train) : per_slot;
-}
-
-// -b: with --embedding an input is evaluated in one physical batch, so the logical batch is
-// lowered to -ub, as the reference does.
-int32_t logical_batch(const ServerArgs& args) {
-  return args.embeddings ? std::min(args.n_batch, args.n_ubatch) : args.n_batch;
-}
-
-// --rerank: embeddings with rank pooling given on the command line.
-bool reranking(const ServerArgs& args) {
-  return args.embeddings &&
-         args.pooling == static_cast<int32_t>(hearth::scheduler::PoolingType::kRank);
-}
-
-// The reasoning_format requests echo: "auto" is echoed as the format it resolves to.
-std::string reasoning_format_echo(const std::string& format) {
-  return format == "auto" ? "deepseek" : format;
-}
-
-// The options the server takes as given are its settings, handed over whole; the rest of its
-// configuration is derived here.
-hearth::server::ServerConfig make_config(const ServerArgs& args) {
-  hearth::server::ServerConfig c;
-  static_cast<hearth::server::ServerSettings&>(c) = args;
-  std::sort(c.aliases.begin(), c.aliases.end());
-  c.n_batch = logical_batch(args);
-  c.reranking = reranking(args);
-  c.media_marker = random_media_marker();
-  c.defaults.spec_types = hearth::server::options::spec_type_names(args);
-  c.defaults.reasoning_format = reasoning_format_echo(args.chat.reasoning_format);
-  c.defaults.n_slots = hearth::server::options::resolved_n_slots(args);
-  c.http.io_threads = args.threads_http > 0 ? args.threads_http : 0;
-  c.ui.assets = hearth::webui::embedded_assets();
-  return c;
-}
 
 // A repository's model with the token and --offline: -hf's, or --spec-draft-hf's (chosen by
 // the same rules).

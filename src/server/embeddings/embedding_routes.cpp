@@ -12,6 +12,7 @@
 
 #include "server/completion_run.h"
 #include "server/embeddings/embedding_sink.h"
+#include "server/fields/store.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 
@@ -72,13 +73,6 @@ Check read_encoding(const Json& v, const std::string&, EmbeddingRequest& out,
   return std::nullopt;
 }
 
-Check read_model(const Json& v, const std::string& used, EmbeddingRequest& out,
-                 const fields::FieldContext&) {
-  if (!v.is_string()) return fields::type_error(used, "string", v);
-  out.model = v.get<std::string>();
-  return std::nullopt;
-}
-
 // OpenAI's `dimensions` asks for shortened vectors, which the reference ignores; Hearth
 // accepts only the width it returns.
 Check check_dimensions(const ServerState& s, const EmbeddingRequest& request) {
@@ -99,7 +93,8 @@ const std::vector<EmbeddingField>& embedding_fields() {
       {.name = "embd_normalize", .target = read_normalize, .keeps_null = true},
       {.name = "dimensions", .target = read_dimensions},
       {.name = "encoding_format", .target = read_encoding, .keeps_null = true},
-      {.name = "model", .target = read_model},
+      {.name = "model",
+       .target = fields::store_optional_string<EmbeddingRequest, &EmbeddingRequest::model>},
   };
   return table;
 }

@@ -8,6 +8,7 @@
 
 #include "server/embeddings/embedding_routes.h"
 #include "server/fields/field.h"
+#include "server/fields/store.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 
@@ -70,13 +71,6 @@ Check read_return_text(const Json& v, const std::string&, RerankRequest& out,
   return std::nullopt;
 }
 
-Check read_model(const Json& v, const std::string& used, RerankRequest& out,
-                 const fields::FieldContext&) {
-  if (!v.is_string()) return fields::type_error(used, "string", v);
-  out.model = v.get<std::string>();
-  return std::nullopt;
-}
-
 const std::vector<RerankField>& rerank_fields() {
   static const std::vector<RerankField> table = {
       {.name = "query", .target = read_query},
@@ -84,7 +78,7 @@ const std::vector<RerankField>& rerank_fields() {
       {.name = "texts", .target = read_documents<true>, .keeps_null = true},
       {.name = "top_n", .target = read_top_n},
       {.name = "return_text", .target = read_return_text},
-      {.name = "model", .target = read_model},
+      {.name = "model", .target = fields::store_string<RerankRequest, &RerankRequest::model>},
   };
   return table;
 }

@@ -6,6 +6,7 @@
 
 #include "server/chat_request.h"
 #include "server/fields/completion_fields.h"
+#include "server/fields/store.h"
 
 namespace hearth::server {
 
@@ -13,29 +14,13 @@ namespace {
 
 using F = fields::Field<ChatRequest>;
 using Ctx = fields::FieldContext;
+using R = ChatRequest;
 using Check = std::optional<ApiError>;
-
-// A member stored as it is (null allowed), once its type is known good.
-template <Json ChatRequest::*member, bool (Json::*has)() const noexcept, const char* type_name>
-Check store_json(const Json& v, const std::string& used, ChatRequest& out, const Ctx&) {
-  if (!(v.*has)()) return fields::type_error(used, type_name, v);
-  out.*member = v;
-  return std::nullopt;
-}
-
-template <bool ChatRequest::*member>
-Check store_bool(const Json& v, const std::string& used, ChatRequest& out, const Ctx&) {
-  if (!v.is_boolean()) return fields::type_error(used, "boolean", v);
-  out.*member = v.get<bool>();
-  return std::nullopt;
-}
-
-template <std::optional<std::string> ChatRequest::*member>
-Check store_string(const Json& v, const std::string& used, ChatRequest& out, const Ctx&) {
-  if (!v.is_string()) return fields::type_error(used, "string", v);
-  out.*member = v.get<std::string>();
-  return std::nullopt;
-}
+using fields::store_array;
+using fields::store_bool;
+using fields::store_object;
+using fields::store_optional_bool;
+using fields::store_optional_string;
 
 // A reasoning budget: an integer from -1 (no budget) up.
 template <std::optional<int32_t> ChatRequest::*member>
@@ -47,9 +32,6 @@ Check store_budget(const Json& v, const std::string& used, ChatRequest& out, con
   out.*member = static_cast<int32_t>(value);
   return std::nullopt;
 }
-
-constexpr char kArray[] = "array";
-constexpr char kObject[] = "object";
 
 Check read_messages(const Json& v, const std::string&, ChatRequest& out, const Ctx&) {
   out.messages = v;  // its shape is checked after the server-side checks, as the reference
@@ -105,12 +87,6 @@ Check read_top_logprobs(const Json& v, const std::string& used, ChatRequest& out
   return std::nullopt;
 }
 
-Check read_parallel_calls(const Json& v, const std::string& used, ChatRequest& out, const Ctx&) {
-  if (!v.is_boolean()) return fields::type_error(used, "boolean", v);
-  out.parallel_tool_calls = v.get<bool>();
-  return std::nullopt;
-}
-
 // The native table checks the object's members; the chat layer keeps include_usage.
 Check read_stream_options(const Json& v, const std::string& used, ChatRequest& out, const Ctx&) {
   if (!v.is_object()) return fields::type_error(used, "object", v);
@@ -135,32 +111,29 @@ std::vector<F> internal_rows() {
 std::vector<F> make_table() {
   std::vector<F> rows = {
       {.name = "messages", .target = read_messages, .keeps_null = true},
-      {.name = "tools", .target = store_json<&ChatRequest::tools, &Json::is_array, kArray>},
+      {.name = "tools", .target = store_array<R, &R::tools>},
       {.name = "tool_choice", .target = read_tool_choice},
-      {.name = "chat_template_kwargs",
-       .target = store_json<&ChatRequest::chat_template_kwargs, &Json::is_object, kObject>},
-      {.name = "add_generation_prompt", .target = store_bool<&ChatRequest::add_generation_prompt>},
+      {.name = "chat_template_kwargs", .target = store_object<R, &R::chat_template_kwargs>},
+      {.name = "add_generation_prompt", .target = store_bool<R, &R::add_generation_prompt>},
       {.name = "continue_final_message", .target = read_continuation, .keeps_null = true},
-      {.name = "reasoning_format", .target = store_string<&ChatRequest::reasoning_format>},
-      {.name = "reasoning_effort", .target = store_string<&ChatRequest::reasoning_effort>},
+      {.name = "reasoning_format", .target = store_optional_string<R, &R::reasoning_format>},
+      {.name = "reasoning_effort", .target = store_optional_string<R, &R::reasoning_effort>},
       {.name = "response_format", .target = read_response_format, .also_native = true},
-      {.name = "json_schema",
-       .target = store_json<&ChatRequest::json_schema, &Json::is_object, kObject>,
-       .also_native = true},
+      {.name = "json_schema", .target = store_object<R, &R::json_schema>, .also_native = true},
       {.name = "grammar", .target = read_grammar, .keeps_null = true, .also_native = true},
-      {.name = "logprobs", .target = store_bool<&ChatRequest::logprobs>},
+      {.name = "logprobs", .target = store_bool<R, &R::logprobs>},
       {.name = "top_logprobs", .target = read_top_logprobs},
-      {.name = "stream", .target = store_bool<&ChatRequest::stream>, .also_native = true},
+      {.name = "stream", .target = store_bool<R, &R::stream>, .also_native = true},
       {.name = "stream_options", .target = read_stream_options, .also_native = true},
-      {.name = "parallel_tool_calls", .target = read_parallel_calls},
-      {.name = "echo", .target = store_bool<&ChatRequest::echo>},
+      {.name = "parallel_tool_calls", .target = store_optional_bool<R, &R::parallel_tool_calls>},
+      {.name = "echo", .target = store_bool<R, &R::echo>},
       {.name = "reasoning_budget_tokens",
        .target = store_budget<&ChatRequest::reasoning_budget_tokens>},
       {.name = "thinking_budget_tokens",
        .target = store_budget<&ChatRequest::thinking_budget_tokens>},
       {.name = "reasoning_budget_message",
-       .target = store_string<&ChatRequest::reasoning_budget_message>},
-      {.name = "reasoning_control", .target = store_bool<&ChatRequest::reasoning_control>},
+       .target = store_optional_string<R, &R::reasoning_budget_message>},
+      {.name = "reasoning_control", .target = store_bool<R, &R::reasoning_control>},
   };
   for (F& row : internal_rows()) rows.push_back(std::move(row));
   return rows;

@@ -47,6 +47,15 @@ std::optional<ApiError> store_object(const Json& v, const std::string& used, Out
   return std::nullopt;
 }
 
+// A JSON array kept as it is.
+template <class Out, Json Out::*member>
+std::optional<ApiError> store_array(const Json& v, const std::string& used, Out& out,
+                                    const FieldContext&) {
+  if (!v.is_array()) return type_error(used, "array", v);
+  out.*member = v;
+  return std::nullopt;
+}
+
 // "'<path>' is required"
 inline ApiError required_error(const std::string& path) {
   return invalid_request("'" + path + "' is required");

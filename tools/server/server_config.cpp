@@ -1,0 +1,68 @@
+#include "server_config.h"
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "scheduler/scheduler.h"
+#include "server/options/parse_args.h"
+#include "webui/embedded_assets.h"
+
+namespace hearth::server_tool {
+
+using server::options::ServerArgs;
+
+namespace {
+
+std::string random_media_marker() {
+  static const char kChars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::random_device device;
+  std::mt19937 rng(device());
+  std::uniform_int_distribution<int> pick(0, 61);
+  std::string marker = "<__media_";
+  for (int i = 0; i < 32; ++i) marker += kChars[pick(rng)];
+  return marker + "__>";
+}
+
+// --rerank: embeddings with rank pooling given on the command line.
+bool reranking(const ServerArgs& args) {
+  return args.embeddings && args.pooling == static_cast<int32_t>(scheduler::PoolingType::kRank);
+}
+
+// The reasoning_format requests echo: "auto" is echoed as the format it resolves to.
+std::string reasoning_format_echo(const std::string& format) {
+  return format == "auto" ? "deepseek" : format;
+}
+
+}  // namespace
+
+int32_t logical_batch(const ServerArgs& args) {
+  return args.embeddings ? std::min(args.n_batch, args.n_ubatch) : args.n_batch;
+}
+
+int32_t slot_context(const ServerArgs& args, int32_t n_ctx_train) {
+  const int32_t n_ctx = args.n_ctx > 0 ? args.n_ctx : n_ctx_train;
+  const int32_t n_slots = server::options::resolved_n_slots(args);
+  int32_t per_slot = n_ctx;
+  if (!server::options::resolved_kv_unified(args)) {
+    per_slot = (n_ctx / n_slots + 255) / 256 * 256;
+  }
+  return n_ctx_train > 0 ? std::min(per_slot, n_ctx_train) : per_slot;
+}
+
+server::ServerConfig make_config(const ServerArgs& args) {
+  server::ServerConfig c;
+  static_cast<server::ServerSettings&>(c) = args;
+  std::sort(c.aliases.begin(), c.aliases.end());
+  c.n_batch = logical_batch(args);
+  c.reranking = reranking(args);
+  c.media_marker = random_media_marker();
+  c.defaults.spec_types = server::options::spec_type_names(args);
+  c.defaults.reasoning_format = reasoning_format_echo(args.chat.reasoning_format);
+  c.defaults.n_slots = server::options::resolved_n_slots(args);
+  c.http.io_threads = args.threads_http > 0 ? args.threads_http : 0;
+  c.ui.assets = webui::embedded_assets();
+  return c;
+}
+
+}  // namespace hearth::server_tool
