@@ -73,6 +73,8 @@ struct SamplerParams {
   // The merged logit-bias list: (token id, bias) pairs in order, -inf bans (the request's
   // or server's logit_bias, then ignore_eos bans, then suppress_tokens). Empty: no stage.
   std::vector<std::pair<int32_t, float>> logit_bias;
+
+  bool operator==(const SamplerParams&) const = default;
 };
 
 }  // namespace hearth::sampling

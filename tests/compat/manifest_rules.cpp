@@ -108,7 +108,7 @@ void check_state(Area area, const Json& entry, const std::string& where, Problem
   const std::string state = entry["state"].get<std::string>();
   if (!is_known_state(state)) {
     out.push_back(where + ": unknown state \"" + state +
-                  "\" (supported, aliased, deferred, not_applicable)");
+                  "\" (supported, no_effect, aliased, deferred, not_applicable)");
     return;
   }
   if (entry.contains("issue") &&
@@ -126,13 +126,19 @@ void check_state(Area area, const Json& entry, const std::string& where, Problem
   if (state == "deferred" && !entry.contains("issue")) {
     out.push_back(where + ": deferred entries name the implementing issue (integer \"issue\")");
   }
-  if (state == "not_applicable") {
-    if (!entry.contains("reason")) out.push_back(where + ": not_applicable needs a \"reason\"");
+  if (state == "no_effect" && !is_non_empty_string(entry.value("note", Json()))) {
+    out.push_back(where + ": no_effect entries say what is ignored and why (\"note\")");
+  }
+  if (state == "not_applicable" || state == "deferred") {
+    if (!entry.contains("reason")) {
+      out.push_back(where + ": " + state + " needs a \"reason\" (what is missing, or why)");
+    }
     if (area == Area::kRoutes && !entry.contains("refusal")) {
-      out.push_back(where + ": not_applicable routes need \"refusal\": {\"status\": N}");
+      out.push_back(where + ": " + state + " routes need \"refusal\": {\"status\": N}");
     }
   } else if (area == Area::kRoutes && entry.contains("refusal")) {
-    out.push_back(where + ": \"refusal\" belongs to not_applicable routes only");
+    out.push_back(where +
+                  ": \"refusal\" belongs to refused (deferred, not_applicable) routes only");
   }
   if (state == "aliased") {
     const bool ok = entry.contains("hearth_spelling") &&

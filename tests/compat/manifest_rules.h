@@ -23,7 +23,7 @@ enum class Area { kRoutes, kFields, kOptions, kDifferences, kOther };
 Area area_of_file(std::string_view file_name);
 
 // The states an entry may be in.
-inline constexpr std::string_view kStates[] = {"supported", "aliased", "deferred",
+inline constexpr std::string_view kStates[] = {"supported", "no_effect", "aliased", "deferred",
                                                "not_applicable"};
 
 // The entry array of an area document: {"entries": [...]} or a bare array; nullptr otherwise.

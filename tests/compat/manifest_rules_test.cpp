@@ -44,7 +44,19 @@ TEST(CompatRules, DeferredNeedsAnIntegerIssue) {
   e["issue"] = "5";
   EXPECT_TRUE(mentions(check(Area::kFields, e), "positive integer"));
   e["issue"] = 5;
+  EXPECT_TRUE(mentions(check(Area::kFields, e), "what is missing"));
+  e["reason"] = "LoRA adapters are not implemented";
   EXPECT_TRUE(check(Area::kFields, e).empty());
+}
+
+TEST(CompatRules, NoEffectSaysWhatIsIgnored) {
+  Json e = {{"name", "--gpu-layers"},
+            {"state", "no_effect"},
+            {"divergence", nullptr},
+            {"tests", {"A.B"}}};
+  EXPECT_TRUE(mentions(check(Area::kOptions, e), "note"));
+  e["note"] = "a CPU-only build";
+  EXPECT_TRUE(check(Area::kOptions, e).empty());
 }
 
 TEST(CompatRules, NotApplicableNeedsAReasonAndRoutesARefusal) {

@@ -17,6 +17,8 @@ struct SchedulerSettings {
   int64_t cache_ram_mib = kDefaultCacheRamMib;  // --cache-ram: host prompt cache; 0 off, -1 no cap
   bool cache_idle_slots = true;                 // --cache-idle-slots
   bool swa_full = false;                        // --swa-full: windowed layers keep every position
+
+  bool operator==(const SchedulerSettings&) const = default;
 };
 
 }  // namespace hearth::scheduler

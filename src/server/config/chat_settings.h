@@ -30,6 +30,8 @@ struct ChatSettings {
   bool skip_chat_parsing = false;            // --skip-chat-parsing
   // Not an option: the templates selected when the model loads.
   std::shared_ptr<const chat::ChatTemplates> templates;
+
+  bool operator==(const ChatSettings&) const = default;
 };
 
 }  // namespace hearth::server

@@ -27,6 +27,8 @@ struct RequestDefaults {
   std::string spec_types = "none";            // --spec-type as echoed ("speculative.types")
   int32_t n_slots = 4;                        // -np resolved
   int32_t max_prompts = 1024;  // prompts of one request at most (the scheduler's queue)
+
+  bool operator==(const RequestDefaults&) const = default;
 };
 
 }  // namespace hearth::server

@@ -40,6 +40,8 @@ struct ServerSettings {
   http::ServerOptions http;
   UiConfig ui;
   Json ui_settings = Json::object();  // --ui-config: /props ui_settings
+
+  bool operator==(const ServerSettings&) const = default;
 };
 
 }  // namespace hearth::server

@@ -19,6 +19,11 @@ struct UiConfig {
 
   // Whether anything is served at / (what /props reports as `ui`).
   bool serving() const { return enabled && (!static_path.empty() || !assets.empty()); }
+
+  bool operator==(const UiConfig& o) const {
+    return enabled == o.enabled && static_path == o.static_path &&
+           assets.data() == o.assets.data() && assets.size() == o.assets.size();
+  }
 };
 
 }  // namespace hearth::server

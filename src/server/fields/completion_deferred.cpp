@@ -28,7 +28,8 @@ std::optional<ApiError> refused_unless(bool is_default, const std::string& used)
 ApiError not_honoured(const std::string& used) {
   const CompletionField* f = row_of(used);
   if (f != nullptr && f->state == FieldState::kDeferred) {
-    return invalid_request("Field '" + used + "': not supported by Hearth yet (deferred to issue " +
+    return invalid_request("Field '" + used + "': not supported by Hearth yet: " +
+                           std::string(f->reason) + " (deferred to issue " +
                            std::to_string(f->issue) + "); only its default value is accepted");
   }
   if (f != nullptr) {

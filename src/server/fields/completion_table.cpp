@@ -224,7 +224,8 @@ std::vector<F> input_and_output_rows() {
       {.name = "cache_prompt", .target = +[](S& s) -> bool& { return s.task.cache_prompt; }},
       {.name = "n_cache_reuse",
        .target = parse_n_cache_reuse,
-       .state = FieldState::kNotApplicable,
+       .state = FieldState::kDeferred,
+       .issue = 37,
        .reason = "reusing KV chunks by shifting their positions is not implemented"},
       {.name = "n_keep",  // acts only with --context-shift, which is off
        .target = +[](S& s) -> int32_t& { return s.n_keep; },
@@ -421,8 +422,9 @@ std::vector<F> constraint_rows() {
       // §3.9 LoRA
       {.name = "lora",
        .target = parse_lora,
-       .state = FieldState::kNotApplicable,
-       .reason = "LoRA adapters are not supported",
+       .state = FieldState::kDeferred,
+       .issue = 36,
+       .reason = "LoRA adapters are not implemented",
        .echo_key = "lora",
        .echo_order = 49,
        .echo = [](const S&) { return Json::array(); }},

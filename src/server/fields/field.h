@@ -95,7 +95,7 @@ struct Field {
   uint32_t required_on = 0;
   FieldState state = FieldState::kSupported;
   int issue = 0;                 // kDeferred: the issue that delivers it
-  std::string_view reason = {};  // kNotApplicable: why it is refused
+  std::string_view reason = {};  // kDeferred: what is missing; kNotApplicable: why refused
   // Deferred fields: the reference's default as JSON text, the one value accepted (the
   // value must first have the default's type; a hard `bounds` range applies to numbers).
   std::string_view default_json = {};

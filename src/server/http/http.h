@@ -128,6 +128,15 @@ struct ServerOptions {
   bool reuse_port = false;
   std::string server_header = "llama.cpp";
   ErrorRenderer render_error;  // unset: a plain-text body
+
+  // Every setting but the renderer (a function, set by the server, not by an option).
+  bool operator==(const ServerOptions& o) const {
+    return host == o.host && port == o.port && timeout_seconds == o.timeout_seconds &&
+           header_deadline == o.header_deadline && max_body_bytes == o.max_body_bytes &&
+           max_header_bytes == o.max_header_bytes && max_header_fields == o.max_header_fields &&
+           max_connections == o.max_connections && io_threads == o.io_threads &&
+           reuse_port == o.reuse_port && server_header == o.server_header;
+  }
 };
 
 // What the server is doing, for tests and logs.

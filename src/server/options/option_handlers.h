@@ -189,7 +189,7 @@ Status check_fit(const OptionInput& in, ParseState& st);
 Status check_int_list(const OptionInput& in, ParseState& st);
 Status check_load_mode(const OptionInput& in, ParseState& st);
 Status check_tristate(const OptionInput& in, ParseState& st);
-Status handle_checkpoint_min_step(const OptionInput& in, ParseState& st);
+Status check_checkpoint_min_step(const OptionInput& in, ParseState& st);
 // Any text is valid (a token, a path): nothing to check.
 Status accept_any_text(const OptionInput& in, ParseState& st);
 

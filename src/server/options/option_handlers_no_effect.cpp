@@ -79,9 +79,8 @@ Status check_cpu_range(const OptionInput& in, ParseState&) {
   return Status::ok();
 }
 
-Status check_flash_attn(const OptionInput& in, ParseState& st) {
-  HEARTH_ASSIGN_OR_RETURN(st.args.flash_attn, parse_tristate(in.value));
-  return Status::ok();
+Status check_flash_attn(const OptionInput& in, ParseState&) {
+  return parse_tristate(in.value).status();
 }
 
 Status check_rpc(const OptionInput& in, ParseState&) {
@@ -163,10 +162,9 @@ Status accept_any_text(const OptionInput&, ParseState&) {
   return Status::ok();
 }
 
-Status handle_checkpoint_min_step(const OptionInput& in, ParseState& st) {
+Status check_checkpoint_min_step(const OptionInput& in, ParseState&) {
   HEARTH_ASSIGN_OR_RETURN(int32_t step, parse_int(in.value));
   if (step < 0) return invalid_value("value must be >= 0");
-  st.args.checkpoint_min_step = step;
   return Status::ok();
 }
 

@@ -23,11 +23,13 @@ enum class OptionKind {
 };
 
 enum class OptionState {
-  kSupported,         // parsed and honoured
-  kAcceptedNoEffect,  // meaningless for Hearth: accepted and validated, a warning says so
-  kDeferred,          // refused unless given its default value; `issue` will deliver it
-  kNotApplicable,     // refused unless given its default value; `reason` says why
-  kRemoved,           // removed upstream too: always fails with `reason` (as the reference does)
+  kSupported,  // parsed and honoured
+  // Meaningless for Hearth (GPU placement on a CPU-only build, ...): accepted and
+  // validated, a warning says so; the manifest records it as "no_effect".
+  kAcceptedNoEffect,
+  kDeferred,       // refused unless given its default value; `issue` will deliver it
+  kNotApplicable,  // refused unless given its default value; `reason` says why
+  kRemoved,        // removed upstream too: always fails with `reason` (as the reference does)
 };
 
 struct OptionInput;
@@ -49,7 +51,8 @@ struct OptionSpec {
   std::string_view help;           // short description (own words)
   OptionKind kind = OptionKind::kFlag;
   OptionState state = OptionState::kSupported;
-  // kNotApplicable: why; kAcceptedNoEffect: what is ignored; kRemoved: the error text.
+  // kDeferred: what is missing; kNotApplicable: why it never applies; kAcceptedNoEffect:
+  // what is ignored; kRemoved: the error text.
   std::string_view reason;
   // kDeferred / kNotApplicable: the values that equal Hearth's default and are therefore
   // accepted, '|'-separated ("on"/"off" name the positive/negative form of a flag or bool

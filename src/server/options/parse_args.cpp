@@ -58,10 +58,9 @@ Status refusal(const OptionInput& in) {
   std::string what = "option '" + std::string(in.from_env ? option_name(spec) : in.arg) + "'";
   if (in.from_env) what += " (from environment variable " + std::string(in.arg) + ")";
   if (spec.state == OptionState::kDeferred) {
-    return error(ErrorCode::kUnsupported, what +
-                                              " is not supported by hearth-server yet (deferred "
-                                              "to issue " +
-                                              std::to_string(spec.issue) + ")");
+    return error(ErrorCode::kUnsupported,
+                 what + " is not supported by hearth-server yet: " + std::string(spec.reason) +
+                     " (deferred to issue " + std::to_string(spec.issue) + ")");
   }
   return error(ErrorCode::kUnsupported,
                what + " is not supported by hearth-server: " + std::string(spec.reason));

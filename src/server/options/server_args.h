@@ -51,9 +51,8 @@ struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
   bool context_shift = false;           // --context-shift (enabling it is refused for now)
 
   // KV cache and loading.
-  std::string cache_type_k = "f16";       // -ctk: f32, f16, bf16 or q8_0
-  std::string cache_type_v = "f16";       // -ctv
-  TriState flash_attn = TriState::kAuto;  // -fa (validated; no effect)
+  std::string cache_type_k = "f16";  // -ctk: f32, f16, bf16 or q8_0
+  std::string cache_type_v = "f16";  // -ctv
 
   // Speculative decoding (--spec-type and its draft sources).
   // Every type given, after the reference's initial "none" (echoed as speculative.types;
@@ -68,6 +67,8 @@ struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
     int32_t size_n = 12;
     int32_t size_m = 48;
     int32_t min_hits = 1;
+
+    bool operator==(const NgramMapArgs&) const = default;
   };
   NgramMapArgs spec_ngram_map_k;          // --spec-ngram-map-k-size-n/-size-m/-min-hits
   NgramMapArgs spec_ngram_map_k4v;        // --spec-ngram-map-k4v-size-n/-size-m/-min-hits
@@ -82,10 +83,6 @@ struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
   std::string spec_draft_type_v = "f16";  // -ctvd
   int32_t spec_draft_threads = 0;         // -td (0: as -t)
   int32_t spec_draft_threads_batch = 0;   // -tbd (0: as -td)
-
-  // Checkpoints (no effect for Hearth's architectures).
-  int32_t n_ctx_checkpoints = 32;      // -ctxcp
-  int32_t checkpoint_min_step = 8192;  // -cms
 
   // Text given on the command line: -r and the DRY breakers, escapes processed unless
   // --no-escape.
@@ -109,6 +106,9 @@ struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
   int32_t verbosity = 3;  // -lv; -v sets it to INT32_MAX
   bool log_disable = false;
   std::string log_file;  // --log-file: also log to this file (base/log.h set_log_file)
+
+  // Compared by the option tests: a supported option must change what is parsed.
+  bool operator==(const ServerArgs&) const = default;
 };
 
 // -np -1 (auto) serves 4 slots.

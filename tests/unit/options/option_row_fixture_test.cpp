@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -93,12 +94,25 @@ TEST(OptionRowFixtureTest, ShownInHelp) {
   EXPECT_NE(completion_bash_text(fixture_table()).find(" --max-connections"), std::string::npos);
 }
 
+nlohmann::json real_manifest() {
+  return nlohmann::json::parse(hearth::test::read_file(std::string(HEARTH_SOURCE_DIR) +
+                                                       "/compat/llama-server/b10621/options.json"));
+}
+
+// The real options' sample values, and one for the new row.
+std::map<std::string_view, std::string> fixture_samples(const std::string& dir) {
+  test::write_sample_files(dir);
+  auto samples = test::sample_values(dir);
+  samples["--max-connections"] = "64";
+  return samples;
+}
+
 TEST(OptionRowFixtureTest, RecordedInTheManifest) {
-  nlohmann::json manifest = nlohmann::json::parse(hearth::test::read_file(
-      std::string(HEARTH_SOURCE_DIR) + "/compat/llama-server/b10621/options.json"));
+  nlohmann::json manifest = real_manifest();
   const std::vector<OptionSpec> table = fixture_table();
+  const auto samples = fixture_samples(hearth::test::make_temp_dir("option_row_fixture"));
   // Without its entry the row is reported, and only it.
-  EXPECT_EQ(test::manifest_problems(table, manifest),
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples),
             std::vector<std::string>{"--max-connections: no entry"});
   // The entry a contributor adds to options.json with the row.
   manifest["entries"].push_back(nlohmann::json::parse(R"({
@@ -110,11 +124,44 @@ TEST(OptionRowFixtureTest, RecordedInTheManifest) {
     "divergence": null,
     "tests": ["OptionRowFixtureTest.ParsedFromArgvAndEnvironment"]
   })"));
-  EXPECT_EQ(test::manifest_problems(table, manifest), std::vector<std::string>{});
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples), std::vector<std::string>{});
   // An entry that misstates the row is caught.
   manifest["entries"].back()["env"] = nullptr;
-  EXPECT_EQ(test::manifest_problems(table, manifest),
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples),
             std::vector<std::string>{"--max-connections: env differs"});
+}
+
+// The manifest records what an option does, not what its row claims: the same row with a
+// handler that only validates its value (as a no-effect option's does) but still marked
+// supported is reported, because giving it changes nothing that is parsed.
+TEST(OptionRowFixtureTest, ANoOpRowMarkedSupportedIsCaught) {
+  nlohmann::json manifest = real_manifest();
+  manifest["entries"].push_back(nlohmann::json::parse(R"({
+    "name": "--max-connections",
+    "spellings": ["--max-connections"],
+    "env": "HEARTH_TEST_MAX_CONNECTIONS",
+    "section": "example-specific params",
+    "state": "supported",
+    "divergence": null,
+    "tests": ["OptionRowFixtureTest.ParsedFromArgvAndEnvironment"]
+  })"));
+  std::vector<OptionSpec> table = fixture_table();
+  table.back().handler = check_int;  // mislabelled: validates, stores nothing
+  const auto samples = fixture_samples(hearth::test::make_temp_dir("option_row_noop"));
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples),
+            std::vector<std::string>{
+                "--max-connections: recorded supported but giving it shows no_effect"});
+  // Recorded honestly (a no-effect row, its note in the manifest), it passes.
+  table.back().state = OptionState::kAcceptedNoEffect;
+  table.back().reason = "the test says so";
+  manifest["entries"].back()["state"] = "no_effect";
+  manifest["entries"].back()["note"] = "the test says so";
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples), std::vector<std::string>{});
+  // And the real handler under a no-effect label is caught the other way round.
+  table.back().handler = kTarget;
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples),
+            std::vector<std::string>{
+                "--max-connections: recorded no_effect but giving it shows supported"});
 }
 
 }  // namespace

@@ -61,11 +61,12 @@ TEST(OptionTableTest, StatesCarryTheirDetails) {
   for (const OptionSpec& spec : option_table()) {
     SCOPED_TRACE(std::string(option_name(spec)));
     if (spec.state == OptionState::kDeferred) {
-      EXPECT_EQ(spec.issue, 13);  // the chat routes and reasoning options (pin.json)
+      // An open issue that delivers it (listed in pin.json, checked by the manifest test).
+      EXPECT_GE(spec.issue, 34);
     } else {
       EXPECT_EQ(spec.issue, 0);
     }
-    bool needs_reason = spec.state == OptionState::kNotApplicable ||
+    bool needs_reason = is_refused_state(spec.state) ||
                         spec.state == OptionState::kAcceptedNoEffect ||
                         spec.state == OptionState::kRemoved;
     EXPECT_EQ(!spec.reason.empty(), needs_reason);
@@ -141,8 +142,11 @@ TEST(OptionTableTest, HelpDefaultsAreTheParsedDefaults) {
   EXPECT_GE(compared, 60);
 }
 
-// A valid value for every value-taking supported (or no-effect) option.
-std::map<std::string_view, std::string> sample_values(const std::string& dir) {
+}  // namespace
+
+// A valid value for every value-taking supported (or no-effect) option, other than the
+// option's default (options_test_util.h).
+std::map<std::string_view, std::string> test::sample_values(const std::string& dir) {
   return {
       {"--threads", "4"},
       {"--threads-batch", "4"},
@@ -291,11 +295,12 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
   };
 }
 
+namespace {
+
 TEST(OptionTableTest, EverySupportedOptionParses) {
   std::string dir = hearth::test::make_temp_dir("options_table");
-  std::ofstream(dir + "/keys.txt") << "key-a\n";
-  std::ofstream(dir + "/ui.json") << "{\"theme\": \"dark\"}";
-  auto samples = sample_values(dir);
+  test::write_sample_files(dir);
+  auto samples = test::sample_values(dir);
   for (const OptionSpec& spec : option_table()) {
     if (spec.state != OptionState::kSupported && spec.state != OptionState::kAcceptedNoEffect) {
       continue;
@@ -367,7 +372,7 @@ TEST(OptionTableTest, EveryRefusedOptionAcceptsItsDefault) {
       ++n_checked;
     }
   }
-  EXPECT_GT(n_checked, 20);
+  EXPECT_GT(n_checked, 15);
 }
 
 }  // namespace

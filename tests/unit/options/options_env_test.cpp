@@ -109,7 +109,7 @@ TEST(OptionsEnvTest, RefusedVariableNamesOption) {
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.exit_code, 1);
   EXPECT_EQ(out.text.rfind("error: option '--mmproj' (from environment variable "
-                           "LLAMA_ARG_MMPROJ) is not supported by hearth-server: ",
+                           "LLAMA_ARG_MMPROJ) is not supported by hearth-server yet: ",
                            0),
             0u)
       << out.text;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "server/options/value_parse.h"
 #include "unit/options/options_test_util.h"
 
 namespace hearth::server::options {
@@ -79,12 +80,13 @@ TEST(OptionsGrammarTest, MissingValueError) {
 
 TEST(OptionsGrammarTest, TriStateValues) {
   for (const char* on : {"on", "enabled", "true", "1"}) {
-    EXPECT_EQ(parse_ok({"-fa", on}).flash_attn, TriState::kOn) << on;
+    EXPECT_EQ(parse_tristate(on).value(), TriState::kOn) << on;
   }
   for (const char* off : {"off", "disabled", "false", "0"}) {
-    EXPECT_EQ(parse_ok({"-fa", off}).flash_attn, TriState::kOff) << off;
+    EXPECT_EQ(parse_tristate(off).value(), TriState::kOff) << off;
   }
-  EXPECT_EQ(parse_ok({"-fa", "auto"}).flash_attn, TriState::kAuto);
+  EXPECT_EQ(parse_tristate("auto").value(), TriState::kAuto);
+  EXPECT_EQ(parse({"-fa", "auto"}).action, ParseAction::kRun);
   EXPECT_EQ(parse({"-fa", "ON"}).action, ParseAction::kError);
   // --log-colors (no effect) validates the same values.
   EXPECT_EQ(parse({"--log-colors", "disabled"}).action, ParseAction::kRun);

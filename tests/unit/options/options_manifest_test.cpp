@@ -10,6 +10,7 @@
 #include "server/options/option_table.h"
 #include "support/test_paths.h"
 #include "unit/options/options_manifest.h"
+#include "unit/options/options_test_util.h"
 
 namespace hearth::server::options {
 namespace {
@@ -28,7 +29,10 @@ TEST(OptionsManifestTest, AgreesWithTable) {
   EXPECT_EQ(manifest["area"], "options");
   EXPECT_EQ(manifest["reference"], "llama-server b10621");
   ASSERT_EQ(manifest["entries"].size(), 249u);
-  for (const std::string& problem : test::manifest_problems(option_table(), manifest)) {
+  const std::string dir = hearth::test::make_temp_dir("options_manifest");
+  test::write_sample_files(dir);
+  const auto samples = test::sample_values(dir);
+  for (const std::string& problem : test::manifest_problems(option_table(), manifest, samples)) {
     ADD_FAILURE() << problem;
   }
 }

@@ -29,12 +29,13 @@ TEST(OptionRefusalTest, ReasoningOptionsCheckTheirValues) {
   EXPECT_EQ(parse({}).args.chat.reasoning_preserve, -1);
 }
 
-TEST(OptionRefusalTest, NotApplicableOptionsNameTheReason) {
+// A feature not built yet is refused naming what is missing and the issue that builds it.
+TEST(OptionRefusalTest, DeferredOptionsNameWhatIsMissingAndTheIssue) {
   ParseOutcome out = parse({"--mmproj", "projector.gguf"});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.text,
-            "error: option '--mmproj' is not supported by hearth-server: multimodal input is not "
-            "implemented");
+            "error: option '--mmproj' is not supported by hearth-server yet: multimodal input is "
+            "not implemented (deferred to issue 35)");
   EXPECT_NE(parse({"-dr", "ai/smollm2"}).text.find("Docker Hub downloads are not implemented"),
             std::string::npos);
   EXPECT_EQ(parse({"--context-shift"}).action, ParseAction::kError);

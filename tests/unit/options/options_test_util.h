@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,6 +39,15 @@ inline ServerArgs parse_ok(const std::vector<std::string>& args, Env env = {}) {
   ParseOutcome out = parse(args, std::move(env));
   EXPECT_EQ(out.action, ParseAction::kRun) << out.text;
   return out.args;
+}
+
+// A valid value for every value-taking supported (or no-effect) option, other than the
+// option's default; files it names are made in `dir` by the caller (option_table_test.cpp).
+std::map<std::string_view, std::string> sample_values(const std::string& dir);
+// The files the sample values name.
+inline void write_sample_files(const std::string& dir) {
+  std::ofstream(dir + "/keys.txt") << "key-a\n";
+  std::ofstream(dir + "/ui.json") << "{\"theme\": \"dark\"}";
 }
 
 inline bool has_warning(const ParseOutcome& out, const std::string& part) {
