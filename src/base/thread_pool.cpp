@@ -142,12 +142,14 @@ void ThreadPool::run_chunks(uint32_t gen, int thread_index) {
 uint32_t ThreadPool::wait_for_work(uint32_t seen) {
   // Poll level 0: no spinning; the sleep below still checks for work first.
   const auto spin_until = std::chrono::steady_clock::now() + spin_for_;
-  if (spin_for_.count() > 0) spin_phases_.fetch_add(1, std::memory_order_relaxed);
   for (int spins = 0; spin_for_.count() > 0; ++spins) {
     const uint32_t g = generation_of(claim_.load(std::memory_order_acquire));
     if (g != seen || stopping_.load(std::memory_order_acquire)) return g;
     cpu_relax();
-    if ((spins & 255) == 255 && std::chrono::steady_clock::now() > spin_until) break;
+    if ((spins & 255) == 255 && std::chrono::steady_clock::now() > spin_until) {
+      spin_phases_.fetch_add(1, std::memory_order_relaxed);  // counted off the hot path
+      break;
+    }
   }
   // Sleep. The caller publishes a new generation before it reads sleepers_, and this
   // thread counts itself in sleepers_ before it re-reads the generation (all sequentially

@@ -40,7 +40,7 @@ class ThreadPool {
   const ThreadPlacement& placement() const { return placement_; }
 
   // What the workers are doing, for tests: how many sleep now, and how many times a worker
-  // started spinning while waiting for work.
+  // spun for its whole poll time and then went to sleep.
   int sleeping_workers() const { return sleepers_.load(); }
   uint64_t spin_phases() const { return spin_phases_.load(); }
 
