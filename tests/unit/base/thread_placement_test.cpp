@@ -3,9 +3,11 @@
 // (level 0: workers sleep without spinning), the calling thread taking the pool's placement,
 // and the NUMA layouts over a made-up /sys tree.
 #include <gtest/gtest.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -178,6 +180,37 @@ TEST(ThreadPlacement, ProcessPriorityLowIsNiceFiveAndInherited) {
     EXPECT_EQ(child_nice, 5);
   });
   t.join();
+}
+
+// Drops CAP_SYS_NICE from the calling thread's effective capabilities (capabilities are
+// per thread on Linux, and threads it starts inherit them): what an unprivileged process has.
+bool drop_sys_nice() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  data[CAP_SYS_NICE / 32].effective &= ~(1u << (CAP_SYS_NICE % 32));
+  return syscall(SYS_capset, &header, data) == 0;
+}
+
+// Without the privilege, raising the priority fails: the process priority call says so (the
+// server warns) and the pool still runs every item, its threads under the inherited policy.
+TEST(ThreadPlacement, PriorityItMayNotRaiseLeavesThePoolWorking) {
+  std::thread caller([] {
+    ASSERT_TRUE(drop_sys_nice());
+    sched_param param{};
+    param.sched_priority = 1;
+    if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0) {
+      GTEST_SKIP() << "real-time priority still allowed (RLIMIT_RTPRIO)";
+    }
+    EXPECT_FALSE(set_process_priority(2).is_ok());
+    ThreadPlacement p;
+    p.priority = 2;
+    ThreadPool pool(3, p);
+    auto views = view_every_thread(pool);
+    ASSERT_EQ(views.size(), 3u);
+    for (const auto& [index, v] : views) EXPECT_EQ(v.policy, SCHED_OTHER) << "thread " << index;
+  });
+  caller.join();
 }
 
 class NumaTree : public ::testing::Test {
