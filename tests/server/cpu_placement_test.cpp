@@ -4,8 +4,10 @@
 // pools' workers are named hearth-gen, hearth-batch and hearth-draft; hearth-sched is the
 // scheduler thread, which runs its share of every loop and takes the pool's placement.
 #include <dirent.h>
-#include <pthread.h>
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <fstream>
@@ -161,30 +163,39 @@ TEST_F(ServedCpuPlacement, LowPriorityGivesComputeThreadsNiceFive) {
   }
 }
 
-// Whether this process may make a thread real-time (then --prio 2 would succeed, and its
-// spinning workers would run real-time on a shared machine: not tried).
-bool may_raise_priority() {
-  bool raised = false;
-  std::thread probe([&] {
-    sched_param param{};
-    param.sched_priority = 1;
-    raised = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+// Starts `server` from a thread without CAP_SYS_NICE (dropped from its bounding set, so the
+// server, even when run as root, starts without it): a server that may not raise priorities.
+bool start_without_sys_nice(ServerProcess& server, const std::vector<std::string>& args) {
+  bool started = false;
+  std::thread starter([&] {
+    if (prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0) != 0) return;
+    started = server.start(args);
   });
-  probe.join();
-  return raised;
+  starter.join();
+  return started;
 }
 
-TEST_F(ServedCpuPlacement, RaisingPriorityWithoutPrivilegeWarnsAndServes) {
-  if (may_raise_priority()) GTEST_SKIP() << "this process may raise priorities (privileged)";
-  start({"--prio", "2", "-t", "2"});
-  generate(port());
-  const auto gen = named(tasks_of(server_.pid()), "hearth-gen");
+// Whether a process without CAP_SYS_NICE may still make a thread real-time (RLIMIT_RTPRIO).
+bool rtprio_allowed_without_privilege() {
+  rlimit limit{};
+  return getrlimit(RLIMIT_RTPRIO, &limit) == 0 && limit.rlim_cur > 0;
+}
+
+TEST(ServedCpuPlacementPrivilege, RaisingPriorityWithoutPrivilegeWarnsAndServes) {
+  if (rtprio_allowed_without_privilege())
+    GTEST_SKIP() << "RLIMIT_RTPRIO lets this process raise priorities without privilege";
+  ServerProcess server;
+  ASSERT_TRUE(start_without_sys_nice(server, stories_args({"--prio", "2", "-t", "2"})))
+      << server.log();
+  generate(server.port());
+  const auto gen = named(tasks_of(server.pid()), "hearth-gen");
   ASSERT_EQ(gen.size(), 1u);
   EXPECT_EQ(gen[0].policy, 0);  // SCHED_OTHER, as inherited
-  EXPECT_NE(server_.log().find("failed to set thread priority 2"), std::string::npos)
-      << server_.log();
-  EXPECT_NE(server_.log().find("failed to set process priority 2"), std::string::npos)
-      << server_.log();
+  EXPECT_EQ(gen[0].nice, 0);
+  EXPECT_NE(server.log().find("failed to set thread priority 2"), std::string::npos)
+      << server.log();
+  EXPECT_NE(server.log().find("failed to set process priority 2"), std::string::npos)
+      << server.log();
 }
 
 TEST_F(ServedCpuPlacement, BatchOptionsApplyToTheBatchPool) {
