@@ -1,7 +1,12 @@
 #include "base/thread_pool.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
+
+#include "base/log.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -18,15 +23,58 @@ void cpu_relax() {
 #endif
 }
 
-// How long an idle worker spins before it sleeps: long enough to bridge the serial work
-// between two loops of a forward pass, short enough not to burn a core between requests.
-constexpr auto kSpinFor = std::chrono::microseconds(300);
+std::atomic<uint64_t> g_next_pool_id{1};
+
+// The pool whose placement the calling thread holds, and what the thread had before a pool
+// first changed it. Thread-local: each thread that hands out loops carries its own.
+struct CallerPlacement {
+  uint64_t pool_id = 0;
+  bool saved = false;
+  std::vector<int> cpus;
+  int policy = SCHED_OTHER;
+  sched_param param{};
+};
+thread_local CallerPlacement t_caller;
 
 }  // namespace
 
-ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
+ThreadPool::ThreadPool(int n_threads, ThreadPlacement placement)
+    : n_threads_(std::max(1, n_threads)),
+      placement_(std::move(placement)),
+      spin_for_(spin_time_for_poll(placement_.poll)),
+      id_(g_next_pool_id.fetch_add(1)) {
   workers_.reserve(static_cast<size_t>(n_threads_ - 1));
-  for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  for (int i = 1; i < n_threads_; ++i) {
+    workers_.emplace_back([this, i] {
+      name_current_thread(placement_.name);
+      apply_placement(i);
+      worker_loop(i);
+    });
+  }
+}
+
+void ThreadPool::apply_placement(int thread_index) {
+  Status st = set_current_thread_priority(placement_.priority);
+  const auto index = static_cast<size_t>(thread_index);
+  if (st.is_ok() && index < placement_.thread_cpus.size())
+    st = pin_current_thread(placement_.thread_cpus[index]);
+  if (!st.is_ok() && !warned_.exchange(true)) log_warn("thread pool: {}", st.message());
+}
+
+void ThreadPool::take_caller_placement() {
+  if (t_caller.pool_id == id_) return;
+  t_caller.pool_id = id_;
+  const bool places = placement_.pins() || placement_.priority != 0;
+  if (!places && !t_caller.saved) return;  // nothing to apply and nothing to undo
+  if (!t_caller.saved) {
+    t_caller.cpus = current_thread_cpus();
+    pthread_getschedparam(pthread_self(), &t_caller.policy, &t_caller.param);
+    t_caller.saved = true;
+  }
+  // Undo what another pool set first, then apply this pool's placement over it.
+  pthread_setschedparam(pthread_self(), t_caller.policy, &t_caller.param);
+  if (!t_caller.cpus.empty()) (void)pin_current_thread(t_caller.cpus);
+  apply_placement(0);
 }
 
 ThreadPool::~ThreadPool() {
@@ -92,12 +140,16 @@ void ThreadPool::run_chunks(uint32_t gen, int thread_index) {
 }
 
 uint32_t ThreadPool::wait_for_work(uint32_t seen) {
-  const auto spin_until = std::chrono::steady_clock::now() + kSpinFor;
-  for (int spins = 0;; ++spins) {
+  // Poll level 0: no spinning; the sleep below still checks for work first.
+  const auto spin_until = std::chrono::steady_clock::now() + spin_for_;
+  for (int spins = 0; spin_for_.count() > 0; ++spins) {
     const uint32_t g = generation_of(claim_.load(std::memory_order_acquire));
     if (g != seen || stopping_.load(std::memory_order_acquire)) return g;
     cpu_relax();
-    if ((spins & 255) == 255 && std::chrono::steady_clock::now() > spin_until) break;
+    if ((spins & 255) == 255 && std::chrono::steady_clock::now() > spin_until) {
+      spin_phases_.fetch_add(1, std::memory_order_relaxed);  // counted off the hot path
+      break;
+    }
   }
   // Sleep. The caller publishes a new generation before it reads sleepers_, and this
   // thread counts itself in sleepers_ before it re-reads the generation (all sequentially
@@ -121,6 +173,7 @@ void ThreadPool::worker_loop(int thread_index) {
 
 void ThreadPool::parallel_for(int64_t n_items, const RangeFn& fn) {
   if (n_items <= 0) return;
+  take_caller_placement();
   if (n_threads_ == 1 || n_items == 1) {
     fn(0, n_items, 0);
     return;

@@ -8,15 +8,20 @@
 // A forward pass hands the pool a few hundred short loops per token, so hand-off cost
 // matters: workers spin on the claim counter for a short while after each loop (the next
 // one usually follows within microseconds) and only then sleep on a condition variable.
+// How long is the placement's poll level; the placement also pins and prioritizes the
+// workers as they start, and the calling thread when it hands this pool a loop.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "base/thread_placement.h"
 
 namespace hearth {
 
@@ -26,12 +31,18 @@ class ThreadPool {
   // times per thread (one chunk at a time), never concurrently with the same thread_index.
   using RangeFn = std::function<void(int64_t begin, int64_t end, int thread_index)>;
 
-  explicit ThreadPool(int n_threads);
+  explicit ThreadPool(int n_threads, ThreadPlacement placement = {});
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int n_threads() const { return n_threads_; }
+  const ThreadPlacement& placement() const { return placement_; }
+
+  // What the workers are doing, for tests: how many sleep now, and how many times a worker
+  // spun for its whole poll time and then went to sleep.
+  int sleeping_workers() const { return sleepers_.load(); }
+  uint64_t spin_phases() const { return spin_phases_.load(); }
 
   // Splits [0, n_items) over the threads and returns when every range is done.
   // Not reentrant: call from one thread at a time.
@@ -42,12 +53,23 @@ class ThreadPool {
 
  private:
   void worker_loop(int thread_index);
+  // Applies the placement's priority and CPUs for thread `thread_index` to the calling
+  // thread; a failure is warned about once per pool, and the thread runs on as it was.
+  void apply_placement(int thread_index);
+  // Gives the thread calling parallel_for this pool's placement for thread 0 (or back the
+  // placement it had, when another pool changed it and this one has none).
+  void take_caller_placement();
   // Waits until the generation moves past `seen` (or the pool stops); returns the new one.
   uint32_t wait_for_work(uint32_t seen);
   // Claims and runs chunks of generation `gen` until none is left.
   void run_chunks(uint32_t gen, int thread_index);
 
   int n_threads_;
+  ThreadPlacement placement_;
+  std::chrono::microseconds spin_for_;
+  uint64_t id_;  // tells the pools apart for take_caller_placement()
+  std::atomic<bool> warned_{false};
+  std::atomic<uint64_t> spin_phases_{0};
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable work_cv_;

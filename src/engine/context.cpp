@@ -81,9 +81,9 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
   kv.max_sequences = p.n_seq_max;
   set_layer_windows(ctx->model(), p, kv);
   ctx->kv_ = std::make_unique<KvCache>(kv);
-  ctx->pool_ = std::make_unique<ThreadPool>(p.n_threads);
-  if (p.n_threads_batch != p.n_threads)
-    ctx->pool_batch_ = std::make_unique<ThreadPool>(p.n_threads_batch);
+  ctx->pool_ = std::make_unique<ThreadPool>(p.n_threads, p.placement);
+  if (p.n_threads_batch != p.n_threads || !p.placement_batch.places_like(p.placement))
+    ctx->pool_batch_ = std::make_unique<ThreadPool>(p.n_threads_batch, p.placement_batch);
   return ctx;
 }
 

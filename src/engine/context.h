@@ -23,8 +23,12 @@ struct ContextParams {
   int32_t n_seq_max = 1;  // sequences [0, n_seq_max)
   // The context one sequence may reach (0: n_ctx); picks phi3's long or short rope factors.
   int32_t n_ctx_seq = 0;
-  int32_t n_threads = 0;                 // threads for single-token steps; 0 = hardware threads
-  int32_t n_threads_batch = 0;           // threads for multi-token steps; 0 = n_threads
+  int32_t n_threads = 0;        // threads for single-token steps; 0 = hardware threads
+  int32_t n_threads_batch = 0;  // threads for multi-token steps; 0 = n_threads
+  // Where the two pools' threads run, their priority and poll level (-C, --prio, --poll and
+  // the batch forms); the default leaves threads unpinned at the inherited priority.
+  ThreadPlacement placement;
+  ThreadPlacement placement_batch;
   int32_t kv_block_size = 16;            // tokens per KV block
   TensorType type_k = TensorType::kF16;  // element type of cached K rows (-ctk)
   TensorType type_v = TensorType::kF16;  // element type of cached V rows (-ctv)

@@ -6,7 +6,9 @@
 #include <future>
 #include <utility>
 
+#include "base/thread_placement.h"
 #include "base/timer.h"
+#include "scheduler/cpu_placement.h"
 #include "scheduler/scheduler_impl.h"
 
 namespace hearth::scheduler {
@@ -26,7 +28,10 @@ SchedulerImpl::SchedulerImpl(std::shared_ptr<const engine::Model> model,
 void SchedulerImpl::start() {
   std::lock_guard<std::mutex> lock(thread_mu_);
   if (thread_.joinable() || intake_.stopped()) return;
-  thread_ = std::thread([this] { loop_.run(); });
+  thread_ = std::thread([this] {
+    name_current_thread("hearth-sched");  // tells it apart in /proc (tests read it)
+    loop_.run();
+  });
 }
 
 void SchedulerImpl::stop() {
@@ -142,7 +147,8 @@ namespace {
 // own KV types and threads. Its vocabulary must be the target's (the ids are compared).
 Result<std::unique_ptr<engine::Context>> create_draft_context(const engine::Model& target,
                                                               const SchedulerConfig& config,
-                                                              const engine::ContextParams& cp) {
+                                                              const engine::ContextParams& cp,
+                                                              const PoolPlacements& placements) {
   const DraftModelParams& d = config.spec.draft;
   if (!d.model) return error(ErrorCode::kInvalidArgument, "draft-simple needs a draft model (-md)");
   if (d.model->hparams().n_vocab != target.hparams().n_vocab)
@@ -155,9 +161,24 @@ Result<std::unique_ptr<engine::Context>> create_draft_context(const engine::Mode
   dp.type_v = d.type_v;
   dp.n_threads = d.n_threads > 0 ? d.n_threads : cp.n_threads;
   dp.n_threads_batch = d.n_threads_batch > 0 ? d.n_threads_batch : dp.n_threads;
+  dp.placement = placements.draft;
+  dp.placement_batch = placements.draft_batch;
   dp.embeddings = false;
   dp.n_rollback = d.n_max + 1;
   return engine::Context::create(d.model, dp);
+}
+
+// Each pool's thread count as the contexts will resolve it (0: hardware threads, the batch
+// pools as their generation pools), which a strict CPU mask is laid out over.
+PoolThreads pool_threads(const SchedulerConfig& config) {
+  PoolThreads t;
+  t.gen = config.n_threads > 0 ? config.n_threads : ThreadPool::hardware_threads();
+  t.batch = config.n_threads_batch > 0 ? config.n_threads_batch : t.gen;
+  const DraftModelParams& d = config.spec.draft;
+  if (!config.spec.draft_simple) return t;
+  t.draft = d.n_threads > 0 ? d.n_threads : t.gen;
+  t.draft_batch = d.n_threads_batch > 0 ? d.n_threads_batch : t.draft;
+  return t;
 }
 
 }  // namespace
@@ -188,6 +209,11 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   cp.n_seq_max = config.n_slots;
   cp.n_threads = config.n_threads;
   cp.n_threads_batch = config.n_threads_batch;
+  HEARTH_ASSIGN_OR_RETURN(
+      PoolPlacements placements,
+      resolve_placements(config, pool_threads(config), CpuEnvironment::current()));
+  cp.placement = placements.gen;
+  cp.placement_batch = placements.batch;
   cp.type_k = config.type_k;
   cp.type_v = config.type_v;
   cp.embeddings = config.embeddings;
@@ -203,7 +229,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   HEARTH_ASSIGN_OR_RETURN(auto ctx, engine::Context::create(model, cp));
   std::unique_ptr<engine::Context> draft_ctx;
   if (config.spec.draft_simple) {
-    HEARTH_ASSIGN_OR_RETURN(draft_ctx, create_draft_context(*model, config, cp));
+    HEARTH_ASSIGN_OR_RETURN(draft_ctx, create_draft_context(*model, config, cp, placements));
   }
   return std::unique_ptr<Scheduler>(std::make_unique<detail::SchedulerImpl>(
       std::move(model), std::move(tok), adjusted, std::move(ctx), std::move(draft_ctx)));

@@ -16,12 +16,14 @@
 
 #include "base/log.h"
 #include "base/memory.h"
+#include "base/thread_placement.h"
 #include "chat_setup.h"
 #include "hub/http_client.h"
 #include "hub/model_source.h"
 #include "model_info.h"
 #include "models/registry.h"
 #include "sampling_defaults.h"
+#include "scheduler/cpu_placement.h"
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "server/server.h"
@@ -304,6 +306,13 @@ int serve(const ServerArgs& args) {
     hearth::log_error("-hff names a file of the -hf repository: give -hf too");
     return 1;
   }
+  // A CPU mask the process cannot run on is refused before anything is loaded.
+  if (auto st =
+          hearth::scheduler::check_cpu_masks(args, hearth::scheduler::CpuEnvironment::current());
+      !st.is_ok()) {
+    hearth::log_error("{}", st.message());
+    return 1;
+  }
   // SIGINT/SIGTERM are taken by a waiting thread rather than a handler, so shutdown runs as
   // ordinary code. Block them before any thread starts so every thread inherits the mask.
   sigset_t signals;
@@ -347,6 +356,11 @@ int serve(const ServerArgs& args) {
     hearth::log_warn("this build has no web UI (built with -DHEARTH_WEBUI=OFF)");
   if (!args.ui.enabled && !args.ui.static_path.empty())
     hearth::log_warn("--path has no effect with --no-ui: nothing is served at /");
+  // --prio, as the reference's set_process_priority: this thread's nice value, which the
+  // scheduler's and the pools' threads started from here on inherit (the HTTP threads,
+  // already running, keep theirs). Raising it needs privileges: warn and go on.
+  if (auto st = hearth::set_process_priority(args.cpu.priority.value_or(0)); !st.is_ok())
+    hearth::log_warn("{}", st.message());
   if (!load_and_start(args, *progress, *server)) {
     // Stopped by a signal while downloading: an ordinary shutdown.
     const bool stopped = g_stop_downloads.load();

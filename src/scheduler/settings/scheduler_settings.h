@@ -5,10 +5,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
+#include "base/numa.h"
 #include "base/serving_defaults.h"
 
 namespace hearth::scheduler {
+
+// One thread pool's CPU options as given (-C/-Cr, --cpu-strict, --prio, --poll, or their
+// batch and draft forms). An unset field is the generation pool's (the batch and draft
+// pools) or the batch pool's (the draft batch pool); scheduler/cpu_placement.h resolves them.
+struct PoolCpuSettings {
+  bool mask_given = false;          // -C or -Cr was given (even naming no CPU)
+  std::vector<int32_t> cpus;        // the CPUs they name, ascending
+  std::optional<bool> strict;       // --cpu-strict: one CPU per thread
+  std::optional<int32_t> priority;  // --prio: -1 low .. 3 realtime
+  std::optional<int32_t> poll;      // --poll: 0 sleep at once .. 100
+
+  bool operator==(const PoolCpuSettings&) const = default;
+};
 
 struct SchedulerSettings {
   int32_t n_ubatch = kDefaultUbatchSize;                  // -ub: tokens per forward call
@@ -17,6 +33,11 @@ struct SchedulerSettings {
   int64_t cache_ram_mib = kDefaultCacheRamMib;  // --cache-ram: host prompt cache; 0 off, -1 no cap
   bool cache_idle_slots = true;                 // --cache-idle-slots
   bool swa_full = false;                        // --swa-full: windowed layers keep every position
+  PoolCpuSettings cpu;                          // -C, -Cr, --cpu-strict, --prio, --poll
+  PoolCpuSettings cpu_batch;                    // -Cb, -Crb, --cpu-strict-batch, ...
+  PoolCpuSettings cpu_draft;                    // -Cd, -Crd, --cpu-strict-draft, ...
+  PoolCpuSettings cpu_draft_batch;              // -Cbd, -Crbd, --cpu-strict-batch-draft, ...
+  NumaStrategy numa = NumaStrategy::kDisabled;  // --numa
 
   bool operator==(const SchedulerSettings&) const = default;
 };

@@ -167,17 +167,51 @@ Status handle_ui_config_file(const OptionInput& in, ParseState& st);
 Status handle_hf_repo(const OptionInput& in, ParseState& st);
 Status handle_spec_draft_hf(const OptionInput& in, ParseState& st);
 
+// option_handlers_cpu.cpp: the thread pools' CPU options (-C, -Cr, --cpu-strict, --prio,
+// --poll, their batch and draft forms) and --numa. `Pool` names the pool's member of
+// SchedulerSettings (cpu, cpu_batch, cpu_draft, cpu_draft_batch).
+using PoolMember = scheduler::PoolCpuSettings scheduler::SchedulerSettings::*;
+// The reference's CPU limit for masks and ranges (GGML_MAX_N_THREADS).
+inline constexpr int32_t kMaxCpuIndex = 511;
+// Adds the CPUs of a hex mask ("0x" optional; the lowest digit is CPUs 0-3) to `cpus`
+// (ascending, no duplicates).
+Status add_cpu_mask(std::string_view mask, std::vector<int32_t>& cpus);
+// Adds CPUs lo..hi of "lo-hi" (lo empty: 0; hi empty: the last index) to `cpus`.
+Status add_cpu_range(std::string_view range, std::vector<int32_t>& cpus);
+Status set_pool_mask(const OptionInput& in, scheduler::PoolCpuSettings& pool);
+Status set_pool_range(const OptionInput& in, scheduler::PoolCpuSettings& pool);
+Status set_pool_strict(const OptionInput& in, scheduler::PoolCpuSettings& pool);
+Status set_pool_priority(const OptionInput& in, scheduler::PoolCpuSettings& pool, int32_t lowest);
+Status set_pool_poll(const OptionInput& in, scheduler::PoolCpuSettings& pool);
+template <PoolMember Pool>
+Status handle_cpu_mask(const OptionInput& in, ParseState& st) {
+  return set_pool_mask(in, st.args.*Pool);
+}
+template <PoolMember Pool>
+Status handle_cpu_range(const OptionInput& in, ParseState& st) {
+  return set_pool_range(in, st.args.*Pool);
+}
+template <PoolMember Pool>
+Status handle_cpu_strict(const OptionInput& in, ParseState& st) {
+  return set_pool_strict(in, st.args.*Pool);
+}
+// The generation and draft pools take -1 (low) too; the batch pools start at 0 (normal).
+template <PoolMember Pool, int32_t kLowest>
+Status handle_priority(const OptionInput& in, ParseState& st) {
+  return set_pool_priority(in, st.args.*Pool, kLowest);
+}
+template <PoolMember Pool>
+Status handle_poll(const OptionInput& in, ParseState& st) {
+  return set_pool_poll(in, st.args.*Pool);
+}
+Status handle_numa(const OptionInput& in, ParseState& st);
+
 // option_handlers_no_effect.cpp: validators of the options accepted without effect.
-Status check_cpu_mask(const OptionInput& in, ParseState& st);
-Status check_cpu_range(const OptionInput& in, ParseState& st);
 Status check_ulong(const OptionInput& in, ParseState& st);
 Status check_int(const OptionInput& in, ParseState& st);
 Status check_float(const OptionInput& in, ParseState& st);
-Status check_priority(const OptionInput& in, ParseState& st);
-Status check_batch_priority(const OptionInput& in, ParseState& st);
 Status check_flash_attn(const OptionInput& in, ParseState& st);
 Status check_rpc(const OptionInput& in, ParseState& st);
-Status check_numa(const OptionInput& in, ParseState& st);
 Status check_devices(const OptionInput& in, ParseState& st);
 Status handle_list_devices(const OptionInput& in, ParseState& st);
 Status check_tensor_overrides(const OptionInput& in, ParseState& st);

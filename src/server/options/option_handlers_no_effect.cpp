@@ -1,5 +1,5 @@
 // Validators of the options Hearth accepts without effect (accelerator placement, GGML
-// tuning, thread affinity, weight loading, log format, HTTP threads): the value is checked
+// tuning, weight loading, log format, HTTP threads): the value is checked
 // as the reference checks it, then ignored (the parser adds the "no effect" warning).
 // Flags and bool pairs have nothing to check and need no validator.
 #include <climits>
@@ -41,42 +41,8 @@ Status check_float(const OptionInput& in, ParseState&) {
 Status check_ulong(const OptionInput& in, ParseState&) {
   return parse_ulong(in.value).status();
 }
-Status check_priority(const OptionInput& in, ParseState&) {
-  return check_int_range(in, -1, 3);
-}
-Status check_batch_priority(const OptionInput& in, ParseState&) {
-  return check_int_range(in, 0, 3);
-}
 Status check_non_negative(const OptionInput& in, ParseState&) {
   return check_int_range(in, 0, INT32_MAX);
-}
-
-// Arbitrary-length hex mask, optional 0x prefix.
-Status check_cpu_mask(const OptionInput& in, ParseState&) {
-  std::string_view mask = in.value;
-  if (mask.starts_with("0x") || mask.starts_with("0X")) mask.remove_prefix(2);
-  if (mask.empty() || mask.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
-    return invalid_value("invalid cpumask: " + std::string(in.value));
-  }
-  return Status::ok();
-}
-
-// "lo-hi", either side may be omitted; lo <= hi.
-Status check_cpu_range(const OptionInput& in, ParseState&) {
-  size_t dash = in.value.find('-');
-  if (dash == std::string_view::npos) return invalid_value("format of CPU range is invalid");
-  std::string_view lo_text = in.value.substr(0, dash);
-  std::string_view hi_text = in.value.substr(dash + 1);
-  int32_t lo = 0;
-  int32_t hi = 0;
-  if (!lo_text.empty()) {
-    HEARTH_ASSIGN_OR_RETURN(lo, parse_int(lo_text));
-  }
-  if (!hi_text.empty()) {
-    HEARTH_ASSIGN_OR_RETURN(hi, parse_int(hi_text));
-  }
-  if (lo < 0 || (!hi_text.empty() && hi < lo)) return invalid_value("invalid CPU range");
-  return Status::ok();
 }
 
 Status check_flash_attn(const OptionInput& in, ParseState&) {
@@ -85,10 +51,6 @@ Status check_flash_attn(const OptionInput& in, ParseState&) {
 
 Status check_rpc(const OptionInput& in, ParseState&) {
   return in.value.empty() ? invalid_value("empty RPC server list") : Status::ok();
-}
-
-Status check_numa(const OptionInput& in, ParseState&) {
-  return check_one_of(in, {"", "distribute", "isolate", "numactl"});
 }
 
 // A CPU-only build has no devices: only "none" is a valid device list.

@@ -34,10 +34,7 @@ inline constexpr std::string_view kReasonCacheReuse =
 inline constexpr std::string_view kNoteCpuOnly =
     "hearth-server is a CPU-only build without accelerator devices";
 inline constexpr std::string_view kNoteGgml = "it tunes GGML internals that Hearth does not have";
-inline constexpr std::string_view kNoteAffinity =
-    "Hearth's thread pool does not pin threads or change their priority or polling";
 inline constexpr std::string_view kNoteTimings = "Hearth always collects timings";
-inline constexpr std::string_view kNoteNuma = "Hearth has no NUMA placement strategies";
 inline constexpr std::string_view kNoteCheckpoints =
     "Hearth keeps no context checkpoints: a prompt that diverges before the rows a "
     "sliding-window layer still holds is evaluated again from its start (--swa-full keeps "
