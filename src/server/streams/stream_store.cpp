@@ -40,6 +40,8 @@ http::Response stream_answer(std::shared_ptr<http::StreamSource> reader) {
 
 }  // namespace
 
+class Feed;
+
 // One conversation's bytes: a window of the newest `cap` bytes, addressed by absolute offset.
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -84,22 +86,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // Stops the producer (and a generation that has not answered yet), then finishes.
-  void cancel() {
-    std::shared_ptr<http::StreamSource> source;
-    std::shared_ptr<http::PendingResponse> inner, outer;
-    {
-      std::lock_guard lock(mutex_);
-      cancelled_ = true;
-      source = std::move(source_);
-      inner = std::move(inner_);
-      outer = std::move(outer_);
-    }
-    if (source) source->abandon();
-    if (inner) inner->cancel();
-    finish();
-    // A client still waiting for the first event gets the (empty) stream, which ends at once.
-    if (outer) resolve_with_reader(outer, {});
-  }
+  void cancel();
 
   // The generating answer this session waits for, and the client's own pending answer.
   void set_pending(std::shared_ptr<http::PendingResponse> inner,
@@ -118,14 +105,14 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // False when the session was cancelled first (the caller then stops the producer).
-  bool set_source(std::shared_ptr<http::StreamSource> source) {
+  bool set_source(std::shared_ptr<Feed> source) {
     std::lock_guard lock(mutex_);
     if (cancelled_ || done_) return false;
     source_ = std::move(source);
     return true;
   }
 
-  std::shared_ptr<http::StreamSource> source() const {
+  std::shared_ptr<Feed> source() const {
     std::lock_guard lock(mutex_);
     return source_;
   }
@@ -210,14 +197,121 @@ class Session : public std::enable_shared_from_this<Session> {
   bool cancelled_ = false;
   int64_t completed_at_ = 0;
   Clock::time_point completed_steady_{};
-  std::shared_ptr<http::StreamSource> source_;
+  std::shared_ptr<Feed> source_;                  // the producer, once it streams
   std::shared_ptr<http::PendingResponse> inner_;  // the generating answer, until it resolves
   std::shared_ptr<http::PendingResponse> outer_;  // the requesting client's, until resolved
   std::map<const void*, std::function<void()>> readers_;
   std::atomic<bool> drain_scheduled_{false};
 };
 
+// The producer's side of a session. While the requesting client is connected, its connection
+// pulls the producer (so a slow client paces the generation, as without a session) and every
+// byte it takes is also appended to the session. Once that client is gone, the store's pump
+// pulls instead, so the generation runs to its end.
+class Feed : public std::enable_shared_from_this<Feed> {
+ public:
+  using Handover = std::function<void()>;  // starts the pump on this feed's session
+
+  Feed(std::shared_ptr<Session> session, std::shared_ptr<http::StreamSource> producer,
+       Handover handover)
+      : session_(std::move(session)),
+        producer_(std::move(producer)),
+        handover_(std::move(handover)) {}
+
+  // Takes what the producer has ready into the session (and `out`, when given). True once
+  // the producer ended or the feed was stopped.
+  bool pull(std::string* out, size_t max_bytes) {
+    if (stopped_.load()) return true;
+    std::string bytes;
+    const bool ended = producer_->take(bytes, max_bytes);
+    session_->append(bytes);
+    if (out) *out += bytes;
+    if (ended) session_->finish();
+    return ended;
+  }
+
+  // The client's connection wants to be told when there is more.
+  void attach(std::function<void()> notify) {
+    {
+      std::lock_guard lock(mutex_);
+      if (pumping_) return;
+      client_notify_ = notify;
+    }
+    producer_->set_notify(std::move(notify));
+  }
+
+  // The client is gone (or never came): the pump takes over. Once only.
+  void handover() {
+    Handover start;
+    {
+      std::lock_guard lock(mutex_);
+      if (pumping_) return;
+      pumping_ = true;
+      client_notify_ = nullptr;
+      start = std::move(handover_);
+    }
+    if (start) start();
+  }
+
+  // Cancelled: the producer stops and a connected client is woken to see the end.
+  void stop() {
+    stopped_.store(true);
+    producer_->abandon();
+    std::function<void()> notify;
+    {
+      std::lock_guard lock(mutex_);
+      notify = std::move(client_notify_);
+      handover_ = nullptr;
+    }
+    if (notify) notify();
+  }
+
+  bool stopped() const { return stopped_.load(); }
+  http::StreamSource& producer() { return *producer_; }
+
+ private:
+  std::shared_ptr<Session> session_;
+  std::shared_ptr<http::StreamSource> producer_;
+  std::mutex mutex_;
+  Handover handover_;
+  std::function<void()> client_notify_;
+  bool pumping_ = false;
+  std::atomic<bool> stopped_{false};
+};
+
+void Session::cancel() {
+  std::shared_ptr<Feed> source;
+  std::shared_ptr<http::PendingResponse> inner, outer;
+  {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    source = std::move(source_);
+    inner = std::move(inner_);
+    outer = std::move(outer_);
+  }
+  if (source) source->stop();
+  if (inner) inner->cancel();
+  finish();
+  // A client still waiting for the first event gets the (empty) stream, which ends at once.
+  if (outer) resolve_with_reader(outer, {});
+}
+
 namespace {
+
+// The requesting client's stream: the producer's bytes as they come, through the feed.
+class ClientTap final : public http::StreamSource {
+ public:
+  explicit ClientTap(std::shared_ptr<Feed> feed) : feed_(std::move(feed)) {}
+  // Dropped unwritten (the client left before its answer was sent): the pump takes over.
+  ~ClientTap() override { feed_->handover(); }
+
+  bool take(std::string& out, size_t max_bytes) override { return feed_->pull(&out, max_bytes); }
+  void set_notify(std::function<void()> notify) override { feed_->attach(std::move(notify)); }
+  void abandon() override { feed_->handover(); }
+
+ private:
+  std::shared_ptr<Feed> feed_;
+};
 
 // A client reading a session: what the connection pulls from.
 class SessionReader final : public http::StreamSource {
@@ -372,12 +466,7 @@ struct StreamStore::Impl : std::enable_shared_from_this<Impl> {
       auto s = weak.lock();
       if (!s) return;
       s->clear_drain();
-      auto source = s->source();
-      if (!source) return;
-      std::string bytes;
-      const bool ended = source->take(bytes, kPumpChunkBytes);
-      s->append(bytes);
-      if (ended) s->finish();
+      if (auto feed = s->source()) feed->pull(nullptr, kPumpChunkBytes);
     });
   }
 
@@ -392,21 +481,38 @@ struct StreamStore::Impl : std::enable_shared_from_this<Impl> {
       if (outer) outer->resolve([answer = std::move(answer)] { return answer; });
       return;
     }
-    std::shared_ptr<http::StreamSource> source = answer.stream;
-    if (!session->set_source(source)) {
+    auto feed = std::make_shared<Feed>(
+        session, answer.stream,
+        [weak_self = weak_from_this(), weak_session = std::weak_ptr<Session>(session)] {
+          auto self = weak_self.lock();
+          auto s = weak_session.lock();
+          if (self && s) self->pump_session(s);
+        });
+    if (!session->set_source(feed)) {
       // Cancelled meanwhile: the generation stops and the client gets the ended session.
-      source->abandon();
+      feed->stop();
       if (outer) session->resolve_with_reader(outer, std::move(answer));
       return;
     }
-    source->set_notify(
+    if (!outer || outer->cancelled()) {
+      feed->handover();  // nobody to write to: the pump drains from the start
+      return;
+    }
+    answer.stream = std::make_shared<ClientTap>(feed);
+    outer->resolve([answer = std::move(answer)] { return answer; });
+  }
+
+  // The producer now notifies the pump, which drains it until it ends.
+  void pump_session(const std::shared_ptr<Session>& session) {
+    auto feed = session->source();
+    if (!feed) return;
+    feed->producer().set_notify(
         [weak_self = weak_from_this(), weak_session = std::weak_ptr<Session>(session)] {
           auto self = weak_self.lock();
           auto s = weak_session.lock();
           if (self && s) self->schedule_drain(s);
         });
     schedule_drain(session);
-    if (outer) session->resolve_with_reader(outer, std::move(answer));
   }
 };
 
