@@ -159,6 +159,32 @@ TEST_F(StreamsTest, GenerationOutlivesItsClient) {
   EXPECT_GE(done[0]["completed_at"].get<int64_t>(), done[0]["started_at"].get<int64_t>());
 }
 
+// The client reads part of its stream and leaves: whatever it had read, the rest is
+// generated without it (the store's pump takes over from the client's connection) and the
+// stream read afterwards is the whole one, starting with the bytes the client had.
+TEST_F(StreamsTest, ClientLeavingMidStreamHandsOver) {
+  start();
+  // Frames of ~36 KB: the client that stops reading soon holds the generation back.
+  const Json body = {{"prompt", "Once"}, {"n_predict", 200}, {"n_probs", 512}, {"stream", true}};
+  std::string seen;
+  {
+    RawConnection client(port());
+    ASSERT_TRUE(client.send_request("POST", "/completion", body.dump(), conv("midway")));
+    seen = client.read_until("\n\n", 30000);
+    ASSERT_NE(seen.find("data: "), std::string::npos);
+    client.close();
+  }
+  const HttpReply replay = get_stream(port(), "midway", "0");
+  ASSERT_EQ(replay.status, 200);
+  const Json last = last_event(replay.body);
+  EXPECT_EQ(last["stop"], true);
+  EXPECT_EQ(last["tokens_predicted"], 200);
+  // The first event the client saw opens the replay.
+  const size_t start_of_data = seen.find("data: ");
+  const std::string first_frame = seen.substr(start_of_data, seen.find("\n\n") - start_of_data);
+  EXPECT_EQ(replay.body.rfind(first_frame, 0), 0u);
+}
+
 // DELETE cancels the generation and evicts the session: its readers end, it is gone.
 TEST_F(StreamsTest, DeleteCancelsAndEvicts) {
   start({"-np", "1"});
