@@ -31,26 +31,30 @@ std::vector<Route> build_routes() {
       {"POST", "/slots/:id_slot", handle_slot_action},
       {"GET", "/lora-adapters", handle_lora_list},
       {"POST", "/lora-adapters", handle_lora_set},
-      {"POST", "/completion", handle_completion},
-      {"POST", "/completions", handle_completion},
-      {"POST", "/infill", handle_infill},
+      {"POST", "/completion", resumable(handle_completion)},
+      {"POST", "/completions", resumable(handle_completion)},
+      {"POST", "/infill", resumable(handle_infill)},
       {"POST", "/tokenize", handle_tokenize},
       {"POST", "/detokenize", handle_detokenize},
       {"POST", "/apply-template", handle_apply_template},
       // The OpenAI- and Anthropic-compatible routes (src/server/openai/).
-      {"POST", "/v1/completions", openai::handle_text_completions},
-      {"POST", "/v1/chat/completions", openai::handle_chat_completions},
-      {"POST", "/chat/completions", openai::handle_chat_completions},
+      {"POST", "/v1/completions", resumable(openai::handle_text_completions)},
+      {"POST", "/v1/chat/completions", resumable(openai::handle_chat_completions)},
+      {"POST", "/chat/completions", resumable(openai::handle_chat_completions)},
       {"POST", "/v1/chat/completions/input_tokens", openai::handle_chat_input_tokens},
       {"POST", "/chat/completions/input_tokens", openai::handle_chat_input_tokens},
       {"POST", "/v1/chat/completions/control", openai::handle_chat_control},
-      {"POST", "/v1/responses", openai::handle_responses},
-      {"POST", "/responses", openai::handle_responses},
+      {"POST", "/v1/responses", resumable(openai::handle_responses)},
+      {"POST", "/responses", resumable(openai::handle_responses)},
       {"POST", "/v1/responses/input_tokens", openai::handle_responses_input_tokens},
       {"POST", "/responses/input_tokens", openai::handle_responses_input_tokens},
-      {"POST", "/v1/messages", openai::handle_messages},
+      {"POST", "/v1/messages", resumable(openai::handle_messages)},
       {"POST", "/v1/messages/count_tokens", openai::handle_count_tokens},
       {"POST", "/v1/embeddings", openai::handle_embeddings},
+      // Resumable streams (routes_streams.cpp): generations started with X-Conversation-Id.
+      {"GET", "/v1/stream", handle_stream_get},
+      {"DELETE", "/v1/stream", handle_stream_delete},
+      {"POST", "/v1/streams/lookup", handle_streams_lookup},
       // Embeddings and reranking (src/server/embeddings/): 501 unless started for them.
       {"POST", "/embedding", handle_embeddings},
       {"POST", "/embeddings", handle_embeddings},
@@ -126,8 +130,10 @@ http::Response preflight(const ServerConfig& config) {
   return response;
 }
 
-http::Response run_handler(const Handler& handler, ServerState& state,
-                           const http::Request& request) {
+}  // namespace
+
+http::Response run_route_handler(const Handler& handler, ServerState& state,
+                                 const http::Request& request) {
   try {
     return handler(state, request);
   } catch (const nlohmann::json::exception& e) {
@@ -138,6 +144,23 @@ http::Response run_handler(const Handler& handler, ServerState& state,
   } catch (const std::exception& e) {
     return error_response(server_error(e.what()));
   }
+}
+
+namespace {
+
+// The Vertex AI routes (AIP_MODE=PREDICTION): set at start-up, outside the table.
+std::optional<http::Response> vertex_route(ServerState& state, const http::Request& request,
+                                           const std::string& method, const std::string& path) {
+  const ServerConfig& config = state.config;
+  if (!config.vertex_health_route.empty() && method == "GET" &&
+      path == config.vertex_health_route) {
+    return run_route_handler(handle_health, state, request);
+  }
+  if (!config.vertex_predict_route.empty() && method == "POST" &&
+      path == config.vertex_predict_route) {
+    return run_route_handler(handle_vertex_predict, state, request);
+  }
+  return std::nullopt;
 }
 
 http::Response route(ServerState& state, const http::Request& request) {
@@ -160,11 +183,12 @@ http::Response route(ServerState& state, const http::Request& request) {
   const std::string method = request.method == "HEAD" ? "GET" : request.method;
   for (const Route& r : route_table()) {
     if (method == r.method && path_matches(r.path, path)) {
-      http::Response response = run_handler(r.handler, state, request);
+      http::Response response = run_route_handler(r.handler, state, request);
       // The reference's HTTP layer rewrites every 404 body to its generic one.
       return response.status == 404 ? not_found_response() : response;
     }
   }
+  if (auto answer = vertex_route(state, request, method, path)) return *answer;
   return not_found_response();
 }
 
@@ -173,6 +197,11 @@ http::Response route(ServerState& state, const http::Request& request) {
 const std::vector<Route>& route_table() {
   static const std::vector<Route> routes = build_routes();
   return routes;
+}
+
+bool has_route(const std::string& path) {
+  return std::any_of(route_table().begin(), route_table().end(),
+                     [&](const Route& r) { return path == r.path; });
 }
 
 http::Response json_response(const Json& body, int status) {

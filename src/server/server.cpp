@@ -16,6 +16,7 @@ Server::Server(ServerConfig config) : impl_(std::make_unique<Impl>()) {
   impl_->state.start_time_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count();
+  impl_->state.streams = std::make_unique<streams::StreamStore>(impl_->state.config.stream_limits);
   ServerState* state = &impl_->state;
   http::ServerOptions options = impl_->state.config.http;
   options.render_error = transport_error_response;
@@ -66,6 +67,8 @@ void Server::stop() {
   // Running completions are cancelled first so blocked handlers return, then the listener
   // and the connections close.
   if (impl_->state.scheduler) impl_->state.scheduler->stop();
+  // Resumable streams end too, so their readers' connections can close.
+  impl_->state.streams->shutdown();
   impl_->http->stop(std::chrono::milliseconds(3000));
 }
 

@@ -17,6 +17,7 @@
 #include "server/config/server_settings.h"
 #include "server/fields/completion_fields.h"
 #include "server/http/http.h"
+#include "server/streams/stream_store.h"
 #include "server/ui/static_files.h"
 
 namespace hearth::server {
@@ -38,6 +39,9 @@ struct ModelInfo {
 // The server's configuration: the settings options set as they are (ServerSettings, filled
 // by the option parser and handed over whole), and what is derived from several options or
 // chosen at start-up.
+// True when `path` (without the API prefix) is a route of the table, for any method.
+bool has_route(const std::string& path);
+
 struct ServerConfig : ServerSettings {
   std::vector<std::string> tags;        // --tags, sorted
   int32_t n_batch = kDefaultBatchSize;  // -b (lowered to -ub with --embedding)
@@ -48,6 +52,12 @@ struct ServerConfig : ServerSettings {
   // While the model loads: what to add to the 503 "Loading model" error (download progress);
   // null or returning null: nothing. Called from I/O threads.
   std::function<Json()> loading_progress;
+  // Resumable streams' bounds (defaults: the reference's buffer size and retention).
+  streams::StreamLimits stream_limits;
+  // Google Vertex AI (AIP_MODE=PREDICTION, other-native-routes.md §18): the predict route
+  // and an extra health route; empty: not in that mode (predict) or no alias (health).
+  std::string vertex_predict_route;
+  std::string vertex_health_route;
 
   // Served model name: the first alias, else the -hf repository, else the model path.
   std::string model_name() const {

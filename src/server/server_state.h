@@ -10,6 +10,7 @@
 #include "server/fields/field.h"
 #include "server/http/http.h"
 #include "server/server.h"
+#include "server/streams/stream_store.h"
 
 namespace hearth::server {
 
@@ -20,6 +21,8 @@ struct ServerState {
   std::atomic<bool> ready{false};
   std::atomic<bool> stopping{false};
   int64_t start_time_us = 0;  // monotonic clock at start (Process-Start-Time-Unix)
+  // Resumable streams (X-Conversation-Id); never null.
+  std::unique_ptr<streams::StreamStore> streams;
 };
 
 using Handler = std::function<http::Response(ServerState&, const http::Request&)>;
@@ -53,6 +56,17 @@ http::Response handle_apply_template(ServerState& s, const http::Request& r);
 http::Response handle_embeddings(ServerState& s, const http::Request& r);
 http::Response handle_rerank(ServerState& s, const http::Request& r);
 http::Response handle_not_supported(const char* message);
+http::Response handle_stream_get(ServerState& s, const http::Request& r);
+http::Response handle_stream_delete(ServerState& s, const http::Request& r);
+http::Response handle_streams_lookup(ServerState& s, const http::Request& r);
+// POST <AIP_PREDICT_ROUTE> (routes_vertex.cpp), and the camelCase name it knows a path by.
+http::Response handle_vertex_predict(ServerState& s, const http::Request& r);
+std::string vertex_format_name(const std::string& path);
+// A handler run with exceptions mapped to the error envelope, as the router runs it.
+http::Response run_route_handler(const Handler& handler, ServerState& state,
+                                 const http::Request& request);
+// `handler` with X-Conversation-Id honoured: its streaming answer becomes resumable.
+Handler resumable(Handler handler);
 
 // The whole pipeline: CORS, OPTIONS, loading gate, API key, routing.
 http::Response dispatch_request(ServerState& state, const http::Request& request);

@@ -137,8 +137,9 @@ RawConnection::~RawConnection() {
 }
 
 bool RawConnection::send_request(const std::string& method, const std::string& path,
-                                 const std::string& body) {
-  return fd_ >= 0 && send_all(fd_, build_request(method, path, body, {}, true));
+                                 const std::string& body,
+                                 const std::vector<std::pair<std::string, std::string>>& headers) {
+  return fd_ >= 0 && send_all(fd_, build_request(method, path, body, headers, true));
 }
 
 std::string RawConnection::read_until(const std::string& needle, int timeout_ms) {
@@ -165,21 +166,35 @@ ServerProcess::~ServerProcess() {
   stop();
 }
 
-bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s) {
+bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s,
+                          const std::vector<std::pair<std::string, std::string>>& env) {
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return false;
   std::vector<std::string> argv = {bin_dir() + "/hearth-server"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--host", "127.0.0.1", "--port", "0"});
+  // The child's environment, built before fork (nothing that allocates runs in the child).
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool replaced =
+        std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; });
+    if (!replaced) environment.push_back(entry);
+  }
+  for (const auto& [name, value] : env) environment.push_back(name + "=" + value);
+  std::vector<char*> cenv;
+  for (std::string& e : environment) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(pipe_fds[1], STDERR_FILENO);
     ::dup2(pipe_fds[1], STDOUT_FILENO);
     ::close(pipe_fds[0]);
-    std::vector<char*> cargv;
-    for (std::string& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    ::execv(cargv[0], cargv.data());
+    ::execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
   ::close(pipe_fds[1]);

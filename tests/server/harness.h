@@ -36,7 +36,8 @@ class RawConnection {
  public:
   explicit RawConnection(int port);
   ~RawConnection();
-  bool send_request(const std::string& method, const std::string& path, const std::string& body);
+  bool send_request(const std::string& method, const std::string& path, const std::string& body,
+                    const std::vector<std::pair<std::string, std::string>>& headers = {});
   // Reads until `needle` appears in what was received (or timeout); returns everything read.
   std::string read_until(const std::string& needle, int timeout_ms);
   void close();
@@ -54,7 +55,9 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   // Starts bin_dir()/hearth-server with `args` plus `--port 0`, waits until /health is 200.
-  bool start(const std::vector<std::string>& args, int timeout_s = 60);
+  // `env` is added to the child's environment.
+  bool start(const std::vector<std::string>& args, int timeout_s = 60,
+             const std::vector<std::pair<std::string, std::string>>& env = {});
   // SIGTERM, then waits; returns the exit status (-1 if it had to be killed).
   int stop(int timeout_s = 10);
   int port() const { return port_; }

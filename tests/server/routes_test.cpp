@@ -76,6 +76,11 @@ const std::map<std::string, RouteCase>& route_cases() {
       {"/reranking", not_supported(R"({"query":"a","documents":["b"]})")},
       {"/v1/rerank", not_supported(R"({"query":"a","documents":["b"]})")},
       {"/v1/reranking", not_supported(R"({"query":"a","documents":["b"]})")},
+      // Resumable streams: nothing is running here; an unknown id is not an error to the
+      // lookup, and the stream routes without an id answer their handler's own 400.
+      {"/v1/streams/lookup", answers(R"({"conversation_ids":["none"]})")},
+      {"GET /v1/stream", RouteCase{"", 400, "invalid_request_error"}},
+      {"DELETE /v1/stream", RouteCase{"", 400, "invalid_request_error"}},
   };
   return cases;
 }
@@ -91,12 +96,16 @@ TEST_F(ServerRoutes, EverySupportedRouteAnswers) {
     if (route["state"] != "supported") continue;
     const std::string method = route["method"];
     std::string path = concrete(route["path"]);
+    // The Vertex AI routes exist only when started with AIP_MODE=PREDICTION (vertex_test.cpp).
+    if (path.find('$') != std::string::npos) continue;
     if (path == "/slots/0") path += "?action=save";
     SCOPED_TRACE(method + " " + path);
     RouteCase expected;
     if (method == "POST") {
       const auto it = route_cases().find(path);
       ASSERT_NE(it, route_cases().end()) << "no sample request for this route: add one";
+      expected = it->second;
+    } else if (const auto it = route_cases().find(method + " " + path); it != route_cases().end()) {
       expected = it->second;
     }
     // The page is served gzip-compressed (a browser always accepts it); a build without the
@@ -147,7 +156,7 @@ TEST_F(ServerRoutes, UnclaimedRoutesAreRefused) {
     EXPECT_EQ(reply.status, expected) << method << " " << path << ": " << reply.body;
     ++checked;
   }
-  EXPECT_GT(checked, 12);
+  EXPECT_GT(checked, 5);  // the loop ran (fewer as routes become supported)
   // Trailing slashes and unknown methods are not routes either.
   EXPECT_EQ(http_request(port(), "POST", "/completion/", "{}").status, 404);
   EXPECT_EQ(http_request(port(), "GET", "/completion").status, 404);

@@ -28,6 +28,7 @@
 #include "server/options/parse_args.h"
 #include "server/server.h"
 #include "server_config.h"
+#include "server_env.h"
 #include "tokenizer/tokenizer.h"
 #include "webui/embedded_assets.h"
 
@@ -328,6 +329,13 @@ int serve(const ServerArgs& args) {
                      args.n_batch, args.n_ubatch);
   }
   hearth::server::ServerConfig config = make_config(args);
+  for (auto apply :
+       {hearth::server_tool::apply_vertex_env, hearth::server_tool::apply_stream_env}) {
+    if (auto st = apply(config); !st.is_ok()) {
+      hearth::log_error("{}", st.message());
+      return 1;
+    }
+  }
   auto progress = std::make_shared<hearth::hub::DownloadProgress>();
   config.loading_progress = download_progress_json(progress);
   if (auto st = hearth::server_tool::json_schema_grammar(args, config.defaults); !st.is_ok()) {
@@ -337,7 +345,7 @@ int serve(const ServerArgs& args) {
   auto server = std::make_unique<hearth::server::Server>(config);
   if (auto st = server->listen(); !st.is_ok()) {
     hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}",
-                      args.http.host, args.http.port, st.message());
+                      args.http.host, config.http.port, st.message());
     return 1;
   }
   std::thread http_thread([&] { server->run(); });
