@@ -126,6 +126,10 @@ struct ServerOptions {
   // for rendering answers; 0: min(4, max(2, hardware threads)).
   int io_threads = 0;
   bool reuse_port = false;
+  // --ssl-key-file, --ssl-cert-file: with both, HTTPS only on this port (PEM files); one
+  // alone is a startup error (listen() refuses it).
+  std::string ssl_key_file;
+  std::string ssl_cert_file;
   std::string server_header = "llama.cpp";
   ErrorRenderer render_error;  // unset: a plain-text body
 };
