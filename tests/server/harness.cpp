@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <openssl/ssl.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -18,6 +20,19 @@
 namespace hearth::test {
 
 namespace {
+
+// One client context for every TLS connection: any certificate is accepted.
+SSL_CTX* client_tls_context() {
+  static SSL_CTX* const context = [] {
+    // A write into a connection the server closed must fail, not kill the test (plain
+    // sockets pass MSG_NOSIGNAL; OpenSSL's writes cannot).
+    ::signal(SIGPIPE, SIG_IGN);
+    SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+    return ctx;
+  }();
+  return context;
+}
 
 int connect_local(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -86,7 +101,86 @@ HttpReply parse_reply(const std::string& raw) {
   return reply;
 }
 
+// The end of the first whole reply in `raw` (0 while it is incomplete).
+size_t complete_reply_size(const std::string& raw) {
+  const size_t head_end = raw.find("\r\n\r\n");
+  if (head_end == std::string::npos) return 0;
+  const size_t body_start = head_end + 4;
+  const HttpReply head = parse_reply(raw.substr(0, body_start));
+  if (head.header("transfer-encoding") == "chunked") {
+    size_t pos = body_start;
+    while (true) {
+      const size_t eol = raw.find("\r\n", pos);
+      if (eol == std::string::npos) return 0;
+      const size_t size = std::stoul(raw.substr(pos, eol - pos), nullptr, 16);
+      const size_t next = eol + 2 + size + 2;
+      if (next > raw.size()) return 0;
+      if (size == 0) return next;
+      pos = next;
+    }
+  }
+  const size_t length = std::strtoul(head.header("content-length").c_str(), nullptr, 10);
+  return raw.size() >= body_start + length ? body_start + length : 0;
+}
+
 }  // namespace
+
+// A connected client socket, with TLS over it for kHttps.
+class Channel {
+ public:
+  Channel(int port, Transport transport) : fd_(connect_local(port)) {
+    if (fd_ < 0 || transport == Transport::kHttp) return;
+    ssl_ = SSL_new(client_tls_context());
+    SSL_set_fd(ssl_, fd_);
+    SSL_set_tlsext_host_name(ssl_, "localhost");
+    if (SSL_connect(ssl_) != 1) close();
+  }
+  ~Channel() { close(); }
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+
+  bool send_all(const std::string& data) {
+    if (ssl_ == nullptr) return fd_ >= 0 && hearth::test::send_all(fd_, data);
+    size_t sent = 0;
+    while (sent < data.size()) {
+      const int n = SSL_write(ssl_, data.data() + sent, static_cast<int>(data.size() - sent));
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // Bytes read (> 0), 0 when none came within `timeout_ms` (-1: no limit), -1 once the
+  // connection ended.
+  ssize_t read_some(char* buf, size_t size, int timeout_ms) {
+    if (fd_ < 0) return -1;
+    if (ssl_ == nullptr || SSL_pending(ssl_) == 0) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, timeout_ms) <= 0) return 0;
+    }
+    if (ssl_ == nullptr) {
+      const ssize_t n = ::recv(fd_, buf, size, 0);
+      return n > 0 ? n : -1;
+    }
+    const int n = SSL_read(ssl_, buf, static_cast<int>(size));
+    if (n > 0) return n;
+    // Records that carry no data (a session ticket) leave nothing to return yet.
+    return SSL_get_error(ssl_, n) == SSL_ERROR_WANT_READ ? 0 : -1;
+  }
+
+  void close() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    ssl_ = nullptr;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  SSL* ssl_ = nullptr;
+};
 
 bool send_all(int fd, const std::string& data) {
   size_t sent = 0;
@@ -106,15 +200,22 @@ std::string HttpReply::header(const std::string& name) const {
 HttpReply http_request(int port, const std::string& method, const std::string& path,
                        const std::string& body,
                        const std::vector<std::pair<std::string, std::string>>& headers) {
-  const int fd = connect_local(port);
-  if (fd < 0) return {};
+  return http_request(Transport::kHttp, port, method, path, body, headers);
+}
+
+HttpReply http_request(Transport transport, int port, const std::string& method,
+                       const std::string& path, const std::string& body,
+                       const std::vector<std::pair<std::string, std::string>>& headers) {
+  Channel channel(port, transport);
+  if (!channel.ok()) return {};
   std::string raw;
-  if (send_all(fd, build_request(method, path, body, headers, false))) {
+  if (channel.send_all(build_request(method, path, body, headers, false))) {
     char buf[65536];
     ssize_t n = 0;
-    while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) raw.append(buf, static_cast<size_t>(n));
+    while ((n = channel.read_some(buf, sizeof(buf), -1)) >= 0) {
+      raw.append(buf, static_cast<size_t>(n));
+    }
   }
-  ::close(fd);
   return parse_reply(raw);
 }
 
@@ -131,33 +232,55 @@ std::vector<std::string> sse_payloads(const std::string& body) {
   return out;
 }
 
-RawConnection::RawConnection(int port) : fd_(connect_local(port)) {}
+RawConnection::RawConnection(int port, Transport transport)
+    : channel_(std::make_unique<Channel>(port, transport)) {}
 RawConnection::~RawConnection() {
   close();
 }
 
+bool RawConnection::connected() const {
+  return channel_->ok();
+}
+
 bool RawConnection::send_request(const std::string& method, const std::string& path,
                                  const std::string& body) {
-  return fd_ >= 0 && send_all(fd_, build_request(method, path, body, {}, true));
+  return send_raw(build_request(method, path, body, {}, true));
+}
+
+bool RawConnection::send_raw(const std::string& data) {
+  return channel_->send_all(data);
 }
 
 std::string RawConnection::read_until(const std::string& needle, int timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (fd_ >= 0 && received_.find(needle) == std::string::npos &&
+  while (channel_->ok() && !peer_closed_ && received_.find(needle) == std::string::npos &&
          std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
     char buf[4096];
-    const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-    if (n <= 0) break;
-    received_.append(buf, static_cast<size_t>(n));
+    const ssize_t n = channel_->read_some(buf, sizeof(buf), 50);
+    if (n < 0) peer_closed_ = true;
+    if (n > 0) received_.append(buf, static_cast<size_t>(n));
   }
   return received_;
 }
 
+HttpReply RawConnection::read_reply(int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  size_t size = 0;
+  while ((size = complete_reply_size(received_)) == 0 && channel_->ok() && !peer_closed_ &&
+         std::chrono::steady_clock::now() < deadline) {
+    char buf[4096];
+    const ssize_t n = channel_->read_some(buf, sizeof(buf), 50);
+    if (n < 0) peer_closed_ = true;
+    if (n > 0) received_.append(buf, static_cast<size_t>(n));
+  }
+  if (size == 0) return {};
+  HttpReply reply = parse_reply(received_.substr(0, size));
+  received_.erase(0, size);
+  return reply;
+}
+
 void RawConnection::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  channel_->close();
 }
 
 // stop() also joins the log reader of a server that exited at startup.
@@ -165,7 +288,9 @@ ServerProcess::~ServerProcess() {
   stop();
 }
 
-bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s) {
+bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s,
+                          Transport transport) {
+  transport_ = transport;
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return false;
   std::vector<std::string> argv = {bin_dir() + "/hearth-server"};
@@ -193,7 +318,9 @@ bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s) {
     }
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  const std::string kListening = "listening on http://127.0.0.1:";
+  const std::string kListening = std::string("listening on ") +
+                                 (transport == Transport::kHttps ? "https" : "http") +
+                                 "://127.0.0.1:";
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string text = log();
     const size_t at = text.find(kListening);
@@ -202,7 +329,7 @@ bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s) {
     if (port_ == 0 && eol != std::string::npos) {
       port_ = std::atoi(text.c_str() + at + kListening.size());
     }
-    if (port_ != 0 && http_request(port_, "GET", "/health").status == 200) return true;
+    if (port_ != 0 && http_request(transport, port_, "GET", "/health").status == 200) return true;
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;
       return false;
