@@ -144,6 +144,21 @@ TEST_F(ServerTls, StalledHandshakeIsCut) {
   EXPECT_EQ(http_request(Transport::kHttps, port(), "GET", "/health").status, 200);
 }
 
+// Past the handshake the plain deadlines hold: headers that stall are answered 408, and a
+// kept-alive connection left idle is closed after the timeout.
+TEST_F(ServerTls, DeadlinesHoldAfterTheHandshake) {
+  ASSERT_NO_FATAL_FAILURE(start({"-np", "1", "-c", "512", "-to", "1"}));
+  RawConnection stalled(port(), Transport::kHttps);
+  ASSERT_TRUE(stalled.connected());
+  ASSERT_TRUE(stalled.send_raw("GET /health HTTP/1.1\r\nHost: x\r\n"));  // no blank line
+  EXPECT_EQ(stalled.read_reply(30000).status, 408);
+  RawConnection idle(port(), Transport::kHttps);
+  ASSERT_TRUE(idle.send_request("GET", "/health", ""));
+  EXPECT_EQ(idle.read_reply(10000).status, 200);
+  idle.read_until("never sent", 30000);
+  EXPECT_TRUE(idle.peer_closed()) << "an idle kept-alive connection was not closed";
+}
+
 // The reference (cpp-httplib's SSLServer) fails to bind with bad files ("couldn't bind HTTP
 // server socket", exit 1) and ignores one file given alone; Hearth names the problem, and
 // refuses the lone file rather than ignore it. Exit status 1 in every case.
