@@ -11,8 +11,8 @@
 
 #include "server/golden_compare.h"
 #include "server/harness.h"
-#include "server/tls_files.h"
 #include "support/test_paths.h"
+#include "support/tls_files.h"
 
 namespace hearth::test {
 namespace {

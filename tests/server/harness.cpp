@@ -8,45 +8,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <openssl/ssl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstring>
 
+#include "support/client_socket.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
 
 namespace {
-
-// One client context for every TLS connection: any certificate is accepted.
-SSL_CTX* client_tls_context() {
-  static SSL_CTX* const context = [] {
-    // A write into a connection the server closed must fail, not kill the test (plain
-    // sockets pass MSG_NOSIGNAL; OpenSSL's writes cannot).
-    ::signal(SIGPIPE, SIG_IGN);
-    SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
-    return ctx;
-  }();
-  return context;
-}
-
-int connect_local(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 std::string build_request(const std::string& method, const std::string& path,
                           const std::string& body,
@@ -125,63 +97,6 @@ size_t complete_reply_size(const std::string& raw) {
 
 }  // namespace
 
-// A connected client socket, with TLS over it for kHttps.
-class Channel {
- public:
-  Channel(int port, Transport transport) : fd_(connect_local(port)) {
-    if (fd_ < 0 || transport == Transport::kHttp) return;
-    ssl_ = SSL_new(client_tls_context());
-    SSL_set_fd(ssl_, fd_);
-    SSL_set_tlsext_host_name(ssl_, "localhost");
-    if (SSL_connect(ssl_) != 1) close();
-  }
-  ~Channel() { close(); }
-  Channel(const Channel&) = delete;
-  Channel& operator=(const Channel&) = delete;
-
-  bool ok() const { return fd_ >= 0; }
-
-  bool send_all(const std::string& data) {
-    if (ssl_ == nullptr) return fd_ >= 0 && hearth::test::send_all(fd_, data);
-    size_t sent = 0;
-    while (sent < data.size()) {
-      const int n = SSL_write(ssl_, data.data() + sent, static_cast<int>(data.size() - sent));
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
-
-  // Bytes read (> 0), 0 when none came within `timeout_ms` (-1: no limit), -1 once the
-  // connection ended.
-  ssize_t read_some(char* buf, size_t size, int timeout_ms) {
-    if (fd_ < 0) return -1;
-    if (ssl_ == nullptr || SSL_pending(ssl_) == 0) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, timeout_ms) <= 0) return 0;
-    }
-    if (ssl_ == nullptr) {
-      const ssize_t n = ::recv(fd_, buf, size, 0);
-      return n > 0 ? n : -1;
-    }
-    const int n = SSL_read(ssl_, buf, static_cast<int>(size));
-    if (n > 0) return n;
-    // Records that carry no data (a session ticket) leave nothing to return yet.
-    return SSL_get_error(ssl_, n) == SSL_ERROR_WANT_READ ? 0 : -1;
-  }
-
-  void close() {
-    if (ssl_ != nullptr) SSL_free(ssl_);
-    ssl_ = nullptr;
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-  SSL* ssl_ = nullptr;
-};
-
 bool send_all(int fd, const std::string& data) {
   size_t sent = 0;
   while (sent < data.size()) {
@@ -206,7 +121,7 @@ HttpReply http_request(int port, const std::string& method, const std::string& p
 HttpReply http_request(Transport transport, int port, const std::string& method,
                        const std::string& path, const std::string& body,
                        const std::vector<std::pair<std::string, std::string>>& headers) {
-  Channel channel(port, transport);
+  ClientSocket channel(port, transport == Transport::kHttps);
   if (!channel.ok()) return {};
   std::string raw;
   if (channel.send_all(build_request(method, path, body, headers, false))) {
@@ -233,7 +148,7 @@ std::vector<std::string> sse_payloads(const std::string& body) {
 }
 
 RawConnection::RawConnection(int port, Transport transport)
-    : channel_(std::make_unique<Channel>(port, transport)) {}
+    : channel_(std::make_unique<ClientSocket>(port, transport == Transport::kHttps)) {}
 RawConnection::~RawConnection() {
   close();
 }

@@ -39,7 +39,7 @@ bool send_all(int fd, const std::string& data);
 // The `data:` payloads of an SSE body, in order (comment frames skipped).
 std::vector<std::string> sse_payloads(const std::string& body);
 
-class Channel;
+class ClientSocket;
 
 // A connection that stays open: send a request, read part of the reply, close early. Over
 // kHttps it is open once the TLS handshake succeeded (connected() tells).
@@ -62,7 +62,7 @@ class RawConnection {
   void close();
 
  private:
-  std::unique_ptr<Channel> channel_;
+  std::unique_ptr<ClientSocket> channel_;
   std::string received_;
   bool peer_closed_ = false;
 };

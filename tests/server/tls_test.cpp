@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "server/harness.h"
-#include "server/tls_files.h"
 #include "support/process.h"
 #include "support/test_paths.h"
+#include "support/tls_files.h"
 
 namespace hearth::test {
 namespace {

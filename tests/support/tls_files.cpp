@@ -1,4 +1,4 @@
-#include "server/tls_files.h"
+#include "support/tls_files.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
