@@ -1,6 +1,8 @@
 // Replays the reference's captures (../shared/golden/llama-server-b10573) against the real
 // hearth-server, in capture order (slot choice and cache reuse depend on the history), and
-// compares status, content type, keys, value types and every deterministic value.
+// compares status, content type, keys, value types and every deterministic value. Each set
+// is replayed over plain HTTP (ServerGolden) and over HTTPS (ServerGoldenHttps, a
+// self-signed certificate made by the test): the answers must not depend on the transport.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include "server/golden_compare.h"
 #include "server/harness.h"
 #include "support/test_paths.h"
+#include "support/tls_files.h"
 
 namespace hearth::test {
 namespace {
@@ -197,15 +200,16 @@ void check_metrics_text(const std::string& expected, const std::string& actual) 
   EXPECT_EQ(added, extensions);
 }
 
-void replay_case(int port, const std::string& dir, const OJson& c, const std::string& model_path,
-                 const std::string& capture_model_path) {
+void replay_case(const ServerProcess& server, const std::string& dir, const OJson& c,
+                 const std::string& model_path, const std::string& capture_model_path) {
   const std::string name = c["name"];
   SCOPED_TRACE(name);
   OJson capture = read_json(dir + "/" + name + ".json");
   const OJson& request = capture["request"];
   const std::string path = request["path"];
   const std::string method = request.contains("body") ? "POST" : "GET";
-  HttpReply reply = http_request(port, method, path, request_body(request));
+  HttpReply reply =
+      http_request(server.transport(), server.port(), method, path, request_body(request));
   ASSERT_EQ(reply.status, expected_status(name, capture)) << reply.body;
   EXPECT_EQ(reply.header("content-type"), capture["content_type"].get<std::string>());
   EXPECT_EQ(reply.header("server"), "llama.cpp");
@@ -238,36 +242,68 @@ void replay_case(int port, const std::string& dir, const OJson& c, const std::st
   for (size_t i = 0; i < diffs.size() && i < 20; ++i) ADD_FAILURE() << diffs[i];
 }
 
-void replay_set(const std::string& set, const std::vector<std::string>& args) {
+void replay_set(const std::string& set, const std::vector<std::string>& args, Transport transport) {
   const std::string dir = shared_path("golden/llama-server-b10573/" + set);
   const std::string model_path = shared_path("models/stories260K.gguf");
   ServerProcess server;
   std::vector<std::string> all = {"-m", model_path};
   all.insert(all.end(), args.begin(), args.end());
-  ASSERT_TRUE(server.start(all)) << server.log();
+  if (transport == Transport::kHttps) {
+    const TlsFiles tls = make_tls_files();
+    if (!tls.error.empty()) GTEST_SKIP() << "no certificate for HTTPS: " << tls.error;
+    all.insert(all.end(), {"--ssl-key-file", tls.key, "--ssl-cert-file", tls.cert});
+  }
+  ASSERT_TRUE(server.start(all, 60, {}, transport)) << server.log();
   for (const OJson& c : read_json(dir + "/cases.json"))
-    replay_case(server.port(), dir, c, model_path, capture_model(set));
+    replay_case(server, dir, c, model_path, capture_model(set));
   EXPECT_EQ(server.stop(), 0) << server.log();
 }
 
+void replay_np4(Transport transport) {
+  replay_set("stories260K-np4", {"-np", "4", "-c", "2048", "--metrics", "--slots"}, transport);
+}
+
+void replay_np1(Transport transport) {
+  replay_set("stories260K-np1", {"-np", "1", "-c", "1024"}, transport);
+}
+
+void replay_chat(const std::string& set, const std::string& template_file, Transport transport) {
+  replay_set(set,
+             {"-np", "4", "-c", "4096", "--metrics", "--slots", "--jinja", "--chat-template-file",
+              shared_path(template_file)},
+             transport);
+}
+
 TEST(ServerGolden, ReplayNp4) {
-  replay_set("stories260K-np4", {"-np", "4", "-c", "2048", "--metrics", "--slots"});
+  replay_np4(Transport::kHttp);
 }
 
 TEST(ServerGolden, ReplayNp1) {
-  replay_set("stories260K-np1", {"-np", "1", "-c", "1024"});
+  replay_np1(Transport::kHttp);
 }
 
 TEST(ServerGolden, ReplayChatQwen3) {
-  replay_set("stories260K-np4-qwen3",
-             {"-np", "4", "-c", "4096", "--metrics", "--slots", "--jinja", "--chat-template-file",
-              shared_path("templates/Qwen-Qwen3-0.6B.jinja")});
+  replay_chat("stories260K-np4-qwen3", "templates/Qwen-Qwen3-0.6B.jinja", Transport::kHttp);
 }
 
 TEST(ServerGolden, ReplayChatQwq) {
-  replay_set("stories260K-np4-qwq",
-             {"-np", "4", "-c", "4096", "--metrics", "--slots", "--jinja", "--chat-template-file",
-              shared_path("templates/Qwen-QwQ-32B.jinja")});
+  replay_chat("stories260K-np4-qwq", "templates/Qwen-QwQ-32B.jinja", Transport::kHttp);
+}
+
+TEST(ServerGoldenHttps, ReplayNp4) {
+  replay_np4(Transport::kHttps);
+}
+
+TEST(ServerGoldenHttps, ReplayNp1) {
+  replay_np1(Transport::kHttps);
+}
+
+TEST(ServerGoldenHttps, ReplayChatQwen3) {
+  replay_chat("stories260K-np4-qwen3", "templates/Qwen-Qwen3-0.6B.jinja", Transport::kHttps);
+}
+
+TEST(ServerGoldenHttps, ReplayChatQwq) {
+  replay_chat("stories260K-np4-qwq", "templates/Qwen-QwQ-32B.jinja", Transport::kHttps);
 }
 
 }  // namespace

@@ -13,25 +13,12 @@
 #include <chrono>
 #include <cstring>
 
+#include "support/client_socket.h"
 #include "support/test_paths.h"
 
 namespace hearth::test {
 
 namespace {
-
-int connect_local(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 std::string build_request(const std::string& method, const std::string& path,
                           const std::string& body,
@@ -86,6 +73,28 @@ HttpReply parse_reply(const std::string& raw) {
   return reply;
 }
 
+// The end of the first whole reply in `raw` (0 while it is incomplete).
+size_t complete_reply_size(const std::string& raw) {
+  const size_t head_end = raw.find("\r\n\r\n");
+  if (head_end == std::string::npos) return 0;
+  const size_t body_start = head_end + 4;
+  const HttpReply head = parse_reply(raw.substr(0, body_start));
+  if (head.header("transfer-encoding") == "chunked") {
+    size_t pos = body_start;
+    while (true) {
+      const size_t eol = raw.find("\r\n", pos);
+      if (eol == std::string::npos) return 0;
+      const size_t size = std::stoul(raw.substr(pos, eol - pos), nullptr, 16);
+      const size_t next = eol + 2 + size + 2;
+      if (next > raw.size()) return 0;
+      if (size == 0) return next;
+      pos = next;
+    }
+  }
+  const size_t length = std::strtoul(head.header("content-length").c_str(), nullptr, 10);
+  return raw.size() >= body_start + length ? body_start + length : 0;
+}
+
 }  // namespace
 
 bool send_all(int fd, const std::string& data) {
@@ -106,15 +115,22 @@ std::string HttpReply::header(const std::string& name) const {
 HttpReply http_request(int port, const std::string& method, const std::string& path,
                        const std::string& body,
                        const std::vector<std::pair<std::string, std::string>>& headers) {
-  const int fd = connect_local(port);
-  if (fd < 0) return {};
+  return http_request(Transport::kHttp, port, method, path, body, headers);
+}
+
+HttpReply http_request(Transport transport, int port, const std::string& method,
+                       const std::string& path, const std::string& body,
+                       const std::vector<std::pair<std::string, std::string>>& headers) {
+  ClientSocket channel(port, transport == Transport::kHttps);
+  if (!channel.ok()) return {};
   std::string raw;
-  if (send_all(fd, build_request(method, path, body, headers, false))) {
+  if (channel.send_all(build_request(method, path, body, headers, false))) {
     char buf[65536];
     ssize_t n = 0;
-    while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) raw.append(buf, static_cast<size_t>(n));
+    while ((n = channel.read_some(buf, sizeof(buf), -1)) >= 0) {
+      raw.append(buf, static_cast<size_t>(n));
+    }
   }
-  ::close(fd);
   return parse_reply(raw);
 }
 
@@ -131,34 +147,56 @@ std::vector<std::string> sse_payloads(const std::string& body) {
   return out;
 }
 
-RawConnection::RawConnection(int port) : fd_(connect_local(port)) {}
+RawConnection::RawConnection(int port, Transport transport)
+    : channel_(std::make_unique<ClientSocket>(port, transport == Transport::kHttps)) {}
 RawConnection::~RawConnection() {
   close();
+}
+
+bool RawConnection::connected() const {
+  return channel_->ok();
 }
 
 bool RawConnection::send_request(const std::string& method, const std::string& path,
                                  const std::string& body,
                                  const std::vector<std::pair<std::string, std::string>>& headers) {
-  return fd_ >= 0 && send_all(fd_, build_request(method, path, body, headers, true));
+  return send_raw(build_request(method, path, body, headers, true));
+}
+
+bool RawConnection::send_raw(const std::string& data) {
+  return channel_->send_all(data);
 }
 
 std::string RawConnection::read_until(const std::string& needle, int timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (fd_ >= 0 && received_.find(needle) == std::string::npos &&
+  while (channel_->ok() && !peer_closed_ && received_.find(needle) == std::string::npos &&
          std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
     char buf[4096];
-    const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-    if (n <= 0) break;
-    received_.append(buf, static_cast<size_t>(n));
+    const ssize_t n = channel_->read_some(buf, sizeof(buf), 50);
+    if (n < 0) peer_closed_ = true;
+    if (n > 0) received_.append(buf, static_cast<size_t>(n));
   }
   return received_;
 }
 
+HttpReply RawConnection::read_reply(int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  size_t size = 0;
+  while ((size = complete_reply_size(received_)) == 0 && channel_->ok() && !peer_closed_ &&
+         std::chrono::steady_clock::now() < deadline) {
+    char buf[4096];
+    const ssize_t n = channel_->read_some(buf, sizeof(buf), 50);
+    if (n < 0) peer_closed_ = true;
+    if (n > 0) received_.append(buf, static_cast<size_t>(n));
+  }
+  if (size == 0) return {};
+  HttpReply reply = parse_reply(received_.substr(0, size));
+  received_.erase(0, size);
+  return reply;
+}
+
 void RawConnection::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  channel_->close();
 }
 
 // stop() also joins the log reader of a server that exited at startup.
@@ -167,7 +205,9 @@ ServerProcess::~ServerProcess() {
 }
 
 bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s,
-                          const std::vector<std::pair<std::string, std::string>>& env) {
+                          const std::vector<std::pair<std::string, std::string>>& env,
+                          Transport transport) {
+  transport_ = transport;
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return false;
   std::vector<std::string> argv = {bin_dir() + "/hearth-server"};
@@ -208,7 +248,9 @@ bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s,
     }
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  const std::string kListening = "listening on http://127.0.0.1:";
+  const std::string kListening = std::string("listening on ") +
+                                 (transport == Transport::kHttps ? "https" : "http") +
+                                 "://127.0.0.1:";
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string text = log();
     const size_t at = text.find(kListening);
@@ -217,7 +259,7 @@ bool ServerProcess::start(const std::vector<std::string>& args, int timeout_s,
     if (port_ == 0 && eol != std::string::npos) {
       port_ = std::atoi(text.c_str() + at + kListening.size());
     }
-    if (port_ != 0 && http_request(port_, "GET", "/health").status == 200) return true;
+    if (port_ != 0 && http_request(transport, port_, "GET", "/health").status == 200) return true;
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;
       return false;

@@ -344,12 +344,19 @@ int serve(const ServerArgs& args) {
   }
   auto server = std::make_unique<hearth::server::Server>(config);
   if (auto st = server->listen(); !st.is_ok()) {
-    hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}",
-                      args.http.host, config.http.port, st.message());
+    // kInvalidArgument: the TLS files were refused (the message names the option and file).
+    if (st.code() == hearth::ErrorCode::kInvalidArgument) {
+      hearth::log_error("{}", st.message());
+    } else {
+      hearth::log_error("couldn't bind HTTP server socket, hostname: {}, port: {}: {}",
+                        args.http.host, config.http.port, st.message());
+    }
     return 1;
   }
   std::thread http_thread([&] { server->run(); });
-  hearth::log_info("server is listening on http://{}:{}", args.http.host, server->port());
+  const bool https = !args.http.ssl_cert_file.empty();
+  hearth::log_info("server is listening on {}://{}:{}", https ? "https" : "http", args.http.host,
+                   server->port());
   const auto http = server->http_stats();
   hearth::log_info("http: {} I/O threads, at most {} open connections", http.io_threads,
                    http.max_connections);

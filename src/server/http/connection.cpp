@@ -33,6 +33,8 @@ constexpr size_t kMaxPipelinedBytes = 64 * 1024;
 constexpr std::chrono::milliseconds kLinger{1000};
 constexpr size_t kMaxLingerBytes = 1u << 20;
 constexpr size_t kLingerScratch = 4096;
+// What the idle wait of a TLS connection reads (the header read takes the rest).
+constexpr size_t kIdleReadBytes = 1024;
 
 bool status_has_no_body(unsigned status) {
   return (status >= 100 && status < 200) || status == 204 || status == 304;
@@ -58,9 +60,10 @@ std::string chunk_frame(std::string_view data) {
 
 }  // namespace
 
-Connection::Connection(Socket socket, std::shared_ptr<ConnectionHost> host, uint64_t id)
-    : socket_(std::move(socket)),
-      executor_(socket_.get_executor()),
+Connection::Connection(Socket socket, asio::ssl::context* tls, std::shared_ptr<ConnectionHost> host,
+                       uint64_t id)
+    : transport_(std::move(socket), tls),
+      executor_(transport_.get_executor()),
       host_(std::move(host)),
       id_(id),
       options_(host_->options()),
@@ -72,15 +75,19 @@ Connection::~Connection() {
   if (stream_) stream_->abandon();
   if (pending_) pending_->cancel();
   error_code ignored;
-  socket_.close(ignored);
+  transport_.socket().close(ignored);
 }
 
 void Connection::start() {
   asio::post(executor_, [self = shared_from_this()] {
     error_code ignored;
     // Streamed tokens are small writes that must leave at once, not wait for Nagle.
-    self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
-    self->wait_for_request();
+    self->transport_.socket().set_option(asio::ip::tcp::no_delay(true), ignored);
+    if (!self->transport_.tls()) {
+      self->wait_for_request();
+      return;
+    }
+    self->handshake([self] { self->wait_for_request(); });
   });
 }
 
@@ -88,14 +95,19 @@ void Connection::reject(Response response) {
   asio::post(executor_, [self = shared_from_this(), response = std::move(response)]() mutable {
     self->keep_alive_ = false;
     self->linger_after_ = true;
-    self->write_plain(response);
+    if (!self->transport_.tls()) {
+      self->write_plain(response);
+      return;
+    }
+    self->handshake(
+        [self, response = std::move(response)]() mutable { self->write_plain(response); });
   });
 }
 
 void Connection::close_soon(bool force) {
   asio::post(executor_, [self = shared_from_this(), force] {
     if (self->phase_ == Phase::kClosed) return;
-    if (force || self->phase_ == Phase::kIdle) {
+    if (force || self->phase_ == Phase::kIdle || self->phase_ == Phase::kHandshake) {
       self->abandon_work();
       self->close();
       return;
@@ -105,6 +117,27 @@ void Connection::close_soon(bool force) {
 }
 
 // --- Reading a request -------------------------------------------------------------------
+
+// The whole handshake has the header deadline: a client that connects and stalls (or never
+// speaks TLS) is cut as soon as one that stalls in its request headers.
+void Connection::handshake(std::function<void()> next) {
+  phase_ = Phase::kHandshake;
+  arm_deadline(std::min(options_.header_deadline, timeout_));
+  transport_.async_handshake(
+      [self = shared_from_this(), next = std::move(next)](const error_code& ec) {
+        if (self->phase_ != Phase::kHandshake) return;
+        self->disarm_deadline();
+        if (ec || self->timed_out_) {
+          // A plain-HTTP request, a client that distrusts the certificate, or a stall: there
+          // is no channel to answer on.
+          log_debug("http: connection {}: TLS handshake failed: {}", self->id_,
+                    self->timed_out_ ? std::string("timed out") : ec.message());
+          self->close();
+          return;
+        }
+        next();
+      });
+}
 
 void Connection::wait_for_request() {
   if (last_response_ || host_->stopping()) {
@@ -119,14 +152,34 @@ void Connection::wait_for_request() {
   if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();
   host_->set_idle(id_, true);
   arm_deadline(timeout_);  // the keep-alive (and first-request) idle timeout
-  socket_.async_wait(Socket::wait_read, [self = shared_from_this()](const error_code& ec) {
-    if (self->phase_ != Phase::kIdle) return;  // closed meanwhile
-    if (ec || self->timed_out_) {
-      self->close();
-      return;
-    }
-    self->read_header();
-  });
+  if (transport_.tls()) {
+    wait_for_tls_request();
+    return;
+  }
+  transport_.socket().async_wait(Socket::wait_read,
+                                 [self = shared_from_this()](const error_code& ec) {
+                                   if (self->phase_ != Phase::kIdle) return;  // closed meanwhile
+                                   if (ec || self->timed_out_) {
+                                     self->close();
+                                     return;
+                                   }
+                                   self->read_header();
+                                 });
+}
+
+// Over TLS, decrypted bytes may already wait inside the TLS stream, where the socket's
+// readiness does not show them: the idle wait is a small read instead.
+void Connection::wait_for_tls_request() {
+  transport_.async_read_some(buffer_.prepare(kIdleReadBytes),
+                             [self = shared_from_this()](const error_code& ec, size_t n) {
+                               if (self->phase_ != Phase::kIdle) return;
+                               if (!ec) self->buffer_.commit(n);
+                               if (ec || self->timed_out_) {
+                                 self->close();
+                                 return;
+                               }
+                               self->read_header();
+                             });
 }
 
 void Connection::read_header() {
@@ -136,7 +189,7 @@ void Connection::read_header() {
   configure_parser(*parser_, options_);
   arm_deadline(std::min(options_.header_deadline, timeout_));
   bhttp::async_read_header(
-      socket_, buffer_, *parser_,
+      transport_, buffer_, *parser_,
       [self = shared_from_this()](const error_code& ec, size_t) { self->on_header(ec); });
 }
 
@@ -172,7 +225,7 @@ void Connection::on_header(const error_code& ec) {
   // curl waits a second for this before sending bodies over 1 MiB.
   static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
   arm_deadline(timeout_);
-  asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+  asio::async_write(transport_, asio::buffer(kContinue.data(), kContinue.size()),
                     [self = shared_from_this()](const error_code& write_ec, size_t) {
                       if (self->phase_ != Phase::kHeader) return;
                       if (write_ec) {
@@ -191,7 +244,7 @@ void Connection::read_body() {
   }
   arm_deadline(timeout_);
   bhttp::async_read(
-      socket_, buffer_, *parser_,
+      transport_, buffer_, *parser_,
       [self = shared_from_this()](const error_code& ec, size_t) { self->on_body(ec); });
 }
 
@@ -366,9 +419,9 @@ void Connection::write_plain(Response& response) {
   };
   // HEAD: the headers a GET would get (Content-Length included), no body.
   if (head_) {
-    bhttp::async_write_header(socket_, *plain_serializer_, std::move(done));
+    bhttp::async_write_header(transport_, *plain_serializer_, std::move(done));
   } else {
-    bhttp::async_write(socket_, *plain_serializer_, std::move(done));
+    bhttp::async_write(transport_, *plain_serializer_, std::move(done));
   }
 }
 
@@ -398,7 +451,7 @@ void Connection::start_stream(Response& response) {
   writing_ = true;
   arm_deadline(timeout_);
   bhttp::async_write_header(
-      socket_, *head_serializer_,
+      transport_, *head_serializer_,
       [self = shared_from_this(), id = response_id_](const error_code& ec, size_t) {
         if (self->stream_write_done(id, ec)) self->pump();
       });
@@ -462,7 +515,7 @@ void Connection::write_stream_bytes(std::string bytes, bool last) {
   out_ = std::move(bytes);
   arm_deadline(timeout_);
   asio::async_write(
-      socket_, asio::buffer(out_),
+      transport_, asio::buffer(out_),
       [self = shared_from_this(), last, id = response_id_](const error_code& ec, size_t) {
         if (!self->stream_write_done(id, ec)) return;
         if (!last) {
@@ -488,7 +541,7 @@ void Connection::finish_response() {
     return;
   }
   if (!keep_alive_ || last_response_ || host_->stopping()) {
-    close();
+    shut_down();
     return;
   }
   resume_reading();
@@ -509,7 +562,7 @@ void Connection::fail(TransportError error, std::string_view detail) {
 void Connection::watch_peer() {
   if (watching_ || buffer_.size() >= kMaxPipelinedBytes) return;
   watching_ = true;
-  socket_.async_read_some(
+  transport_.async_read_some(
       buffer_.prepare(4096),
       [self = shared_from_this()](const error_code& ec, size_t n) { self->on_peer(ec, n); });
 }
@@ -518,6 +571,10 @@ void Connection::on_peer(const error_code& ec, size_t n) {
   watching_ = false;
   if (!ec) buffer_.commit(n);  // bytes of a pipelined request: kept for later
   if (phase_ == Phase::kClosed) return;
+  if (phase_ == Phase::kLinger) {
+    if (close_notify_after_watch_) send_close_notify();
+    return;
+  }
   if (resume_after_watch_) {
     resume_after_watch_ = false;
     wait_for_request();
@@ -543,7 +600,7 @@ void Connection::resume_reading() {
   }
   resume_after_watch_ = true;
   error_code ignored;
-  socket_.cancel(ignored);  // only the watch read is outstanding now
+  transport_.socket().cancel(ignored);  // only the watch read is outstanding now
 }
 
 // --- Deadlines and closing -----------------------------------------------------------------
@@ -566,12 +623,14 @@ void Connection::disarm_deadline() {
 void Connection::on_deadline() {
   timed_out_ = true;
   switch (phase_) {
+    case Phase::kHandshake:
     case Phase::kHeader:
     case Phase::kBody:
     case Phase::kIdle: {
-      // The pending read completes with operation_aborted and sees timed_out_.
+      // The pending read (or handshake) completes with operation_aborted and sees
+      // timed_out_.
       error_code ignored;
-      socket_.cancel(ignored);
+      transport_.socket().cancel(ignored);
       break;
     }
     case Phase::kWriting:
@@ -605,25 +664,57 @@ void Connection::abandon_work() {
 }
 
 void Connection::close_gracefully() {
+  if (transport_.tls()) {
+    // Draining raw bytes would break the TLS stream before its close_notify: the exchange
+    // of close_notify (bounded the same way) lets the answer arrive instead.
+    shut_down();
+    return;
+  }
   phase_ = Phase::kLinger;
   error_code ignored;
-  socket_.shutdown(Socket::shutdown_send, ignored);
+  transport_.socket().shutdown(Socket::shutdown_send, ignored);
   arm_deadline(kLinger);
   linger_scratch_ = std::make_unique<char[]>(kLingerScratch);
   drain_once();
 }
 
+// An orderly end: over TLS the close_notify tells the client the response was not cut
+// (an HTTP/1.0 stream ends only by the close); it waits kLinger at most for the client's.
+void Connection::shut_down() {
+  if (!transport_.tls()) {
+    close();
+    return;
+  }
+  phase_ = Phase::kLinger;
+  arm_deadline(kLinger);
+  if (watching_) {
+    // One read at a time through TLS: the watch read ends first, then on_peer goes on.
+    close_notify_after_watch_ = true;
+    error_code ignored;
+    transport_.socket().cancel(ignored);
+    return;
+  }
+  send_close_notify();
+}
+
+void Connection::send_close_notify() {
+  close_notify_after_watch_ = false;
+  transport_.async_shutdown([self = shared_from_this()](const error_code&) {
+    if (self->phase_ == Phase::kLinger) self->close();
+  });
+}
+
 void Connection::drain_once() {
-  socket_.async_read_some(asio::buffer(linger_scratch_.get(), kLingerScratch),
-                          [self = shared_from_this()](const error_code& ec, size_t n) {
-                            if (self->phase_ != Phase::kLinger) return;
-                            self->lingered_ += n;
-                            if (ec || self->lingered_ >= kMaxLingerBytes) {
-                              self->close();
-                              return;
-                            }
-                            self->drain_once();
-                          });
+  transport_.socket().async_read_some(asio::buffer(linger_scratch_.get(), kLingerScratch),
+                                      [self = shared_from_this()](const error_code& ec, size_t n) {
+                                        if (self->phase_ != Phase::kLinger) return;
+                                        self->lingered_ += n;
+                                        if (ec || self->lingered_ >= kMaxLingerBytes) {
+                                          self->close();
+                                          return;
+                                        }
+                                        self->drain_once();
+                                      });
 }
 
 void Connection::close() {
@@ -633,8 +724,8 @@ void Connection::close() {
   ping_timer_.cancel();
   if (stream_) stream_->set_notify(nullptr);
   error_code ignored;
-  socket_.shutdown(Socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  transport_.socket().shutdown(Socket::shutdown_both, ignored);
+  transport_.socket().close(ignored);
   // Last: the host drops its reference; the handler running this holds another.
   host_->connection_closed(id_);
 }

@@ -2,11 +2,13 @@
 // request, read its headers and body under their deadlines, dispatch, then write the
 // response (plain, or streamed chunk by chunk as the producer has data), and loop while the
 // connection is kept alive. While a handler's answer is pending or a stream is written, the
-// socket is watched so a client that leaves is noticed at once.
+// socket is watched so a client that leaves is noticed at once. Over TLS the same loop runs
+// after a handshake under the header deadline.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@
 
 #include "server/http/http.h"
 #include "server/http/request_reader.h"
+#include "server/http/transport.h"
 
 namespace hearth::server::http {
 
@@ -51,7 +54,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   using Socket = boost::asio::ip::tcp::socket;
 
-  Connection(Socket socket, std::shared_ptr<ConnectionHost> host, uint64_t id);
+  // With `tls` (the server's context, which outlives its connections) the connection
+  // speaks HTTPS.
+  Connection(Socket socket, boost::asio::ssl::context* tls, std::shared_ptr<ConnectionHost> host,
+             uint64_t id);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -69,6 +75,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // kDispatching: the handler runs; kWaiting: its answer is pending with a producer;
   // kRendering: the answer is being rendered on a worker.
   enum class Phase {
+    kHandshake,
     kIdle,
     kHeader,
     kBody,
@@ -83,8 +90,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   };
   using Clock = std::chrono::steady_clock;
 
+  // TLS: the handshake under the header deadline, then `next`; a failure closes.
+  void handshake(std::function<void()> next);
   // Reading a request.
   void wait_for_request();
+  void wait_for_tls_request();
   void read_header();
   void on_header(const boost::system::error_code& ec);
   void read_body();
@@ -122,12 +132,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_deadline();
   void abandon_work();
   void close_gracefully();
+  // The end of an orderly close: TLS sends its close_notify first (bounded by kLinger).
+  void shut_down();
+  void send_close_notify();
   void drain_once();
   void close();
   template <class Message>
   void apply_headers(Message& message, const Response& response);
 
-  Socket socket_;
+  Transport transport_;
   boost::asio::any_io_executor executor_;  // the connection's strand
   std::shared_ptr<ConnectionHost> host_;
   const uint64_t id_;
@@ -174,6 +187,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Peer watch.
   bool watching_ = false;
   bool resume_after_watch_ = false;
+  bool close_notify_after_watch_ = false;
 };
 
 }  // namespace hearth::server::http

@@ -110,7 +110,8 @@ inline constexpr size_t kMaxHeaderFields = 128;
 // the event loop's own, and short-lived sockets that carry a 503 to clients over the limit.
 inline constexpr int kReservedDescriptors = 128;
 
-struct ServerOptions {
+// Where the server listens and its limits: plain values, set by options, compared whole.
+struct ListenOptions {
   std::string host = "127.0.0.1";
   int port = kDefaultPort;                       // 0: any free port
   int timeout_seconds = kDefaultTimeoutSeconds;  // --timeout: keep-alive idle, body, each write
@@ -126,16 +127,21 @@ struct ServerOptions {
   // for rendering answers; 0: min(4, max(2, hardware threads)).
   int io_threads = 0;
   bool reuse_port = false;
+  // --ssl-key-file, --ssl-cert-file: with both, HTTPS only on this port (PEM files); one
+  // alone is a startup error (listen() refuses it).
+  std::string ssl_key_file;
+  std::string ssl_cert_file;
   std::string server_header = "llama.cpp";
+
+  bool operator==(const ListenOptions&) const = default;
+};
+
+struct ServerOptions : ListenOptions {
   ErrorRenderer render_error;  // unset: a plain-text body
 
-  // Every setting but the renderer (a function, set by the server, not by an option).
+  // The settings, not the renderer (a function the server sets, not an option).
   bool operator==(const ServerOptions& o) const {
-    return host == o.host && port == o.port && timeout_seconds == o.timeout_seconds &&
-           header_deadline == o.header_deadline && max_body_bytes == o.max_body_bytes &&
-           max_header_bytes == o.max_header_bytes && max_header_fields == o.max_header_fields &&
-           max_connections == o.max_connections && io_threads == o.io_threads &&
-           reuse_port == o.reuse_port && server_header == o.server_header;
+    return static_cast<const ListenOptions&>(*this) == o;
   }
 };
 

@@ -25,6 +25,7 @@
 #include "base/memory.h"
 #include "server/http/connection.h"
 #include "server/http/http.h"
+#include "server/http/tls.h"
 
 namespace hearth::server::http {
 
@@ -158,6 +159,8 @@ struct HttpServer::Impl final : ConnectionHost, std::enable_shared_from_this<Imp
   bool worked_since_trim_ = false;  // under mutex_
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   int bound_port_ = 0;
+  // Set by listen() with --ssl-key-file and --ssl-cert-file: every connection speaks TLS.
+  std::shared_ptr<asio::ssl::context> tls_;
   std::atomic<bool> stop_requested_{false};
 
   mutable std::mutex mutex_;
@@ -205,6 +208,11 @@ void HttpServer::Impl::connection_closed(uint64_t id) {
 
 Status HttpServer::Impl::listen() {
   if (listening_) return error(ErrorCode::kInvalidArgument, "http server is already listening");
+  // The certificate and key are checked before the port is taken, so a mistake in them is
+  // the startup error rather than a server that fails every handshake.
+  auto tls = make_tls_context(options_);
+  if (!tls) return tls.status();
+  tls_ = std::move(tls.value());
   const std::string where = options_.host + ":" + std::to_string(options_.port);
   error_code ec;
   tcp::resolver resolver(io_);
@@ -262,7 +270,8 @@ void HttpServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
     if (full) evicted = evict_idle_locked();
     if (!full || evicted) {
       const uint64_t id = next_id_++;
-      connection = std::make_shared<Connection>(std::move(socket), shared_from_this(), id);
+      connection =
+          std::make_shared<Connection>(std::move(socket), tls_.get(), shared_from_this(), id);
       connections_[id] = Entry{connection, false, false, {}};
     }
   }
@@ -298,7 +307,7 @@ void HttpServer::Impl::reject(tcp::socket socket) {
     if (rejecting_ < kMaxRejecting) {
       ++rejecting_;
       // Id 0: not in the registry, so it does not count against the limit.
-      carrier = std::make_shared<Connection>(std::move(socket), shared_from_this(), 0);
+      carrier = std::make_shared<Connection>(std::move(socket), tls_.get(), shared_from_this(), 0);
     }
   }
   log_warn("http: {} connections open, answering another with 503", max_connections_);
@@ -307,9 +316,14 @@ void HttpServer::Impl::reject(tcp::socket socket) {
     return;
   }
   // Too many 503s in flight to linger over each: this one is written at once, in one send
-  // into the new socket's empty buffer, and the socket closed.
-  const std::string bytes = serialize_response(refusal, options_.server_header);
+  // into the new socket's empty buffer, and the socket closed. Over TLS a handshake would
+  // come first: the socket is just closed.
   error_code ignored;
+  if (tls_) {
+    socket.close(ignored);
+    return;
+  }
+  const std::string bytes = serialize_response(refusal, options_.server_header);
   socket.non_blocking(true, ignored);
   socket.send(asio::buffer(bytes), 0, ignored);
   socket.shutdown(tcp::socket::shutdown_send, ignored);

@@ -15,8 +15,6 @@ inline constexpr std::string_view kReasonDockerHub =
 inline constexpr std::string_view kReasonOverrideKv = "GGUF metadata overrides are not implemented";
 inline constexpr std::string_view kReasonLora = "LoRA adapters are not implemented";
 inline constexpr std::string_view kReasonControlVector = "control vectors are not implemented";
-inline constexpr std::string_view kReasonTls =
-    "it is built without TLS; terminate HTTPS in a reverse proxy";
 inline constexpr std::string_view kReasonContextShift =
     "context shifting is not implemented yet (generation stops when the slot context is full)";
 inline constexpr std::string_view kReasonSleep = "unloading the model when idle is not implemented";

@@ -178,11 +178,16 @@ constexpr OptionSpec kEntries[] = {
      "File with one key per line; empty lines and lines starting with # skipped; no trimming",
      kValue, kSupported, "", "", 0, true, handle_api_key_file, nullptr},
     {"--ssl-key-file", "", "FNAME", "LLAMA_ARG_SSL_KEY_FILE", "",
-     "PEM private key; with --ssl-cert-file the server speaks HTTPS. Builds without TLS support "
-     "refuse to start when both are given",
-     kValue, kNotApplicable, kReasonTls, "", 0, true},
-    {"--ssl-cert-file", "", "FNAME", "LLAMA_ARG_SSL_CERT_FILE", "", "PEM certificate for HTTPS",
-     kValue, kNotApplicable, kReasonTls, "", 0, true},
+     "PEM private key; with --ssl-cert-file the server speaks HTTPS only, on the same port "
+     "(one of the two alone, an unreadable or non-PEM file, or a key that does not match the "
+     "certificate is a startup error)",
+     kValue, kSupported, "", "", 0, true,
+     set_member<&ServerSettings::http, &http::ServerOptions::ssl_key_file>,
+     show_member<&ServerSettings::http, &http::ServerOptions::ssl_key_file>},
+    {"--ssl-cert-file", "", "FNAME", "LLAMA_ARG_SSL_CERT_FILE", "",
+     "PEM certificate (chain) for HTTPS; needs --ssl-key-file", kValue, kSupported, "", "", 0, true,
+     set_member<&ServerSettings::http, &http::ServerOptions::ssl_cert_file>,
+     show_member<&ServerSettings::http, &http::ServerOptions::ssl_cert_file>},
     {"--chat-template-kwargs", "", "JSON", "LLAMA_ARG_CHAT_TEMPLATE_KWARGS", "",
      "Extra variables passed to the chat template for every request, a JSON object (request "
      "chat_template_kwargs merge over them)",

@@ -1,15 +1,10 @@
 #include "unit/http/raw_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
+
+#include "support/client_socket.h"
 
 namespace hearth::server::http::testing {
 namespace {
@@ -34,27 +29,24 @@ std::optional<std::string> RawResponse::header(std::string_view name) const {
   return std::nullopt;
 }
 
-RawClient::RawClient(int port) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) close();
+bool clients_speak_tls() {
+  const char* value = std::getenv("HEARTH_HTTP_TEST_TLS");
+  return value != nullptr && *value != '\0';
 }
+
+RawClient::RawClient(int port)
+    : socket_(std::make_unique<hearth::test::ClientSocket>(port, clients_speak_tls())) {}
 
 RawClient::~RawClient() {
   close();
 }
 
+bool RawClient::is_open() const {
+  return socket_->ok();
+}
+
 bool RawClient::send(std::string_view data) {
-  while (!data.empty() && fd_ >= 0) {
-    ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return data.empty();
+  return socket_->send_all(data);
 }
 
 bool RawClient::send_request(std::string_view method, std::string_view target,
@@ -70,19 +62,14 @@ bool RawClient::send_request(std::string_view method, std::string_view target,
 }
 
 bool RawClient::fill(std::chrono::steady_clock::time_point deadline) {
-  if (fd_ < 0) return false;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
-    pollfd pfd{fd_, POLLIN, 0};
-    int r = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
     char data[16384];
-    ssize_t n = ::recv(fd_, data, sizeof data, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    const ssize_t n = socket_->read_some(data, sizeof data, static_cast<int>(left.count()));
+    if (n < 0) return false;
+    if (n == 0) continue;
     buffer_.append(data, static_cast<size_t>(n));
     return true;
   }
@@ -167,29 +154,17 @@ std::optional<RawResponse> RawClient::read_response(std::chrono::milliseconds ti
 
 bool RawClient::wait_closed(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (fd_ < 0) return true;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
-    pollfd pfd{fd_, POLLIN, 0};
-    int r = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) return false;
     char data[4096];
-    ssize_t n = ::recv(fd_, data, sizeof data, 0);
-    if (n <= 0) return true;
+    if (socket_->read_some(data, sizeof data, static_cast<int>(left.count())) < 0) return true;
   }
 }
 
 void RawClient::close(bool reset) {
-  if (fd_ < 0) return;
-  if (reset) {
-    linger option{1, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &option, sizeof option);
-  }
-  ::close(fd_);
-  fd_ = -1;
+  socket_->close(reset);
 }
 
 }  // namespace hearth::server::http::testing

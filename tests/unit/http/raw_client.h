@@ -1,13 +1,19 @@
 // A tiny blocking HTTP/1.1 client over a raw socket, so tests see exactly what the server
-// puts on the wire (chunk boundaries, headers, when the connection closes).
+// puts on the wire (chunk boundaries, headers, when the connection closes). In the binary's
+// TLS pass (clients_speak_tls()) the same bytes travel inside TLS.
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace hearth::test {
+class ClientSocket;
+}
 
 namespace hearth::server::http::testing {
 
@@ -21,6 +27,10 @@ struct RawResponse {
   std::optional<std::string> header(std::string_view name) const;
 };
 
+// True when $HEARTH_HTTP_TEST_TLS is set (ctest's second pass over these tests): the
+// fixture's server speaks HTTPS and every RawClient TLS.
+bool clients_speak_tls();
+
 class RawClient {
  public:
   explicit RawClient(int port);
@@ -28,7 +38,7 @@ class RawClient {
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
 
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const;
   bool send(std::string_view data);
   // Sends "METHOD target HTTP/1.1" with Host and optional extra header lines and body.
   bool send_request(std::string_view method, std::string_view target, std::string_view body = {},
@@ -53,7 +63,7 @@ class RawClient {
   bool fill(std::chrono::steady_clock::time_point deadline);
   std::optional<std::string> read_line(std::chrono::steady_clock::time_point deadline);
 
-  int fd_ = -1;
+  std::unique_ptr<hearth::test::ClientSocket> socket_;
   std::string buffer_;
 };
 

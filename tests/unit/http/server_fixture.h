@@ -1,5 +1,6 @@
 // Starts an HttpServer on 127.0.0.1 with an ephemeral port and a test's dispatch function;
-// stops it and joins every helper thread at the end of the test.
+// stops it and joins every helper thread at the end of the test. In the TLS pass
+// (clients_speak_tls()) the server has a self-signed certificate and serves HTTPS.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "server/http/http.h"
+#include "support/tls_files.h"
 #include "unit/http/raw_client.h"
 
 namespace hearth::server::http::testing {
@@ -18,6 +20,12 @@ class HttpServerTest : public ::testing::Test {
   void start(Dispatch dispatch, ServerOptions options = {}) {
     options.host = "127.0.0.1";
     options.port = 0;
+    if (clients_speak_tls()) {
+      static const hearth::test::TlsFiles files = hearth::test::make_tls_files();
+      ASSERT_TRUE(files.error.empty()) << files.error;
+      options.ssl_key_file = files.key;
+      options.ssl_cert_file = files.cert;
+    }
     server_ = std::make_unique<HttpServer>(options, std::move(dispatch));
     Status status = server_->listen();
     ASSERT_TRUE(status.is_ok()) << status.to_string();

@@ -208,6 +208,9 @@ std::map<std::string_view, std::string> test::sample_values(const std::string& d
       {"--api-prefix", "/api"},
       {"--api-key", "k1"},
       {"--api-key-file", dir + "/keys.txt"},
+      // Read when the server listens, not when parsing: any path parses.
+      {"--ssl-key-file", dir + "/key.pem"},
+      {"--ssl-cert-file", dir + "/cert.pem"},
       {"--timeout", "60"},
       {"--sse-ping-interval", "10"},
       {"--threads-http", "8"},

@@ -41,7 +41,16 @@ TEST(OptionRefusalTest, DeferredOptionsNameWhatIsMissingAndTheIssue) {
   EXPECT_EQ(parse({"--context-shift"}).action, ParseAction::kError);
   EXPECT_EQ(parse({"--no-context-shift"}).action, ParseAction::kRun);
   EXPECT_EQ(parse({"--lora", "a.gguf"}).action, ParseAction::kError);
-  EXPECT_EQ(parse({"--ssl-key-file", "k.pem"}).action, ParseAction::kError);
+}
+
+// The files are only read when the server listens (tests/server/tls_test.cpp checks the
+// startup errors); parsing stores them.
+TEST(OptionTlsTest, FilesAreStoredInTheHttpOptions) {
+  ParseOutcome out = parse({"--ssl-key-file", "k.pem", "--ssl-cert-file", "c.pem"});
+  ASSERT_EQ(out.action, ParseAction::kRun) << out.text;
+  EXPECT_EQ(out.args.http.ssl_key_file, "k.pem");
+  EXPECT_EQ(out.args.http.ssl_cert_file, "c.pem");
+  EXPECT_TRUE(parse({}).args.http.ssl_key_file.empty());
 }
 
 TEST(OptionRefusalTest, EmbeddingOptionsAreHonoured) {
