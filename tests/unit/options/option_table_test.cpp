@@ -158,6 +158,7 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--load-mode", "mmap"},
       {"--model", "model.gguf"},
       {"--log-file", dir + "/log.txt"},
+      {"--log-prompts-dir", dir + "/prompts"},
       {"--log-colors", "on"},
       {"--verbosity", "4"},
       {"--seed", "42"},
