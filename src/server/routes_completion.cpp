@@ -4,6 +4,7 @@
 #include "server/api_error.h"
 #include "server/completion_run.h"
 #include "server/completion_sink.h"
+#include "server/prompt_log.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
@@ -64,6 +65,8 @@ std::optional<ApiError> parse_native_request(const ServerState& s, const http::R
                                              std::shared_ptr<CompletionSettings>& out) {
   Json body;
   if (auto err = parse_json_object(r.body, body)) return err;
+  // Before the fields are checked, as the reference does: a rejected prompt is logged too.
+  if (body.contains("prompt")) write_prompt_log(s.config.prompts_log_dir, body.at("prompt"));
   out = std::make_shared<CompletionSettings>();
   return parse_completion_settings(body, request_defaults(s), s.scheduler->tokenizer(), *out,
                                    fields::kCompletion);
@@ -95,6 +98,7 @@ http::Response handle_infill(ServerState& s, const http::Request& r) {
     return error_response(*err);
   }
   settings->prompts = {build_infill_prompt(s, settings->infill)};
+  write_prompt_log(s.config.prompts_log_dir, Json(settings->prompts.front()));
   return run_completion(s, std::move(settings), nullptr);
 }
 

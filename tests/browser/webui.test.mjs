@@ -127,6 +127,10 @@ test('sending a message streams the answer', { timeout: 60_000 }, async (t) => {
     const message = page.getByTestId('message-assistant').last();
     assert.equal(await message.locator('.message-model').textContent(), 'stories260K.gguf');
     assert.equal(await page.getByTestId('model-name').textContent(), 'stories260K.gguf');
+    // The sidebar names the build, as /props build_info says it (b<release>-<commit>).
+    const buildInfo = (await (await fetch(`${mainServer.url}props`)).json()).build_info;
+    assert.match(buildInfo, /^b10621-([0-9a-f]{8}|unknown)$/);
+    assert.equal(await trimmedText(page.getByTestId('build-info')), `Hearth ${buildInfo}`);
     assert.equal(await trimmedText(page.getByTestId('message-user').getByTestId('message-content')),
       'Tell me a story about a little fox.');
     assert.match(await page.getByTestId('context-usage').textContent(), /^Context: [1-9]\d* \/ \d+ \(\d+%\)$/);

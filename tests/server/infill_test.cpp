@@ -1,5 +1,7 @@
 // POST /infill on a model whose vocabulary has fill-in-the-middle tokens: a tiny
 // random-weight model synthesized with StarCoder's vocabulary.
+#include <filesystem>
+
 #include "server/server_fixture.h"
 #include "support/process.h"
 
@@ -9,7 +11,8 @@ namespace {
 class ServerInfill : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string model = make_temp_dir("infill") + "/fim.gguf";
+    model_ = make_temp_dir("infill") + "/fim.gguf";
+    const std::string& model = model_;
     ProcessResult synth = run_process({bin_dir() + "/hearth-synth",
                                        "--vocab",
                                        shared_path("models/vocab/ggml-vocab-starcoder.gguf"),
@@ -34,6 +37,7 @@ class ServerInfill : public ::testing::Test {
     ASSERT_EQ(synth.exit_code, 0) << synth.err;
     ASSERT_TRUE(server_.start({"-m", model, "-np", "1", "-c", "1024"})) << server_.log();
   }
+  std::string model_;
   ServerProcess server_;
 };
 
@@ -53,6 +57,30 @@ TEST_F(ServerInfill, AssemblesPrefixPromptSuffixMiddle) {
   EXPECT_EQ(prompt.substr(prompt.size() - tail.size()), tail) << prompt;
   EXPECT_EQ(r["tokens_predicted"], 4);
   EXPECT_EQ(r["stop_type"], "limit");
+}
+
+// --log-prompts-dir writes the assembled prompt's token ids, as indented JSON.
+TEST_F(ServerInfill, PromptsDirGetsTheAssembledTokens) {
+  const std::string dir = make_temp_dir("infill_prompts");
+  ServerProcess logged;
+  ASSERT_TRUE(logged.start({"-m", model_, "-np", "1", "-c", "1024", "--log-prompts-dir", dir}))
+      << logged.log();
+  int status = 0;
+  Json r = post_json(logged.port(), "/infill",
+                     Json{{"input_prefix", "def f("}, {"input_suffix", "):\n"}, {"n_predict", 1}},
+                     &status);
+  ASSERT_EQ(status, 200) << r.dump();
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u);
+  const std::string text = read_file(files[0].string());
+  const Json tokens = parse_or_null(text);
+  ASSERT_TRUE(tokens.is_array()) << text;
+  EXPECT_EQ(text, tokens.dump(2));
+  // The ids are the prompt the answer reports.
+  const Json back = post_json(logged.port(), "/detokenize", Json{{"tokens", tokens}});
+  EXPECT_EQ(back["content"], r["prompt"]);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ServerInfill, RejectsMalformedInput) {

@@ -390,6 +390,28 @@ int serve(const ServerArgs& args) {
   return 0;
 }
 
+// The log options: level, line format and file; false (after saying why) when the log file
+// cannot be opened.
+bool configure_logging(const ServerArgs& args) {
+  hearth::set_log_level(args.log_disable      ? hearth::LogLevel::kOff
+                        : args.verbosity >= 5 ? hearth::LogLevel::kDebug
+                        : args.verbosity >= 3 ? hearth::LogLevel::kInfo
+                        : args.verbosity >= 2 ? hearth::LogLevel::kWarn
+                                              : hearth::LogLevel::kError);
+  using hearth::server::options::TriState;
+  const bool colors = args.log_colors == TriState::kAuto ? hearth::terminal_wants_colors()
+                                                         : args.log_colors == TriState::kOn;
+  hearth::set_log_format(
+      {.prefix = args.log_prefix, .timestamps = args.log_timestamps, .colors = colors});
+  if (!args.log_file.empty()) {
+    if (auto st = hearth::set_log_file(args.log_file); !st.is_ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -408,17 +430,7 @@ int main(int argc, char** argv) {
     return outcome.exit_code;
   }
   const ServerArgs& args = outcome.args;
-  hearth::set_log_level(args.log_disable      ? hearth::LogLevel::kOff
-                        : args.verbosity >= 5 ? hearth::LogLevel::kDebug
-                        : args.verbosity >= 3 ? hearth::LogLevel::kInfo
-                        : args.verbosity >= 2 ? hearth::LogLevel::kWarn
-                                              : hearth::LogLevel::kError);
-  if (!args.log_file.empty()) {
-    if (auto st = hearth::set_log_file(args.log_file); !st.is_ok()) {
-      std::fprintf(stderr, "error: %s\n", st.message().c_str());
-      return 1;
-    }
-  }
+  if (!configure_logging(args)) return 1;
   for (const std::string& warning : outcome.warnings) hearth::log_warn("{}", warning);
   if (!hearth::server_tool::verify_chat_template_option(args)) return 1;
   return serve(args);

@@ -6,6 +6,7 @@
 
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
+#include "version/version.h"
 #include "webui/embedded_assets.h"
 
 namespace hearth::server_tool {
@@ -57,6 +58,7 @@ server::ServerConfig make_config(const ServerArgs& args) {
   c.n_batch = logical_batch(args);
   c.reranking = reranking(args);
   c.media_marker = random_media_marker();
+  c.build_info = hearth::build_info();
   c.defaults.spec_types = server::options::spec_type_names(args);
   c.defaults.reasoning_format = reasoning_format_echo(args.chat.reasoning_format);
   c.defaults.n_slots = server::options::resolved_n_slots(args);

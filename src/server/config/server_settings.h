@@ -31,6 +31,8 @@ struct ServerSettings {
   std::string slot_save_path;     // an existing directory with a trailing '/'; empty: disabled
   bool special = false;           // -sp: render special tokens as text
   bool spm_infill = false;        // --spm-infill
+  // --log-prompts-dir: every generation's prompt is written here (created at parse time).
+  std::string prompts_log_dir;
   // --embedding: the embedding routes run (the scheduler's config holds the pooling).
   bool embeddings = false;
   int32_t embd_normalize = 2;  // --embd-normalize: the requests' default

@@ -13,6 +13,7 @@
 #include "server/fields/completion_fields.h"
 #include "server/openai/openai_routes.h"
 #include "server/openai/tool_grammar.h"
+#include "server/prompt_log.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 #include "tokenizer/tokenizer.h"
@@ -202,6 +203,7 @@ std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request,
                                         constraint)) {
     return err;
   }
+  write_prompt_log(s.config.prompts_log_dir, Json(chat.prompt.prompt));
   out.settings = std::make_shared<CompletionSettings>();
   if (auto err = parse_completion_settings(native, request_defaults(s), tok, *out.settings,
                                            fields::kChatNative)) {

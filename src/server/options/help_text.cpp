@@ -8,10 +8,7 @@
 #include "server/options/option_table.h"
 #include "server/options/parse_args.h"
 #include "server/options/server_args.h"
-
-#ifndef HEARTH_VERSION
-#define HEARTH_VERSION "0.0.0"
-#endif
+#include "version/version.h"
 
 namespace hearth::server::options {
 
@@ -19,7 +16,6 @@ namespace {
 
 constexpr size_t kDescColumn = 40;
 constexpr size_t kDescWidth = 70;
-constexpr std::string_view kReferenceBuild = "10621";
 #if defined(__clang__)
 constexpr std::string_view kCompiler = "clang " __clang_version__;
 #elif defined(__GNUC__)
@@ -137,11 +133,14 @@ std::string help_text(std::span<const OptionSpec> table) {
   return out;
 }
 
+// The reference's two lines, "version: <build number> (<commit>)" and "built with
+// <compiler> for <target>": the number is the compatible release's and the commit Hearth's,
+// so that "b<number>-<commit>" is /props build_info; the second line names Hearth's version.
 std::string version_text() {
-  return "version: " + std::string(kReferenceBuild) + " (hearth-" HEARTH_VERSION ")\n" +
-         "built with " + std::string(kCompiler) +
-         " for hearth-server " HEARTH_VERSION ", compatible with llama-server b" +
-         std::string(kReferenceBuild) + "\n";
+  const std::string release = std::to_string(kCompatibleLlamaServerBuild);
+  return "version: " + release + " (" + std::string(hearth_commit()) + ")\n" + "built with " +
+         std::string(kCompiler) + " for hearth-server " + std::string(hearth_version()) +
+         ", compatible with llama-server b" + release + "\n";
 }
 
 std::string completion_bash_text() {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -105,6 +106,24 @@ Status handle_cache_type(const OptionInput& in, ParseState& st) {
     }
   }
   return invalid_value("Unsupported cache type: " + std::string(in.value));
+}
+
+Status handle_log_colors(const OptionInput& in, ParseState& st) {
+  HEARTH_ASSIGN_OR_RETURN(st.args.log_colors, parse_tristate(in.value));
+  return Status::ok();
+}
+
+Status handle_log_prompts_dir(const OptionInput& in, ParseState& st) {
+  const std::string dir(in.value);
+  if (dir.empty()) return invalid_value("the prompts directory must not be empty");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec && !std::filesystem::is_directory(dir, ec)) {
+    ec = std::make_error_code(std::errc::not_a_directory);
+  }
+  if (ec) return invalid_value("cannot create prompts directory '" + dir + "': " + ec.message());
+  st.args.prompts_log_dir = dir;
+  return Status::ok();
 }
 
 Status handle_verbose(const OptionInput&, ParseState& st) {

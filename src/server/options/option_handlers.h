@@ -224,6 +224,11 @@ Status check_int_list(const OptionInput& in, ParseState& st);
 Status check_load_mode(const OptionInput& in, ParseState& st);
 Status check_tristate(const OptionInput& in, ParseState& st);
 Status check_checkpoint_min_step(const OptionInput& in, ParseState& st);
+// --log-colors: on, off or auto, as the tri-state options read them.
+Status handle_log_colors(const OptionInput& in, ParseState& st);
+// --log-prompts-dir: creates the directory (and its parents) at once, as the reference
+// does; one that cannot be created is an error here (the reference only warns).
+Status handle_log_prompts_dir(const OptionInput& in, ParseState& st);
 // Any text is valid (a token, a path): nothing to check.
 Status accept_any_text(const OptionInput& in, ParseState& st);
 

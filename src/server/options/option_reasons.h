@@ -18,8 +18,6 @@ inline constexpr std::string_view kReasonControlVector = "control vectors are no
 inline constexpr std::string_view kReasonContextShift =
     "context shifting is not implemented yet (generation stops when the slot context is full)";
 inline constexpr std::string_view kReasonSleep = "unloading the model when idle is not implemented";
-inline constexpr std::string_view kReasonPromptLog =
-    "writing prompts to a directory is not implemented";
 inline constexpr std::string_view kReasonPreset =
     "the preset shortcuts are not implemented; pass -hf with the model's repository and its "
     "options yourself";
@@ -49,8 +47,6 @@ inline constexpr std::string_view kNoteFlashAttn =
 inline constexpr std::string_view kNoteLoadMode =
     "Hearth always memory-maps the model file read-only (no locking, no direct I/O)";
 inline constexpr std::string_view kNoteWarmup = "Hearth runs no warm-up pass";
-inline constexpr std::string_view kNoteLogFormat =
-    "Hearth's log format is fixed (level letter and time, no colours)";
 
 // Removed upstream: the error text (the reference's wording).
 inline constexpr std::string_view kRemovedDraftMax =

@@ -310,8 +310,8 @@ constexpr OptionSpec kEntries[] = {
      "request; -1 disables",
      kValue, kDeferred, kReasonSleep, "-1", 39, false},
     {"--log-prompts-dir", "", "PATH", "", "disabled",
-     "Debug: write every prompt to this directory (created if missing)", kValue, kNotApplicable,
-     kReasonPromptLog, "", 0, false},
+     "Debug: write every prompt to this directory (created if missing)", kValue, kSupported, "", "",
+     0, false, handle_log_prompts_dir, nullptr},
     {"--embd-gemma-default", "", "", "", "",
      "Preset: EmbeddingGemma 300M QAT Q4_0 from ggml-org, port 8011, batch/ubatch 2048, 32 slots, "
      "ctx 2048x32, embeddings on",

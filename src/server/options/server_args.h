@@ -106,6 +106,10 @@ struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
   int32_t verbosity = 3;  // -lv; -v sets it to INT32_MAX
   bool log_disable = false;
   std::string log_file;  // --log-file: also log to this file (base/log.h set_log_file)
+  // base/log.h LogFormat; llama-server turns the prefix and timestamps on at startup.
+  TriState log_colors = TriState::kAuto;  // --log-colors; auto: when stdout/stderr is a terminal
+  bool log_prefix = true;                 // --log-prefix / --no-log-prefix
+  bool log_timestamps = true;             // --log-timestamps / --no-log-timestamps
 
   // Compared by the option tests: a supported option must change what is parsed.
   bool operator==(const ServerArgs&) const = default;

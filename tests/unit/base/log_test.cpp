@@ -1,10 +1,13 @@
 // set_log_file: log lines also reach the file (console output continues), a second call
 // moves them to the new file, and a file that cannot be opened is a kIo error.
+// set_log_format: the reference's line layout and colours, read back from the file.
 #include "base/log.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include "support/test_paths.h"
@@ -40,6 +43,65 @@ TEST(LogFileTest, UnopenableFileIsAnError) {
   EXPECT_EQ(st.code(), ErrorCode::kIo);
   EXPECT_NE(st.message().find(dir), std::string::npos) << st.message();
   std::filesystem::remove_all(dir);
+}
+
+// Logs one line per level with `format` and returns the file's text.
+std::string lines_with(const LogFormat& format, const std::string& tag) {
+  const std::string dir = test::make_temp_dir(tag);
+  const LogLevel saved_level = log_level();
+  const LogFormat saved_format = log_format();
+  set_log_level(LogLevel::kDebug);
+  set_log_format(format);
+  EXPECT_TRUE(set_log_file(dir + "/format.log").is_ok());
+  log_debug("d");
+  log_info("i");
+  log_warn("w");
+  log_error("e");
+  const std::string text = test::read_file(dir + "/format.log");
+  set_log_format(saved_format);
+  set_log_level(saved_level);
+  std::filesystem::remove_all(dir);
+  return text;
+}
+
+TEST(LogFormatTest, DefaultIsTimeSinceStartThenLetter) {
+  const std::string text = lines_with({}, "log_default");
+  const std::string stamp = R"(\d+\.\d{2}\.\d{3}\.\d{3} )";
+  const std::regex kLines(stamp + "D d\n" + stamp + "I i\n" + stamp + "W w\n" + stamp + "E e\n");
+  EXPECT_TRUE(std::regex_match(text, kLines)) << text;
+}
+
+TEST(LogFormatTest, TimestampsOnlyWithThePrefix) {
+  EXPECT_EQ(lines_with({.prefix = true, .timestamps = false, .colors = false}, "log_letter"),
+            "D d\nI i\nW w\nE e\n");
+  EXPECT_EQ(lines_with({.prefix = false, .timestamps = true, .colors = false}, "log_bare"),
+            "d\ni\nw\ne\n");
+}
+
+TEST(LogFormatTest, ColorsAreTheReferenceCodes) {
+  // Info's text is plain; the other levels' text keeps the letter's colour to its end.
+  EXPECT_EQ(lines_with({.prefix = true, .timestamps = false, .colors = true}, "log_colors"),
+            "\033[33mD d\033[0m\n"
+            "\033[32mI \033[0mi\n"
+            "\033[35mW w\033[0m\n"
+            "\033[31mE e\033[0m\n");
+  const std::string timed =
+      lines_with({.prefix = true, .timestamps = true, .colors = true}, "log_colors_time");
+  EXPECT_TRUE(std::regex_search(timed, std::regex("^\033\\[34m\\d+\\.\\d{2}\\.\\d{3}\\.\\d{3}"
+                                                  "\033\\[0m \033\\[33mD d")))
+      << timed;
+}
+
+TEST(LogFormatTest, NoColorTurnsAutoColorsOff) {
+  const char* saved = std::getenv("NO_COLOR");
+  const std::string saved_value = saved ? saved : "";
+  setenv("NO_COLOR", "1", 1);
+  EXPECT_FALSE(terminal_wants_colors());
+  if (saved) {
+    setenv("NO_COLOR", saved_value.c_str(), 1);
+  } else {
+    unsetenv("NO_COLOR");
+  }
 }
 
 }  // namespace

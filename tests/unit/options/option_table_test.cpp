@@ -162,6 +162,7 @@ std::map<std::string_view, std::string> test::sample_values(const std::string& d
       {"--load-mode", "mmap"},
       {"--model", "model.gguf"},
       {"--log-file", dir + "/log.txt"},
+      {"--log-prompts-dir", dir + "/prompts"},
       {"--log-colors", "on"},
       {"--verbosity", "4"},
       {"--seed", "42"},

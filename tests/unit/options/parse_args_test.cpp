@@ -182,9 +182,6 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
   const Case cases[] = {
       {{"--warmup"}, "Hearth runs no warm-up pass"},
       {{"--no-warmup"}, "Hearth runs no warm-up pass"},
-      {{"--log-colors", "on"}, "log format is fixed"},
-      {{"--no-log-prefix"}, "log format is fixed"},
-      {{"--log-timestamps"}, "log format is fixed"},
   };
   for (const Case& c : cases) {
     ParseOutcome out = parse(c.args);
@@ -387,10 +384,31 @@ TEST(ParseArgsTest, LoggingOptions) {
   EXPECT_EQ(a.verbosity, 5);
   EXPECT_EQ(a.log_file, "out.log");
   EXPECT_TRUE(a.log_disable);
-  EXPECT_FALSE(has_warning(out, "'--log-file' has no effect"));
-  EXPECT_TRUE(has_warning(out, "'--log-colors' has no effect"));
-  EXPECT_TRUE(has_warning(out, "'--no-log-prefix' has no effect"));
-  EXPECT_TRUE(has_warning(out, "'--no-log-timestamps' has no effect"));
+  EXPECT_EQ(a.log_colors, TriState::kOff);
+  EXPECT_FALSE(a.log_prefix);
+  EXPECT_FALSE(a.log_timestamps);
+  EXPECT_TRUE(out.warnings.empty());
+  // llama-server's defaults: prefix and timestamps on, colours when on a terminal.
+  const ServerArgs defaults = parse_ok({});
+  EXPECT_EQ(defaults.log_colors, TriState::kAuto);
+  EXPECT_TRUE(defaults.log_prefix);
+  EXPECT_TRUE(defaults.log_timestamps);
+  EXPECT_TRUE(parse_ok({"--log-prefix"}).log_prefix);
+  EXPECT_EQ(parse_ok({"--log-colors", "on"}).log_colors, TriState::kOn);
+  EXPECT_EQ(parse_ok({"--log-colors", "auto"}).log_colors, TriState::kAuto);
+
+  // --log-prompts-dir creates the directory with its parents; one that cannot be made is an
+  // error naming it.
+  const std::string dir = hearth::test::make_temp_dir("options_prompts");
+  EXPECT_EQ(parse_ok({"--log-prompts-dir", dir + "/a/b"}).prompts_log_dir, dir + "/a/b");
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/a/b"));
+  std::ofstream(dir + "/file") << "x";
+  ParseOutcome bad = parse({"--log-prompts-dir", dir + "/file"});
+  EXPECT_EQ(bad.action, ParseAction::kError);
+  EXPECT_NE(bad.text.find("cannot create prompts directory '" + dir + "/file'"), std::string::npos)
+      << bad.text;
+  EXPECT_EQ(parse({"--log-prompts-dir", ""}).action, ParseAction::kError);
+  std::filesystem::remove_all(dir);
   EXPECT_EQ(parse_ok({"-v"}).verbosity, INT32_MAX);
   EXPECT_EQ(parse_ok({"--log-verbose"}).verbosity, INT32_MAX);
 }

@@ -60,7 +60,11 @@ export function Sidebar({ conversations, currentId, streamingIds, open, buildInf
         ))}
         {conversations.length === 0 && <li class="muted empty-list">No conversations yet.</li>}
       </ul>
-      <div class="sidebar-foot muted">{buildInfo ? `Build ${buildInfo}` : 'Hearth web chat'}</div>
+      {/* /props build_info: "b<llama-server release Hearth follows>-<Hearth's commit>". */}
+      <div class="sidebar-foot muted" data-testid="build-info"
+        title={buildInfo ? 'llama-server release followed, then the commit of this Hearth build' : undefined}>
+        {buildInfo ? `Hearth ${buildInfo}` : 'Hearth web chat'}
+      </div>
     </aside>
   );
 }
