@@ -39,7 +39,6 @@ struct ModelInfo {
 // by the option parser and handed over whole), and what is derived from several options or
 // chosen at start-up.
 struct ServerConfig : ServerSettings {
-  std::vector<std::string> tags;        // --tags, sorted
   int32_t n_batch = kDefaultBatchSize;  // -b (lowered to -ub with --embedding)
   // --rerank (pooling rank given on the command line): the rerank routes run too.
   bool reranking = false;

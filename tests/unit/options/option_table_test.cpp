@@ -196,6 +196,7 @@ std::map<std::string_view, std::string> sample_values(const std::string& dir) {
       {"--reverse-prompt", "User:"},
       {"--parallel", "2"},
       {"--alias", "a,b"},
+      {"--tags", "chat,small"},
       {"--host", "0.0.0.0"},
       {"--port", "9000"},
       {"--cors-origins", "localhost"},
