@@ -1,5 +1,7 @@
 #include "scheduler/slot_cache.h"
 
+#include "base/log.h"
+
 namespace hearth::scheduler::detail {
 
 SlotCache::SlotCache(const SchedulerConfig& config, engine::KvCache& kv)
@@ -8,6 +10,15 @@ SlotCache::SlotCache(const SchedulerConfig& config, engine::KvCache& kv)
     cache_ = std::make_unique<PromptCache>(
         PromptCache::limit_from_mib(config.cache_ram_mib),
         static_cast<size_t>(config.n_slots) * static_cast<size_t>(config.n_ctx_slot));
+  }
+  // The reference's debug lines, word for word: its test suite (test_kv_keep_only_active.py)
+  // reads them from the log of a --verbose server.
+  if (cache_idle_slots_ && !cache_) {
+    log_warn("--cache-idle-slots requires --cache-ram, disabling");
+  } else if (cache_idle_slots_) {
+    log_debug("idle slots will be saved to prompt cache{}",
+              kv_unified_ ? " and cleared upon starting a new task" : " upon starting a new task");
+    log_debug("__TEST_TAG_CACHE_IDLE_SLOTS_ENABLED__");
   }
 }
 
@@ -34,6 +45,7 @@ int32_t SlotCache::prepare(Slot& slot, const Pending& p) {
     return reusable_prefix(slot.cached, task, kv_.min_truncation(slot.id));
   };
   if (!cache_) return reusable();
+  log_debug("updating prompt cache");
   store(slot);
   if (std::optional<CachedPrompt> best =
           cache_->take_best(slot.cached, *p.prompt, kv_.min_truncation(slot.id))) {
@@ -51,7 +63,10 @@ void SlotCache::after_launch(SlotTable& slots) {
   if (!cache_idle_slots_ || !cache_) return;
   for (Slot& s : slots) {
     if (s.task) continue;
-    if (store(s)) cache_->update();
+    if (store(s)) {
+      log_debug("slot {}: __TEST_TAG_CACHE_IDLE_SLOT__", s.id);
+      cache_->update();
+    }
     // With one KV pool shared by all slots, an idle slot's rows only take room from the
     // others once they are safe in the host cache.
     if (kv_unified_) forget(s, kv_);

@@ -24,7 +24,13 @@ void send_progress(RunningTask& task, int32_t processed) {
   info.total = task.n_prompt();
   info.cache = task.n_past;
   info.processed = processed;
-  info.time_ms = (now_us() - task.t_start_us) / 1000;
+  const int64_t now = now_us();
+  info.time_ms = (now - task.t_start_us) / 1000;
+  info.timings = task.timings();
+  // While the prompt is evaluated its time so far counts, so the updates never go back;
+  // before its first batch nothing was evaluated and no time is reported.
+  if (!task.prompt_done && task.n_prompt_decoded > 0)
+    info.timings.prompt_ms = ms_since(task.t_start_us, now);
   task.sink->on_progress(task.index, info);
 }
 

@@ -102,6 +102,7 @@ struct ProgressInfo {
   int32_t cache = 0;      // reused from the cache
   int32_t processed = 0;  // now in the slot's cache
   int64_t time_ms = 0;    // since the slot started this prompt
+  Timings timings;        // the task's timings so far (sent with timings_per_token)
 };
 
 struct PartialResult {

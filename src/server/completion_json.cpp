@@ -127,7 +127,17 @@ Json partial_json(const scheduler::PartialResult& p, const CompletionSettings& s
   return j;
 }
 
-Json progress_json(int32_t index, const scheduler::ProgressInfo& progress) {
+Json prompt_progress_json(const scheduler::ProgressInfo& progress) {
+  Json pp = Json::object();
+  pp["total"] = progress.total;
+  pp["cache"] = progress.cache;
+  pp["processed"] = progress.processed;
+  pp["time_ms"] = progress.time_ms;
+  return pp;
+}
+
+Json progress_json(int32_t index, const scheduler::ProgressInfo& progress,
+                   const CompletionSettings& settings) {
   Json j = Json::object();
   j["index"] = index;
   j["content"] = "";
@@ -136,12 +146,8 @@ Json progress_json(int32_t index, const scheduler::ProgressInfo& progress) {
   j["id_slot"] = -1;
   j["tokens_predicted"] = 0;
   j["tokens_evaluated"] = progress.total;
-  Json pp = Json::object();
-  pp["total"] = progress.total;
-  pp["cache"] = progress.cache;
-  pp["processed"] = progress.processed;
-  pp["time_ms"] = progress.time_ms;
-  j["prompt_progress"] = std::move(pp);
+  if (settings.timings_per_token) j["timings"] = timings_json(progress.timings);
+  j["prompt_progress"] = prompt_progress_json(progress);
   return j;
 }
 

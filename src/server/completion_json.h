@@ -31,7 +31,12 @@ Json final_json(const scheduler::FinalResult& result, const CompletionSettings& 
                 const ResultContext& ctx, bool stream_final);
 Json partial_json(const scheduler::PartialResult& partial, const CompletionSettings& settings,
                   const ResultContext& ctx);
-Json progress_json(int32_t index, const scheduler::ProgressInfo& progress);
+// The "prompt_progress" object of a progress update.
+Json prompt_progress_json(const scheduler::ProgressInfo& progress);
+// A native progress chunk; with timings_per_token it carries the timings so far, as the
+// reference's.
+Json progress_json(int32_t index, const scheduler::ProgressInfo& progress,
+                   const CompletionSettings& settings);
 
 // response_fields projection: each path "a/b" kept under the whole path as key.
 Json project_fields(const Json& result, const std::vector<std::string>& paths);

@@ -224,7 +224,7 @@ Json NativeFormat::final_body(const std::vector<scheduler::FinalResult>& finals)
 }
 
 std::string NativeFormat::progress_frames(int32_t index, const scheduler::ProgressInfo& progress) {
-  return sse_frame(progress_json(index, progress));
+  return sse_frame(progress_json(index, progress, *settings_));
 }
 
 std::string NativeFormat::partial_frames(const scheduler::PartialResult& partial) {

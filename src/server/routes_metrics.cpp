@@ -19,31 +19,40 @@ void add_metric(std::ostringstream& out, const char* name, const char* type, con
       << '\n';  // default stream formatting, as the reference
 }
 
+// The model's label, escaped as the text format wants it.
+std::string model_label(const std::string& model) {
+  std::string out = "model_name=\"";
+  for (char c : model) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + '"';
+}
+
+// Every sample carries the served model's label, as vLLM labels its histograms: then each
+// unlabelled llamacpp:* sample is a counter or gauge with a TYPE line of its own name, which
+// simple scrapers (the reference's own test suite among them) rely on.
 void add_histogram(std::ostringstream& out, const char* name, const char* help,
-                   const scheduler::Histogram& h) {
+                   const scheduler::Histogram& h, const std::string& label) {
   out << "# HELP llamacpp:" << name << ' ' << help << '\n';
   out << "# TYPE llamacpp:" << name << " histogram\n";
   uint64_t cumulative = 0;
   for (size_t i = 0; i < h.bounds.size(); ++i) {
     cumulative += h.counts[i];
-    out << "llamacpp:" << name << "_bucket{le=\"" << h.bounds[i] << "\"} " << cumulative << '\n';
+    out << "llamacpp:" << name << "_bucket{" << label << ",le=\"" << h.bounds[i] << "\"} "
+        << cumulative << '\n';
   }
-  out << "llamacpp:" << name << "_bucket{le=\"+Inf\"} " << h.count << '\n';
-  out << "llamacpp:" << name << "_sum " << h.sum << '\n';
-  out << "llamacpp:" << name << "_count " << h.count << '\n';
+  out << "llamacpp:" << name << "_bucket{" << label << ",le=\"+Inf\"} " << h.count << '\n';
+  out << "llamacpp:" << name << "_sum{" << label << "} " << h.sum << '\n';
+  out << "llamacpp:" << name << "_count{" << label << "} " << h.count << '\n';
 }
 
 // A vLLM-named gauge, labelled with the served model as vLLM labels its own.
 void add_vllm_gauge(std::ostringstream& out, const char* name, const char* help,
-                    const std::string& model, double value) {
+                    const std::string& label, double value) {
   out << "# HELP vllm:" << name << ' ' << help << '\n';
   out << "# TYPE vllm:" << name << " gauge\n";
-  out << "vllm:" << name << "{model_name=\"";
-  for (char c : model) {
-    if (c == '"' || c == '\\') out << '\\';
-    out << (c == '\n' ? ' ' : c);
-  }
-  out << "\"} " << value << '\n';
+  out << "vllm:" << name << '{' << label << "} " << value << '\n';
 }
 
 void add_reference_metrics(std::ostringstream& out, const scheduler::MetricsSnapshot& m) {
@@ -99,6 +108,7 @@ void add_reference_metrics(std::ostringstream& out, const scheduler::MetricsSnap
 
 void add_hearth_metrics(std::ostringstream& out, const scheduler::MetricsSnapshot& m,
                         const std::string& model) {
+  const std::string label = model_label(model);
   const double kv_usage =
       m.kv_blocks_total > 0 ? static_cast<double>(m.kv_blocks_used) / m.kv_blocks_total : 0.0;
   add_metric(out, "kv_cache_usage_ratio", "gauge",
@@ -112,14 +122,15 @@ void add_hearth_metrics(std::ostringstream& out, const scheduler::MetricsSnapsho
              static_cast<double>(m.prompt_tokens_total));
   add_histogram(out, "time_to_first_token_seconds",
                 "Time from a request being queued to its first generated token",
-                m.time_to_first_token);
+                m.time_to_first_token, label);
   add_histogram(out, "time_per_output_token_seconds",
-                "Time between consecutive generated tokens of a request", m.time_per_output_token);
-  add_vllm_gauge(out, "num_requests_running", "Requests being processed (in a slot)", model,
+                "Time between consecutive generated tokens of a request", m.time_per_output_token,
+                label);
+  add_vllm_gauge(out, "num_requests_running", "Requests being processed (in a slot)", label,
                  m.requests_processing);
-  add_vllm_gauge(out, "num_requests_waiting", "Requests waiting for a slot", model,
+  add_vllm_gauge(out, "num_requests_waiting", "Requests waiting for a slot", label,
                  m.requests_deferred);
-  add_vllm_gauge(out, "kv_cache_usage_perc", "KV-cache usage; 1 means 100 percent", model,
+  add_vllm_gauge(out, "kv_cache_usage_perc", "KV-cache usage; 1 means 100 percent", label,
                  kv_usage);
 }
 

@@ -43,7 +43,6 @@ struct ModelInfo {
 bool has_route(const std::string& path);
 
 struct ServerConfig : ServerSettings {
-  std::vector<std::string> tags;        // --tags, sorted
   int32_t n_batch = kDefaultBatchSize;  // -b (lowered to -ub with --embedding)
   // --rerank (pooling rank given on the command line): the rerank routes run too.
   bool reranking = false;

@@ -234,7 +234,11 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
   const auto n_prompt = static_cast<int32_t>(request.prompt.size());
   const TaskParams& params = request.params;
   if (copy == 0) sink.on_start(index);
-  if (params.stream && params.return_progress) sink.on_progress(index, {n_prompt, 0, n_prompt, 0});
+  if (params.stream && params.return_progress) {
+    scheduler::Timings timings;
+    timings.prompt_n = n_prompt;
+    sink.on_progress(index, {n_prompt, 0, n_prompt, 0, timings});
+  }
   std::vector<int32_t> output;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -62,6 +62,8 @@ server::ServerConfig make_config(const ServerArgs& args) {
   c.defaults.spec_types = server::options::spec_type_names(args);
   c.defaults.reasoning_format = reasoning_format_echo(args.chat.reasoning_format);
   c.defaults.n_slots = server::options::resolved_n_slots(args);
+  c.defaults.verbose = args.verbosity > 9;
+  std::sort(c.tags.begin(), c.tags.end());
   c.http.io_threads = args.threads_http > 0 ? args.threads_http : 0;
   c.ui.assets = webui::embedded_assets();
   return c;

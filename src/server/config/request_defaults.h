@@ -27,6 +27,9 @@ struct RequestDefaults {
   std::string spec_types = "none";            // --spec-type as echoed ("speculative.types")
   int32_t n_slots = 4;                        // -np resolved
   int32_t max_prompts = 1024;  // prompts of one request at most (the scheduler's queue)
+  // The "verbose" field's default: on when the log verbosity is above 9 (-v), as the
+  // reference, so a verbose server answers with __verbose unless a request turns it off.
+  bool verbose = false;
 
   bool operator==(const RequestDefaults&) const = default;
 };

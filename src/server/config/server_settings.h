@@ -19,6 +19,7 @@ struct ServerSettings {
   std::string model_path;             // -m as given, or where -hf / -mu put the model
   std::string hf_repo;                // -hf as given (with its tag): the name without an alias
   std::vector<std::string> aliases;   // -a, trimmed (sorted when the config is made)
+  std::vector<std::string> tags;      // --tags, trimmed (sorted when the config is made)
   std::string api_prefix;             // --api-prefix
   std::vector<std::string> api_keys;  // --api-key, LLAMA_API_KEY and --api-key-file, all kept
   std::string cors_origins = "*";

@@ -20,6 +20,7 @@ std::optional<ApiError> parse_completion_settings(const Json& body, const Reques
   out.sse_ping_interval = defaults.sse_ping_interval;
   out.reasoning_format = defaults.reasoning_format;
   out.spec_types = defaults.spec_types;
+  out.verbose = defaults.verbose;
   if (!body.is_object()) {
     return invalid_request(std::string("the request body must be a JSON object, but is ") +
                            body.type_name());

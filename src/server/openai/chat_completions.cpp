@@ -69,7 +69,8 @@ class ChatCompletionFormat final : public ResultFormat {
 
   std::string progress_frames(int32_t index, const scheduler::ProgressInfo& progress) override {
     Json j = chunk(index, role_delta(), nullptr);
-    j["prompt_progress"] = progress_json(index, progress)["prompt_progress"];
+    if (settings_->timings_per_token) j["timings"] = timings_json(progress.timings);
+    j["prompt_progress"] = prompt_progress_json(progress);
     return sse_frame(j);
   }
 

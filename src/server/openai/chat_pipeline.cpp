@@ -22,17 +22,22 @@ namespace hearth::server::openai {
 
 namespace {
 
+// A bare {"type":"json_object"} (no schema, no json_schema): the reference's Jinja template
+// handlers take its empty schema for no response format at all (openai-compat.md §4.7, the
+// golden capture chat_qwen3_json_object), while without Jinja the empty schema becomes the
+// grammar of any JSON object, as on the native routes.
+bool bare_json_object(const ChatRequest& request) {
+  const Json& rf = request.response_format;
+  return rf.is_object() && rf.value("type", "") == "json_object" && !rf.contains("schema") &&
+         request.json_schema.is_null();
+}
+
 // The native view of a chat body: the members the native table reads, and the number of
 // log-probabilities `logprobs` asks for.
-Json native_body(const ChatRequest& request) {
+Json native_body(const ChatRequest& request, bool jinja) {
   Json native = request.native;
   if (request.logprobs) native["n_probs"] = request.top_logprobs.value_or(20);
-  // With the Jinja engine, json_object without a schema asks for no constraint (§4.7).
-  const Json& rf = request.response_format;
-  if (rf.is_object() && rf.value("type", "") == "json_object" && !rf.contains("schema") &&
-      request.json_schema.is_null()) {
-    native.erase("response_format");
-  }
+  if (jinja && bare_json_object(request)) native.erase("response_format");
   return native;
 }
 
@@ -196,7 +201,7 @@ std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request,
   if (auto err = build_chat_prompt(request, chat_settings, chat)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   chat::OutputSyntax syntax = output_syntax(s, request, chat);
-  Json native = native_body(request);
+  Json native = native_body(request, chat_settings.use_jinja);
   add_template_stops(chat.prompt.additional_stops, native);
   AnswerConstraint constraint;
   if (auto err = add_output_constraints(request, chat, syntax, chat_settings.use_jinja, native,

@@ -127,7 +127,8 @@ Json call_item(const AnsweredCall& c, const char* status) {
 class ResponsesFormat final : public ResultFormat {
  public:
   explicit ResponsesFormat(ChatRun& run)
-      : output_(run.output),
+      : settings_(run.settings),
+        output_(run.output),
         meta_(run.meta),
         response_id_("resp_" + random_id()),
         reasoning_id_("rs_" + random_id()),
@@ -169,15 +170,28 @@ class ResponsesFormat final : public ResultFormat {
     return j;
   }
 
-  std::string progress_frames(int32_t, const scheduler::ProgressInfo&) override { return ""; }
+  // As the reference: the first update opens the response (created, in_progress), later ones
+  // are response.in_progress events; the last event carries the progress (and the timings).
+  std::string progress_frames(int32_t index, const scheduler::ProgressInfo& progress) override {
+    start(index);
+    const Json response = {{"id", response_id_}, {"object", "response"}, {"status", "in_progress"}};
+    if (events_.empty()) event("response.in_progress", Json{{"response", response}});
+    Json extra = Json::object();
+    if (settings_->timings_per_token) extra["timings"] = timings_json(progress.timings);
+    extra["prompt_progress"] = prompt_progress_json(progress);
+    return flush(extra);
+  }
 
   std::string partial_frames(const scheduler::PartialResult& p) override {
-    std::string out = start(p.index);
-    return out + deltas(p.index, output_->step(p.index, p.content));
+    start(p.index);
+    deltas(p.index, output_->step(p.index, p.content));
+    Json extra = Json::object();
+    if (settings_->timings_per_token) extra["timings"] = timings_json(p.timings);
+    return flush(extra);
   }
 
   std::string final_frames(const scheduler::FinalResult& r) override {
-    std::string out = start(r.index);
+    start(r.index);
     output_->finish(r.index);  // held-back text shows only in the done events
     const chat::ParsedMessage& m = output_->parsed(r.index);
     Json items = Json::array();
@@ -187,25 +201,24 @@ class ResponsesFormat final : public ResultFormat {
                    {"type", "reasoning"},
                    {"content", reasoning_content(m.reasoning)},
                    {"encrypted_content", ""}};
-      out += event("response.output_item.done", Json{{"item", item}});
+      event("response.output_item.done", Json{{"item", item}});
       items.push_back(std::move(item));
     }
     if (!m.content.empty()) {
-      out +=
-          event("response.output_text.done", Json{{"item_id", message_id_}, {"text", m.content}});
-      out += event("response.content_part.done",
-                   Json{{"item_id", message_id_}, {"part", output_text(m.content)}});
+      event("response.output_text.done", Json{{"item_id", message_id_}, {"text", m.content}});
+      event("response.content_part.done",
+            Json{{"item_id", message_id_}, {"part", output_text(m.content)}});
       Json item = {{"type", "message"},
                    {"status", "completed"},
                    {"id", message_id_},
                    {"content", Json::array({output_text(m.content)})},
                    {"role", "assistant"}};
-      out += event("response.output_item.done", Json{{"item", item}});
+      event("response.output_item.done", Json{{"item", item}});
       items.push_back(std::move(item));
     }
     for (const AnsweredCall& c : output_->answered_calls(r.index, m)) {
       Json item = call_item(c, "completed");
-      out += event("response.output_item.done", Json{{"item", item}});
+      event("response.output_item.done", Json{{"item", item}});
       items.push_back(std::move(item));
     }
     Json response = {{"id", response_id_},           {"object", "response"},
@@ -215,7 +228,7 @@ class ResponsesFormat final : public ResultFormat {
     Json completed = {{"type", "response.completed"},
                       {"response", std::move(response)},
                       {"timings", timings_json(r.timings)}};
-    return out + sse_event("response.completed", completed);
+    return flush(Json::object()) + sse_event("response.completed", completed);
   }
 
   std::string next_prompt_frames() override { return ""; }
@@ -229,70 +242,80 @@ class ResponsesFormat final : public ResultFormat {
     return Json::array({Json{{"text", text}, {"type", "reasoning_text"}}});
   }
 
-  // An event whose data starts with its type.
-  static std::string event(const std::string& type, const Json& members) {
+  // Queues an event whose data starts with its type.
+  void event(const std::string& type, const Json& members) {
     Json j = {{"type", type}};
     for (const auto& [k, v] : members.items()) j[k] = v;
-    return sse_event(type, j);
+    events_.emplace_back(type, std::move(j));
   }
 
-  std::string start(int32_t index) {
-    if (!output_->begin(index)) return "";
-    const Json response = {{"id", response_id_}, {"object", "response"}, {"status", "in_progress"}};
-    return event("response.created", Json{{"response", response}}) +
-           event("response.in_progress", Json{{"response", response}});
-  }
-
-  std::string deltas(int32_t index, const chat::MessageDelta& d) {
+  // The queued events as SSE frames, `extra`'s members added to the last one.
+  std::string flush(const Json& extra) {
+    if (!events_.empty()) {
+      for (const auto& [k, v] : extra.items()) events_.back().second[k] = v;
+    }
     std::string out;
+    for (const auto& [type, data] : events_) out += sse_event(type, data);
+    events_.clear();
+    return out;
+  }
+
+  void start(int32_t index) {
+    if (!output_->begin(index)) return;
+    const Json response = {{"id", response_id_}, {"object", "response"}, {"status", "in_progress"}};
+    event("response.created", Json{{"response", response}});
+    event("response.in_progress", Json{{"response", response}});
+  }
+
+  void deltas(int32_t index, const chat::MessageDelta& d) {
     if (!d.reasoning.empty()) {
       if (!reasoning_started_) {
         reasoning_started_ = true;
-        out += event("response.output_item.added", Json{{"item", Json{{"id", reasoning_id_},
-                                                                      {"summary", Json::array()},
-                                                                      {"type", "reasoning"},
-                                                                      {"content", Json::array()},
-                                                                      {"encrypted_content", ""},
-                                                                      {"status", "in_progress"}}}});
+        event("response.output_item.added", Json{{"item", Json{{"id", reasoning_id_},
+                                                               {"summary", Json::array()},
+                                                               {"type", "reasoning"},
+                                                               {"content", Json::array()},
+                                                               {"encrypted_content", ""},
+                                                               {"status", "in_progress"}}}});
       }
-      out += event("response.reasoning_text.delta",
-                   Json{{"delta", d.reasoning}, {"item_id", reasoning_id_}});
+      event("response.reasoning_text.delta",
+            Json{{"delta", d.reasoning}, {"item_id", reasoning_id_}});
     }
     if (!d.content.empty()) {
       if (!message_started_) {
         message_started_ = true;
-        out += event("response.output_item.added", Json{{"item", Json{{"content", Json::array()},
-                                                                      {"id", message_id_},
-                                                                      {"role", "assistant"},
-                                                                      {"status", "in_progress"},
-                                                                      {"type", "message"}}}});
-        out += event(
+        event("response.output_item.added", Json{{"item", Json{{"content", Json::array()},
+                                                               {"id", message_id_},
+                                                               {"role", "assistant"},
+                                                               {"status", "in_progress"},
+                                                               {"type", "message"}}}});
+        event(
             "response.content_part.added",
             Json{{"item_id", message_id_}, {"part", Json{{"type", "output_text"}, {"text", ""}}}});
       }
-      out +=
-          event("response.output_text.delta", Json{{"item_id", message_id_}, {"delta", d.content}});
+      event("response.output_text.delta", Json{{"item_id", message_id_}, {"delta", d.content}});
     }
     for (const chat::ToolCallDelta& t : d.tool_calls) {
       const std::string id = output_->call_id(index, t.index, t.id);
       if (t.is_new) {
-        out += event("response.output_item.added", Json{{"item", Json{{"id", "fc_" + id},
-                                                                      {"arguments", ""},
-                                                                      {"call_id", "call_" + id},
-                                                                      {"name", t.name},
-                                                                      {"type", "function_call"},
-                                                                      {"status", "in_progress"}}}});
+        event("response.output_item.added", Json{{"item", Json{{"id", "fc_" + id},
+                                                               {"arguments", ""},
+                                                               {"call_id", "call_" + id},
+                                                               {"name", t.name},
+                                                               {"type", "function_call"},
+                                                               {"status", "in_progress"}}}});
       }
       if (!t.arguments.empty()) {
-        out += event("response.function_call_arguments.delta",
-                     Json{{"delta", t.arguments}, {"item_id", "fc_" + id}});
+        event("response.function_call_arguments.delta",
+              Json{{"delta", t.arguments}, {"item_id", "fc_" + id}});
       }
     }
-    return out;
   }
 
+  std::shared_ptr<CompletionSettings> settings_;
   std::shared_ptr<ChatOutput> output_;
   ResponseMeta meta_;
+  std::vector<std::pair<std::string, Json>> events_;  // queued for the next flush()
   std::string response_id_, reasoning_id_, message_id_;
   bool reasoning_started_ = false;
   bool message_started_ = false;

@@ -37,7 +37,8 @@ class TextCompletionFormat final : public ResultFormat {
   std::string progress_frames(int32_t index, const scheduler::ProgressInfo& progress) override {
     Json j = head(Json::array({choice("", index, nullptr, nullptr)}));
     j["id"] = meta_.id;
-    j["prompt_progress"] = progress_json(index, progress)["prompt_progress"];
+    if (settings_->timings_per_token) j["timings"] = timings_json(progress.timings);
+    j["prompt_progress"] = prompt_progress_json(progress);
     return sse_frame(j);
   }
 

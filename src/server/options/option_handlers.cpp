@@ -162,6 +162,11 @@ Status handle_alias(const OptionInput& in, ParseState& st) {
   return Status::ok();
 }
 
+Status handle_tags(const OptionInput& in, ParseState& st) {
+  st.args.tags = split_trimmed(in.value);
+  return Status::ok();
+}
+
 Status handle_cors_origins(const OptionInput& in, ParseState& st) {
   st.args.cors_origins_set = true;
   st.args.cors_origins = std::string(in.value);

@@ -157,6 +157,7 @@ Status handle_parallel(const OptionInput& in, ParseState& st);
 Status handle_pooling(const OptionInput& in, ParseState& st);
 Status handle_reranking(const OptionInput& in, ParseState& st);
 Status handle_alias(const OptionInput& in, ParseState& st);
+Status handle_tags(const OptionInput& in, ParseState& st);
 Status handle_cors_origins(const OptionInput& in, ParseState& st);
 Status handle_api_key(const OptionInput& in, ParseState& st);
 Status handle_api_key_file(const OptionInput& in, ParseState& st);

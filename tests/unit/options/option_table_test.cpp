@@ -201,6 +201,7 @@ std::map<std::string_view, std::string> test::sample_values(const std::string& d
       {"--reverse-prompt", "User:"},
       {"--parallel", "2"},
       {"--alias", "a,b"},
+      {"--tags", "chat,small"},
       {"--host", "0.0.0.0"},
       {"--port", "9000"},
       {"--cors-origins", "localhost"},

@@ -56,6 +56,22 @@ TEST(StopFunnelTest, WithholdsIncompleteUtf8) {
   EXPECT_EQ(b.released, "\xE4\xB8\xAD!");
 }
 
+// As llama-server b10573's process_token: a piece whose complete characters are followed by
+// the start of another is held whole (the check is on the whole text, and no event is sent
+// for the token); its complete prefix follows with the token that completes the character.
+TEST(StopFunnelTest, HoldsAWholePieceThatEndsInsideACharacter) {
+  StopFunnel f;
+  EXPECT_EQ(f.push("ok ").released, "ok ");
+  const FunnelStep a = f.push("ab\xE4");
+  EXPECT_TRUE(a.incomplete);
+  EXPECT_EQ(a.released, "");
+  EXPECT_EQ(f.n_released(), 3u);
+  const FunnelStep b = f.push("\xB8\xAD");
+  EXPECT_FALSE(b.incomplete);
+  EXPECT_EQ(b.released, "ab\xE4\xB8\xAD");
+  EXPECT_EQ(f.text(), "ok ab\xE4\xB8\xAD");
+}
+
 TEST(StopFunnelTest, FindsOnlyMatchesTouchingTheNewPiece) {
   // The match starts word + piece bytes before the end at the earliest.
   EXPECT_EQ(StopFunnel::find_full("abXYcdefgh", 2, {"XY"}, nullptr), std::string::npos);

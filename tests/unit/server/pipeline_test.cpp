@@ -114,7 +114,7 @@ TEST_F(FakePipelineTest, MetricsCarryTheExtensions) {
   EXPECT_EQ(r.status, 200);
   for (const char* name :
        {"llamacpp:kv_cache_usage_ratio", "llamacpp:prefix_cache_hits_total",
-        "llamacpp:time_to_first_token_seconds_bucket{le=\"+Inf\"}",
+        "llamacpp:time_to_first_token_seconds_bucket{model_name=\"fake.gguf\",le=\"+Inf\"}",
         "vllm:num_requests_waiting{model_name=\"fake.gguf\"}", "vllm:kv_cache_usage_perc"}) {
     EXPECT_NE(r.body.find(name), std::string::npos) << name;
   }
