@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/load_mode.h"
 #include "base/mapped_file.h"
 #include "base/status.h"
 #include "base/tensor_type.h"
@@ -53,8 +54,8 @@ struct TensorInfo {
 
 class File {
  public:
-  // Maps `path` and parses it.
-  static Result<File> open(const std::string& path);
+  // Maps `path` (or reads it into memory, as `mode` says: base/load_mode.h) and parses it.
+  static Result<File> open(const std::string& path, LoadMode mode = LoadMode::kMmap);
   // Parses bytes owned by the caller, who keeps them alive as long as the File.
   // This is the entry point for fuzzing: it never reads outside `bytes`.
   static Result<File> parse(std::span<const uint8_t> bytes, std::string name = "<memory>");
@@ -104,8 +105,9 @@ class File {
 // Metadata comes from the first shard; tensors are looked up across all shards.
 class Archive {
  public:
-  // `path` is the only file or the first shard; the other shards are found by name.
-  static Result<Archive> open(const std::string& path);
+  // `path` is the only file or the first shard; the other shards are found by name. Every
+  // shard is brought into memory as `mode` says.
+  static Result<Archive> open(const std::string& path, LoadMode mode = LoadMode::kMmap);
 
   const File& primary() const { return files_.front(); }
   const std::vector<File>& files() const { return files_; }
