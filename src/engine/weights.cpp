@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/mapped_file.h"
 #include "kernels/interleaved.h"
 #include "kernels/quant.h"
 
@@ -34,6 +35,7 @@ WeightMatrix TensorLoader::repack(const WeightMatrix& w) {
       static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign)));
   if (storage == nullptr) return w;  // no memory for a copy: the row layout still works
   const WeightMatrix packed = kernels::interleave(w, storage.get());
+  if (load_mode_locks(options_.load_mode)) lock_in_ram(storage.get(), bytes);
   archive_.release_pages(w.data, w.row_stride * static_cast<size_t>(w.n_rows));
   repacked_.push_back(std::move(storage));
   return packed;
