@@ -144,6 +144,7 @@ class TensorLoader {
   LoadOptions options_;
   std::set<std::string, std::less<>> used_;
   std::vector<OwnedBytes> repacked_;
+  bool lock_failed_ = false;  // a locking load mode could not lock a repacked matrix
 };
 
 }  // namespace hearth::engine

@@ -1,6 +1,7 @@
 // Reading GGUF files: header, metadata and tensor directory, validated against the file
-// size before anything is handed out. Tensor data is never copied: each tensor's `data`
-// points into the mapping (or the caller's buffer for File::parse).
+// size before anything is handed out. Tensor data is never copied by the parser: each
+// tensor's `data` points into the file's image (its mapping, or the memory it was read into
+// for the load modes that read; the caller's buffer for File::parse).
 //
 // A malformed file gives kCorruptFile with a message "<name>: <record>: <problem> (at byte
 // N)", never a crash or a read outside the image. Counts in the file are checked against

@@ -152,6 +152,38 @@ TEST_F(ModelLoadTest, MlockLocksTheWeights) {
   EXPECT_EQ(locked_kb(pid()), 0);
 }
 
+// Sets the soft RLIMIT_MEMLOCK of this process (inherited by the servers it starts) for the
+// lifetime of the object.
+class MemlockLimit {
+ public:
+  explicit MemlockLimit(rlim_t soft) {
+    getrlimit(RLIMIT_MEMLOCK, &saved_);
+    rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    setrlimit(RLIMIT_MEMLOCK, &lowered);
+  }
+  ~MemlockLimit() { setrlimit(RLIMIT_MEMLOCK, &saved_); }
+
+ private:
+  rlimit saved_{};
+};
+
+// A lock the limit refuses is a warning, as in the reference; the model is served all the
+// same.
+TEST_F(ModelLoadTest, FailedMlockWarnsAndServes) {
+  const std::vector<std::string>& expected = baseline();
+  MemlockLimit limit(0);
+  if (can_lock(4096))
+    GTEST_SKIP() << "this process may lock memory beyond RLIMIT_MEMLOCK (CAP_IPC_LOCK, e.g. "
+                    "root), so a refused lock cannot be provoked";
+  for (const std::string mode : {"mlock", "mmap+mlock"}) {
+    start({"-lm", mode});
+    EXPECT_NE(log().find("failed to mlock"), std::string::npos) << log();
+    EXPECT_EQ(locked_kb(pid()), 0) << mode;
+    EXPECT_EQ(greedy_outputs(port()), expected) << mode;
+  }
+}
+
 // Direct reads where the file system allows them, buffered reads with a warning where not:
 // either way the weights are a copy, and the answers the same.
 TEST_F(ModelLoadTest, DirectIoServesTheSameOutput) {
