@@ -169,8 +169,7 @@ bool lock_in_ram(const void* p, size_t n) {
   bool suggest = err == ENOMEM;
   rlimit limit{};
   if (suggest && getrlimit(RLIMIT_MEMLOCK, &limit) != 0) suggest = false;
-  if (suggest && limit.rlim_max != RLIM_INFINITY && limit.rlim_max > limit.rlim_cur + n)
-    suggest = false;
+  if (suggest && limit.rlim_max > limit.rlim_cur + n) suggest = false;
   log_warn("failed to mlock {}-byte buffer: {}{}", n, errno_text(err),
            suggest ? "; try increasing RLIMIT_MEMLOCK ('ulimit -l' as root)" : "");
   return false;
