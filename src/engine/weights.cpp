@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/mapped_file.h"
 #include "kernels/interleaved.h"
 #include "kernels/quant.h"
 
@@ -34,6 +35,9 @@ WeightMatrix TensorLoader::repack(const WeightMatrix& w) {
       static_cast<uint8_t*>(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign)));
   if (storage == nullptr) return w;  // no memory for a copy: the row layout still works
   const WeightMatrix packed = kernels::interleave(w, storage.get());
+  // After one failed lock the limit is reached: stop trying (and warning) for each matrix.
+  if (load_mode_locks(options_.load_mode) && !lock_failed_)
+    lock_failed_ = !lock_in_ram(storage.get(), bytes);
   archive_.release_pages(w.data, w.row_stride * static_cast<size_t>(w.n_rows));
   repacked_.push_back(std::move(storage));
   return packed;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/load_mode.h"
 #include "base/status.h"
 #include "gguf/file.h"
 #include "kernels/matmul.h"
@@ -28,6 +29,11 @@ struct LoadOptions {
   // Repack the matrices the interleaved kernels handle (the reference's --repack, on by
   // default; -nr/--no-repack keeps the file's layout).
   bool repack = true;
+  // How the file is brought into memory (-lm / --load-mode and its aliases). With a locking
+  // mode the repacked copies are locked in RAM too, since they are the weights in use.
+  LoadMode load_mode = LoadMode::kAuto;
+  // Check every tensor's data for NaN/Inf before the model is built (--check-tensors).
+  bool check_tensors = false;
 };
 
 // Storage of repacked matrices: 64-byte aligned, freed with std::free.
@@ -138,6 +144,7 @@ class TensorLoader {
   LoadOptions options_;
   std::set<std::string, std::less<>> used_;
   std::vector<OwnedBytes> repacked_;
+  bool lock_failed_ = false;  // a locking load mode could not lock a repacked matrix
 };
 
 }  // namespace hearth::engine

@@ -78,9 +78,9 @@ Result<std::string> shard_prefix(const std::string& path, uint32_t count) {
   return split->prefix;
 }
 
-Result<File> open_shard(const std::string& prefix, uint32_t index, uint32_t count) {
+Result<File> open_shard(const std::string& prefix, uint32_t index, uint32_t count, LoadMode mode) {
   const std::string path = split_path(prefix, static_cast<int>(index), static_cast<int>(count));
-  auto shard = File::open(path);
+  auto shard = File::open(path, mode);
   if (!shard.is_ok()) {
     const Status& s = shard.status();
     return error(s.code(), fmt::format("shard {} of {}: {}", index + 1, count, s.message()));
@@ -96,9 +96,9 @@ Result<File> open_shard(const std::string& prefix, uint32_t index, uint32_t coun
 
 }  // namespace
 
-Result<Archive> Archive::open(const std::string& path) {
+Result<Archive> Archive::open(const std::string& path, LoadMode mode) {
   Archive archive;
-  HEARTH_ASSIGN_OR_RETURN(File first, File::open(path));
+  HEARTH_ASSIGN_OR_RETURN(File first, File::open(path, mode));
   HEARTH_ASSIGN_OR_RETURN(const SplitKeys keys, read_split_keys(first));
   if (keys.no != 0) {
     return error(ErrorCode::kInvalidArgument,
@@ -109,7 +109,7 @@ Result<Archive> Archive::open(const std::string& path) {
   if (keys.count > 1) {
     HEARTH_ASSIGN_OR_RETURN(const std::string prefix, shard_prefix(path, keys.count));
     for (uint32_t i = 1; i < keys.count; ++i) {
-      HEARTH_ASSIGN_OR_RETURN(File shard, open_shard(prefix, i, keys.count));
+      HEARTH_ASSIGN_OR_RETURN(File shard, open_shard(prefix, i, keys.count, mode));
       archive.files_.push_back(std::move(shard));
     }
   }

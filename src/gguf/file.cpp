@@ -22,8 +22,8 @@ Result<File> File::parse(std::span<const uint8_t> bytes, std::string name) {
   return file;
 }
 
-Result<File> File::open(const std::string& path) {
-  HEARTH_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::open(path));
+Result<File> File::open(const std::string& path, LoadMode mode) {
+  HEARTH_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::open(path, mode));
   auto mapping = std::make_unique<MappedFile>(std::move(mapped));
   const std::span<const uint8_t> bytes = mapping->bytes();
   HEARTH_ASSIGN_OR_RETURN(File file, parse(bytes, path));

@@ -1,6 +1,7 @@
 // Reading GGUF files: header, metadata and tensor directory, validated against the file
-// size before anything is handed out. Tensor data is never copied: each tensor's `data`
-// points into the mapping (or the caller's buffer for File::parse).
+// size before anything is handed out. Tensor data is never copied by the parser: each
+// tensor's `data` points into the file's image (its mapping, or the memory it was read into
+// for the load modes that read; the caller's buffer for File::parse).
 //
 // A malformed file gives kCorruptFile with a message "<name>: <record>: <problem> (at byte
 // N)", never a crash or a read outside the image. Counts in the file are checked against
@@ -18,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/load_mode.h"
 #include "base/mapped_file.h"
 #include "base/status.h"
 #include "base/tensor_type.h"
@@ -53,8 +55,8 @@ struct TensorInfo {
 
 class File {
  public:
-  // Maps `path` and parses it.
-  static Result<File> open(const std::string& path);
+  // Maps `path` (or reads it into memory, as `mode` says: base/load_mode.h) and parses it.
+  static Result<File> open(const std::string& path, LoadMode mode = LoadMode::kMmap);
   // Parses bytes owned by the caller, who keeps them alive as long as the File.
   // This is the entry point for fuzzing: it never reads outside `bytes`.
   static Result<File> parse(std::span<const uint8_t> bytes, std::string name = "<memory>");
@@ -104,8 +106,9 @@ class File {
 // Metadata comes from the first shard; tensors are looked up across all shards.
 class Archive {
  public:
-  // `path` is the only file or the first shard; the other shards are found by name.
-  static Result<Archive> open(const std::string& path);
+  // `path` is the only file or the first shard; the other shards are found by name. Every
+  // shard is brought into memory as `mode` says.
+  static Result<Archive> open(const std::string& path, LoadMode mode = LoadMode::kMmap);
 
   const File& primary() const { return files_.front(); }
   const std::vector<File>& files() const { return files_; }

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "base/log.h"
+#include "engine/tensor_check.h"
 #include "models/architectures.h"
 
 namespace hearth::models {
@@ -49,7 +51,10 @@ Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive,
                             const engine::LoadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(engine::ModelHparams hp, engine::read_hparams(archive->primary()));
   for (const auto& a : kArchitectures) {
-    if (a.name == hp.arch) return a.load(std::move(archive), std::move(hp), options);
+    if (a.name != hp.arch) continue;
+    // Before any weight is converted or repacked, so the file's own bytes are what is checked.
+    if (options.check_tensors) HEARTH_RETURN_IF_ERROR(engine::check_tensor_data(*archive));
+    return a.load(std::move(archive), std::move(hp), options);
   }
   std::string known;
   for (const auto& a : kArchitectures) known += (known.empty() ? "" : ", ") + std::string(a.name);
@@ -59,7 +64,11 @@ Result<ModelPtr> load_model(std::shared_ptr<const gguf::Archive> archive,
 }
 
 Result<ModelPtr> load_model(const std::string& path, const engine::LoadOptions& options) {
-  HEARTH_ASSIGN_OR_RETURN(gguf::Archive archive, gguf::Archive::open(path));
+  // The reference names the mode it uses, auto resolved (to mmap: no device here refuses it).
+  const LoadMode mode = options.load_mode == LoadMode::kAuto ? LoadMode::kMmap : options.load_mode;
+  log_info("loading model tensors, this can take a while... (load_mode = {})",
+           load_mode_name(mode));
+  HEARTH_ASSIGN_OR_RETURN(gguf::Archive archive, gguf::Archive::open(path, options.load_mode));
   return load_model(std::make_shared<const gguf::Archive>(std::move(archive)), options);
 }
 

@@ -6,6 +6,7 @@
 #include <future>
 #include <utility>
 
+#include "base/log.h"
 #include "base/thread_placement.h"
 #include "base/timer.h"
 #include "scheduler/cpu_placement.h"
@@ -181,6 +182,26 @@ PoolThreads pool_threads(const SchedulerConfig& config) {
   return t;
 }
 
+// --warmup: one forward pass over BOS and EOS (or token 0 when the vocabulary has neither),
+// as the reference warms a model up, so the first request does not pay for first-touch page
+// faults and thread start-up; then the KV cache is cleared whole, which leaves it as a fresh
+// one (the same free blocks in the same order), so no later output can tell it ran. A run
+// that fails is only logged: the reference ignores the warm-up decode's result too.
+void warm_up(engine::Context& ctx, const tokenizer::Tokenizer& tok) {
+  log_info("warming up the model with an empty run - please wait ... (--no-warmup to disable)");
+  std::vector<int32_t> tokens;
+  for (const tokenizer::TokenId id : {tok.bos(), tok.eos()})
+    if (id != tokenizer::kNoToken && id < ctx.model().hparams().n_vocab) tokens.push_back(id);
+  if (tokens.empty()) tokens.push_back(0);
+  engine::Batch batch;
+  const bool logits = ctx.model().has_lm_head();
+  for (size_t i = 0; i < tokens.size(); ++i)
+    batch.add(tokens[i], static_cast<int32_t>(i), 0, logits && i + 1 == tokens.size());
+  if (const Status decoded = ctx.decode(batch); !decoded.is_ok())
+    log_warn("the warm-up run failed: {}", decoded.message());
+  ctx.kv_cache().clear_all();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(
@@ -227,6 +248,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   if (config.embeddings && config.pooling == engine::PoolingType::kUnspecified)
     return error(ErrorCode::kInvalidArgument, "embeddings need a resolved pooling type");
   HEARTH_ASSIGN_OR_RETURN(auto ctx, engine::Context::create(model, cp));
+  if (config.warmup) warm_up(*ctx, *tok);
   std::unique_ptr<engine::Context> draft_ctx;
   if (config.spec.draft_simple) {
     HEARTH_ASSIGN_OR_RETURN(draft_ctx, create_draft_context(*model, config, cp, placements));

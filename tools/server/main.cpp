@@ -181,6 +181,15 @@ hearth::scheduler::SchedulerConfig scheduler_config(const ServerArgs& args, int3
   return c;
 }
 
+// How the models are loaded: -nr, -lm (and its aliases), --check-tensors.
+hearth::engine::LoadOptions load_options(const ServerArgs& args) {
+  hearth::engine::LoadOptions load;
+  load.repack = args.repack;
+  load.load_mode = args.load_mode;
+  load.check_tensors = args.check_tensors;
+  return load;
+}
+
 // draft-simple's model (-md); without draft-simple the file is not loaded, as the reference
 // drops a draft model no speculative type uses.
 bool load_draft_model(const ServerArgs& args, hearth::scheduler::SchedulerConfig& config) {
@@ -195,9 +204,7 @@ bool load_draft_model(const ServerArgs& args, hearth::scheduler::SchedulerConfig
         "--spec-draft-hf)");
     return false;
   }
-  hearth::engine::LoadOptions load;
-  load.repack = args.repack;
-  auto draft = hearth::models::load_model(args.spec_draft_model, load);
+  auto draft = hearth::models::load_model(args.spec_draft_model, load_options(args));
   if (!draft) {
     hearth::log_error("failed to load the draft model '{}': {}", args.spec_draft_model,
                       draft.status().message());
@@ -241,9 +248,7 @@ bool load_and_start(ServerArgs args, hearth::hub::DownloadProgress& progress,
                     hearth::server::Server& server) {
   if (!fetch_models(args, progress, server)) return false;
   const std::string& model_path = args.model_path;
-  hearth::engine::LoadOptions load;
-  load.repack = args.repack;
-  auto model = hearth::models::load_model(model_path, load);
+  auto model = hearth::models::load_model(model_path, load_options(args));
   if (!model) {
     hearth::log_error("failed to load model '{}': {}", model_path, model.status().message());
     return false;

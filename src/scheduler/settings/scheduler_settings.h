@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/load_mode.h"
 #include "base/numa.h"
 #include "base/serving_defaults.h"
 
@@ -33,10 +34,15 @@ struct SchedulerSettings {
   int64_t cache_ram_mib = kDefaultCacheRamMib;  // --cache-ram: host prompt cache; 0 off, -1 no cap
   bool cache_idle_slots = true;                 // --cache-idle-slots
   bool swa_full = false;                        // --swa-full: windowed layers keep every position
-  PoolCpuSettings cpu;                          // -C, -Cr, --cpu-strict, --prio, --poll
-  PoolCpuSettings cpu_batch;                    // -Cb, -Crb, --cpu-strict-batch, ...
-  PoolCpuSettings cpu_draft;                    // -Cd, -Crd, --cpu-strict-draft, ...
-  PoolCpuSettings cpu_draft_batch;              // -Cbd, -Crbd, --cpu-strict-batch-draft, ...
+  // How the model file is brought into memory: -lm / --load-mode, and the deprecated
+  // --mlock, --mmap/--no-mmap and -dio/-ndio that set it too (the last one given wins).
+  LoadMode load_mode = LoadMode::kAuto;
+  bool check_tensors = false;       // --check-tensors: refuse a model with NaN/Inf in its data
+  bool warmup = true;               // --warmup / --no-warmup: one forward pass before serving
+  PoolCpuSettings cpu;              // -C, -Cr, --cpu-strict, --prio, --poll
+  PoolCpuSettings cpu_batch;        // -Cb, -Crb, --cpu-strict-batch, ...
+  PoolCpuSettings cpu_draft;        // -Cd, -Crd, --cpu-strict-draft, ...
+  PoolCpuSettings cpu_draft_batch;  // -Cbd, -Crbd, --cpu-strict-batch-draft, ...
   NumaStrategy numa = NumaStrategy::kDisabled;  // --numa
 
   bool operator==(const SchedulerSettings&) const = default;

@@ -30,6 +30,10 @@ struct ParseState {
   bool help_requested = false;
   bool completion_requested = false;
   std::optional<std::string> print_now;  // --version, --list-devices: print and exit at once
+  // On the command line: -lm, and one of its deprecated aliases (the reference warns once
+  // when both are given).
+  bool load_mode_given = false;
+  bool load_alias_given = false;
 };
 
 struct OptionInput {
@@ -222,7 +226,6 @@ Status check_split_mode(const OptionInput& in, ParseState& st);
 Status check_tensor_split(const OptionInput& in, ParseState& st);
 Status check_fit(const OptionInput& in, ParseState& st);
 Status check_int_list(const OptionInput& in, ParseState& st);
-Status check_load_mode(const OptionInput& in, ParseState& st);
 Status check_tristate(const OptionInput& in, ParseState& st);
 Status check_checkpoint_min_step(const OptionInput& in, ParseState& st);
 // --log-colors: on, off or auto, as the tri-state options read them.
@@ -232,6 +235,14 @@ Status handle_log_colors(const OptionInput& in, ParseState& st);
 Status handle_log_prompts_dir(const OptionInput& in, ParseState& st);
 // Any text is valid (a token, a path): nothing to check.
 Status accept_any_text(const OptionInput& in, ParseState& st);
+
+// option_handlers_load.cpp: how the model is loaded. -lm and its deprecated aliases all set
+// SchedulerSettings::load_mode; the last one given wins, as in the reference.
+Status handle_load_mode(const OptionInput& in, ParseState& st);
+Status handle_mlock(const OptionInput& in, ParseState& st);
+Status handle_mmap(const OptionInput& in, ParseState& st);
+Status handle_direct_io(const OptionInput& in, ParseState& st);
+std::string show_load_mode(const ServerArgs& args);
 
 // option_handlers_sampling.cpp: sampling options with the reference's validation.
 Status handle_seed(const OptionInput& in, ParseState& st);

@@ -1,5 +1,5 @@
 // Validators of the options Hearth accepts without effect (accelerator placement, GGML
-// tuning, weight loading, log format, HTTP threads): the value is checked
+// tuning, log format, HTTP threads): the value is checked
 // as the reference checks it, then ignored (the parser adds the "no effect" warning).
 // Flags and bool pairs have nothing to check and need no validator.
 #include <climits>
@@ -107,13 +107,6 @@ Status check_int_list(const OptionInput& in, ParseState&) {
     HEARTH_RETURN_IF_ERROR(parse_int(item).status());
   }
   return Status::ok();
-}
-
-Status check_load_mode(const OptionInput& in, ParseState&) {
-  return check_one_of(in, {"auto", "none", "mmap", "mlock", "mmap+mlock", "dio"}).is_ok()
-             ? Status::ok()
-             : invalid_value("unknown load mode '" + std::string(in.value) +
-                             "' (expected auto, none, mmap, mlock, mmap+mlock or dio)");
 }
 
 Status check_tristate(const OptionInput& in, ParseState&) {

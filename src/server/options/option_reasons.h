@@ -44,9 +44,6 @@ inline constexpr std::string_view kNoteDraftPSplit =
 inline constexpr std::string_view kNoteDeprecated = "the option is deprecated and has no effect";
 inline constexpr std::string_view kNoteFlashAttn =
     "Hearth has a single attention path; the value is only validated";
-inline constexpr std::string_view kNoteLoadMode =
-    "Hearth always memory-maps the model file read-only (no locking, no direct I/O)";
-inline constexpr std::string_view kNoteWarmup = "Hearth runs no warm-up pass";
 
 // Removed upstream: the error text (the reference's wording).
 inline constexpr std::string_view kRemovedDraftMax =

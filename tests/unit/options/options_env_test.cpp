@@ -63,8 +63,9 @@ TEST(OptionsEnvTest, NoPrefixVariableMeansFalseAndWins) {
   EXPECT_FALSE(
       parse_ok({}, {{"LLAMA_ARG_NO_ENDPOINT_SLOTS", "whatever"}, {"LLAMA_ARG_ENDPOINT_SLOTS", "1"}})
           .endpoint_slots);
-  EXPECT_TRUE(has_warning(parse({}, {{"LLAMA_ARG_NO_MMAP", "1"}}),
-                          "option 'LLAMA_ARG_NO_MMAP' has no effect"));
+  ParseOutcome no_mmap = parse({}, {{"LLAMA_ARG_NO_MMAP", "1"}, {"LLAMA_ARG_MMAP", "1"}});
+  EXPECT_EQ(no_mmap.args.load_mode, LoadMode::kNone);
+  EXPECT_TRUE(has_warning(no_mmap, "DEPRECATED: --mmap and --no-mmap are deprecated"));
   // Only bool pairs have the alias: --metrics is a plain flag.
   EXPECT_FALSE(parse_ok({}, {{"LLAMA_ARG_NO_ENDPOINT_METRICS", "1"}}).endpoint_metrics);
 }
@@ -125,7 +126,7 @@ TEST(OptionsEnvTest, NoEffectVariablesWarn) {
   EXPECT_TRUE(has_warning(out, "LLAMA_ARG_N_GPU_LAYERS' has no effect"));
   EXPECT_EQ(parse({}, {{"LLAMA_ARG_SPLIT_MODE", "diagonal"}}).action, ParseAction::kError);
   EXPECT_TRUE(parse({}, {{"LLAMA_ARG_SWA_FULL", "true"}}).args.swa_full);
-  // A falsey variable of a no-effect flag never fires, so it warns about nothing.
+  // A falsey variable of a flag never fires, so the deprecated --mlock warns about nothing.
   EXPECT_TRUE(parse({}, {{"LLAMA_ARG_MLOCK", "0"}}).warnings.empty());
 }
 

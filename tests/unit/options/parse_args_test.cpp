@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "server/options/option_table.h"
 #include "support/test_paths.h"
@@ -149,28 +151,70 @@ TEST(ParseArgsTest, FlashAttentionValidatedWithoutEffect) {
   EXPECT_EQ(parse({"-fa", "maybe"}).action, ParseAction::kError);
 }
 
-// Hearth always maps the model file read-only: every load option is validated, then
-// ignored with a warning that names it.
-TEST(ParseArgsTest, LoadModesHaveNoEffect) {
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"--mlock"},
-           {"--mmap"},
-           {"--no-mmap"},
-           {"-dio"},
-           {"--no-direct-io"},
-           {"-lm", "mmap+mlock"},
-           {"--load-mode", "none"},
-       }) {
-    ParseOutcome out = parse(args);
-    ASSERT_EQ(out.action, ParseAction::kRun) << args[0] << ": " << out.text;
-    EXPECT_TRUE(has_warning(out, "option '" + args[0] +
-                                     "' has no effect in hearth-server: Hearth always "
-                                     "memory-maps the model file read-only"))
-        << args[0];
+// -lm names the load mode; its value is checked.
+TEST(ParseArgsTest, LoadModeSetsTheMode) {
+  EXPECT_EQ(parse_ok({}).load_mode, LoadMode::kAuto);
+  const std::pair<std::string, LoadMode> cases[] = {
+      {"auto", LoadMode::kAuto},
+      {"none", LoadMode::kNone},
+      {"mmap", LoadMode::kMmap},
+      {"mlock", LoadMode::kMlock},
+      {"mmap+mlock", LoadMode::kMmapMlock},
+      {"dio", LoadMode::kDirectIo},
+  };
+  for (const auto& [name, mode] : cases) {
+    ParseOutcome out = parse({"-lm", name});
+    ASSERT_EQ(out.action, ParseAction::kRun) << name << ": " << out.text;
+    EXPECT_EQ(out.args.load_mode, mode) << name;
+    EXPECT_TRUE(out.warnings.empty()) << name;
+    EXPECT_EQ(parse({"--load-mode", name}).args.load_mode, mode) << name;
   }
   ParseOutcome bad = parse({"-lm", "fast"});
   ASSERT_EQ(bad.action, ParseAction::kError);
   EXPECT_NE(bad.text.find("unknown load mode 'fast'"), std::string::npos) << bad.text;
+}
+
+// The deprecated spellings set the same mode with the reference's warning; the last option
+// given wins, and mixing them with -lm on the command line warns once more.
+TEST(ParseArgsTest, LoadModeAliasesWarnAndTheLastWins) {
+  const std::tuple<std::string, LoadMode, std::string> cases[] = {
+      {"--mlock", LoadMode::kMlock, "DEPRECATED: --mlock is deprecated. use --load-mode mlock"},
+      {"--mmap", LoadMode::kMmap, "DEPRECATED: --mmap and --no-mmap are deprecated"},
+      {"--no-mmap", LoadMode::kNone, "DEPRECATED: --mmap and --no-mmap are deprecated"},
+      {"-dio", LoadMode::kDirectIo, "DEPRECATED: --direct-io and --no-direct-io are deprecated"},
+      {"--direct-io", LoadMode::kDirectIo, "use --load-mode dio instead"},
+      {"-ndio", LoadMode::kNone, "DEPRECATED: --direct-io and --no-direct-io are deprecated"},
+      {"--no-direct-io", LoadMode::kNone, "use --load-mode dio instead"},
+  };
+  for (const auto& [arg, mode, warning] : cases) {
+    ParseOutcome out = parse({arg});
+    ASSERT_EQ(out.action, ParseAction::kRun) << arg << ": " << out.text;
+    EXPECT_EQ(out.args.load_mode, mode) << arg;
+    EXPECT_TRUE(has_warning(out, warning)) << arg;
+    EXPECT_FALSE(has_warning(out, "should not be combined")) << arg;
+  }
+  const std::string mixed =
+      "`--load-mode` and `--mlock`/`--mmap`/`--direct-io` should not be "
+      "combined; only the last flag on the command line will take effect";
+  ParseOutcome alias_last = parse({"-lm", "mmap", "--no-mmap"});
+  EXPECT_EQ(alias_last.args.load_mode, LoadMode::kNone);
+  EXPECT_TRUE(has_warning(alias_last, mixed));
+  ParseOutcome mode_last = parse({"--mlock", "-dio", "--load-mode", "mmap+mlock"});
+  EXPECT_EQ(mode_last.args.load_mode, LoadMode::kMmapMlock);
+  EXPECT_TRUE(has_warning(mode_last, mixed));
+  EXPECT_EQ(parse({"--mlock", "--no-mmap"}).args.load_mode, LoadMode::kNone);
+}
+
+TEST(ParseArgsTest, WarmupAndCheckTensors) {
+  const ServerArgs defaults = parse_ok({});
+  EXPECT_TRUE(defaults.warmup);
+  EXPECT_FALSE(defaults.check_tensors);
+  ParseOutcome off = parse({"--no-warmup", "--check-tensors"});
+  ASSERT_EQ(off.action, ParseAction::kRun) << off.text;
+  EXPECT_FALSE(off.args.warmup);
+  EXPECT_TRUE(off.args.check_tensors);
+  EXPECT_TRUE(off.warnings.empty());
+  EXPECT_TRUE(parse({"--no-warmup", "--warmup"}).args.warmup);
 }
 
 // Options whose subject Hearth does not have are accepted with a warning naming them.
@@ -180,8 +224,9 @@ TEST(ParseArgsTest, NoEffectOptionsWarn) {
     std::string note;
   };
   const Case cases[] = {
-      {{"--warmup"}, "Hearth runs no warm-up pass"},
-      {{"--no-warmup"}, "Hearth runs no warm-up pass"},
+      {{"--gpu-layers", "99"}, "CPU-only build"},
+      {{"--no-op-offload"}, "CPU-only build"},
+      {{"--flash-attn", "on"}, "single attention path"},
   };
   for (const Case& c : cases) {
     ParseOutcome out = parse(c.args);
