@@ -22,10 +22,13 @@ namespace hearth::server::openai {
 
 namespace {
 
-// A bare {"type":"json_object"} (no schema, no json_schema): the reference's Jinja template
-// handlers take its empty schema for no response format at all (openai-compat.md §4.7, the
-// golden capture chat_qwen3_json_object), while without Jinja the empty schema becomes the
-// grammar of any JSON object, as on the native routes.
+// A bare {"type":"json_object"} (no schema, no json_schema) asks for a JSON object: its empty
+// schema becomes the grammar of any JSON object, as on the native routes. The reference does
+// that only without Jinja; its Jinja template handlers take the empty schema for no response
+// format at all (openai-compat.md §4.7, the golden capture chat_qwen3_json_object) and return
+// prose, so Hearth differs there (differences.json, json-object-constrained-with-jinja).
+// Beside tools the reference's rule stays: a bare json_object counts as no response format,
+// so the model may still call a tool.
 bool bare_json_object(const ChatRequest& request) {
   const Json& rf = request.response_format;
   return rf.is_object() && rf.value("type", "") == "json_object" && !rf.contains("schema") &&
@@ -37,7 +40,8 @@ bool bare_json_object(const ChatRequest& request) {
 Json native_body(const ChatRequest& request, bool jinja) {
   Json native = request.native;
   if (request.logprobs) native["n_probs"] = request.top_logprobs.value_or(20);
-  if (jinja && bare_json_object(request)) native.erase("response_format");
+  const bool has_tools = request.tools.is_array() && !request.tools.empty();
+  if (jinja && has_tools && bare_json_object(request)) native.erase("response_format");
   return native;
 }
 
