@@ -1,7 +1,7 @@
 #include "server/golden_compare.h"
+#include "support/text_match.h"
 
 #include <cmath>
-#include <regex>
 #include <set>
 
 namespace hearth::test {
@@ -33,8 +33,7 @@ bool version_key(const std::string& key) {
   return key == "build_info" || key == "system_fingerprint";
 }
 bool version_shaped(const OJson& v) {
-  static const std::regex kShape("b[0-9]+-[0-9a-z]+");
-  return v.is_string() && std::regex_match(v.get<std::string>(), kShape);
+  return v.is_string() && hearth::test::full_match(v.get<std::string>(), "b[0-9]+-[0-9a-z]+");
 }
 
 // Ids of answers, items and tool calls are random (token ids, numbers, are compared).

@@ -5,11 +5,11 @@
 // prompt in a file of its own.
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "server/server_fixture.h"
 #include "support/process.h"
+#include "support/text_match.h"
 
 namespace hearth::test {
 namespace {
@@ -38,8 +38,9 @@ std::string run_and_log(const std::vector<std::string>& extra) {
 TEST(ServerLogOptions, DefaultLinesCarryTimeSinceStartAndLevel) {
   const std::string log = run_and_log({});
   // "M.SS.mmm.uuu I message", as llama-server writes its lines.
-  static const std::regex kLine(R"(\d+\.\d{2}\.\d{3}\.\d{3} I server is listening on .*)");
-  EXPECT_TRUE(std::regex_match(listening_line(log), kLine)) << listening_line(log);
+  EXPECT_TRUE(hearth::test::full_match(listening_line(log),
+                                       R"(\d+\.\d{2}\.\d{3}\.\d{3} I server is listening on .*)"))
+      << listening_line(log);
   // auto colours: stderr is a pipe here.
   EXPECT_EQ(log.find('\033'), std::string::npos) << log;
 }
@@ -59,10 +60,11 @@ TEST(ServerLogOptions, NoPrefixWritesTheBareMessage) {
 TEST(ServerLogOptions, ColorsOnTintsTimeAndLevel) {
   const std::string line = listening_line(run_and_log({"--log-colors", "on"}));
   // Blue time, green "I ", then the reset before the message (the reference's codes).
-  static const std::regex kColored(
+  EXPECT_TRUE(hearth::test::full_match(
+      line,
       "\033\\[34m\\d+\\.\\d{2}\\.\\d{3}\\.\\d{3}\033\\[0m \033\\[32mI \033\\[0mserver is "
-      "listening on .*");
-  EXPECT_TRUE(std::regex_match(line, kColored)) << line;
+      "listening on .*"))
+      << line;
 }
 
 TEST(ServerLogOptions, ColorsOffAndAutoOnAPipeWriteNoEscapes) {
@@ -124,8 +126,9 @@ TEST(ServerLogOptions, PromptsDirGetsEachPrompt) {
 
   const auto files = prompt_files(dir);
   ASSERT_EQ(files.size(), 3u);
-  static const std::regex kName(R"(\d{12}\.txt)");
-  for (const auto& f : files) EXPECT_TRUE(std::regex_match(f.filename().string(), kName)) << f;
+  for (const auto& f : files) {
+    EXPECT_TRUE(hearth::test::full_match(f.filename().string(), R"(\d{12}\.txt)")) << f;
+  }
   // In request order: text as sent, token ids as indented JSON, the chat's templated prompt.
   EXPECT_EQ(read_file(files[0].string()), "Once upon a time");
   EXPECT_EQ(read_file(files[1].string()), "[\n  1,\n  2,\n  3\n]");
