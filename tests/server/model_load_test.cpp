@@ -128,6 +128,11 @@ TEST_F(ModelLoadTest, NoMmapReadsTheModelIntoMemory) {
 }
 
 TEST_F(ModelLoadTest, MlockLocksTheWeights) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The server of this build runs under AddressSanitizer, whose mlock interceptor does
+  // nothing, so no page is ever locked; the Release build runs this test.
+  GTEST_SKIP() << "AddressSanitizer ignores mlock: VmLck stays 0 in this build";
+#endif
   const auto model_bytes = std::filesystem::file_size(stories_model());
   if (!can_lock(model_bytes))
     GTEST_SKIP() << "this process cannot lock " << model_bytes << " bytes (RLIMIT_MEMLOCK)";
