@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "server/api_error.h"
+#include "server/fields/field.h"
+#include "server/request_body.h"
 #include "server/server_state.h"
 #include "server/streams/stream_store.h"
 
@@ -16,6 +18,31 @@ std::optional<std::string> conversation_id(const http::Request& r) {
   auto id = r.query_param("conv_id");
   if (!id || id->empty()) return std::nullopt;
   return id;
+}
+
+// A POST /v1/streams/lookup body: {"conversation_ids": [...]}. As the reference reads it,
+// items that are not non-empty strings, and a member that is not an array, name nothing.
+struct StreamsLookupRequest {
+  std::vector<std::string> conversation_ids;
+};
+
+std::optional<ApiError> read_conversation_ids(const Json& v, const std::string&,
+                                              StreamsLookupRequest& out,
+                                              const fields::FieldContext&) {
+  if (!v.is_array()) return std::nullopt;
+  for (const Json& id : v) {
+    if (id.is_string() && !id.get<std::string>().empty()) {
+      out.conversation_ids.push_back(id.get<std::string>());
+    }
+  }
+  return std::nullopt;
+}
+
+const std::vector<fields::Field<StreamsLookupRequest>>& streams_lookup_fields() {
+  static const std::vector<fields::Field<StreamsLookupRequest>> table = {
+      {.name = "conversation_ids", .target = read_conversation_ids},
+  };
+  return table;
 }
 
 http::Response missing_id() {
@@ -94,25 +121,27 @@ http::Response handle_stream_delete(ServerState& s, const http::Request& r) {
   return response;
 }
 
+std::vector<fields::FieldInfo> streams_lookup_field_info() {
+  return fields::field_info(streams_lookup_fields());
+}
+
 http::Response handle_streams_lookup(ServerState& s, const http::Request& r) {
-  std::vector<std::string> ids;
-  try {
-    const Json body = Json::parse(r.body);
-    if (body.is_object() && body.contains("conversation_ids") &&
-        body["conversation_ids"].is_array()) {
-      for (const Json& v : body["conversation_ids"]) {
-        if (v.is_string() && !v.get<std::string>().empty()) ids.push_back(v.get<std::string>());
-      }
-    }
-  } catch (const Json::exception& e) {
+  Json body;
+  if (auto err = parse_json_body(r.body, body)) {
     // The reference's own shape here: no `code` member.
-    Json error = {{"error",
-                   {{"message", std::string("invalid body: ") + e.what()},
-                    {"type", "invalid_request_error"}}}};
+    Json error = {
+        {"error",
+         {{"message", "invalid body: " + err->message}, {"type", "invalid_request_error"}}}};
     return json_response(error, 400);
   }
+  StreamsLookupRequest request;
+  if (body.is_object()) {
+    if (auto err = fields::parse_fields(streams_lookup_fields(), body, request, {})) {
+      return error_response(*err);
+    }
+  }
   Json out = Json::array();
-  for (const streams::SessionStatus& status : s.streams->lookup(ids)) {
+  for (const streams::SessionStatus& status : s.streams->lookup(request.conversation_ids)) {
     out.push_back({{"conversation_id", status.conversation_id},
                    {"is_done", status.is_done},
                    {"total_bytes", status.total_bytes},

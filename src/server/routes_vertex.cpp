@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "server/api_error.h"
+#include "server/fields/field.h"
+#include "server/request_body.h"
 #include "server/server_state.h"
 
 namespace hearth::server {
@@ -18,6 +20,31 @@ namespace hearth::server {
 namespace {
 
 constexpr size_t kMaxInstances = 128;
+
+// A predict body: {"instances": [...]}, each instance read by the route it names.
+struct PredictRequest {
+  Json instances;  // an array, or null when the body has none
+};
+
+std::optional<ApiError> read_instances(const Json& v, const std::string&, PredictRequest& out,
+                                       const fields::FieldContext&) {
+  if (!v.is_array()) {
+    return invalid_request("request body must include an array field named instances");
+  }
+  if (v.size() > kMaxInstances) {
+    return invalid_request("instances array exceeds maximum size of " +
+                           std::to_string(kMaxInstances));
+  }
+  out.instances = v;
+  return std::nullopt;
+}
+
+const std::vector<fields::Field<PredictRequest>>& predict_fields() {
+  static const std::vector<fields::Field<PredictRequest>> table = {
+      {.name = "instances", .target = read_instances, .keeps_null = true},
+  };
+  return table;
+}
 
 Json error_json(const ApiError& error) {
   return Json::parse(error_body(error));
@@ -138,24 +165,24 @@ http::Response run_instance(ServerState& s, const http::Request& outer, const Js
 
 }  // namespace
 
+std::vector<fields::FieldInfo> predict_field_info() {
+  return fields::field_info(predict_fields());
+}
+
 http::Response handle_vertex_predict(ServerState& s, const http::Request& r) {
   Json body;
-  try {
-    body = Json::parse(r.body);
-  } catch (const Json::exception& e) {
-    return error_response(invalid_request(e.what()));  // the parser's own text, as upstream
-  }
+  if (auto err = parse_json_body(r.body, body)) return error_response(*err);
   if (!body.is_object())
     return error_response(invalid_request("request body must be a JSON object"));
-  auto instances = body.find("instances");
-  if (instances == body.end() || !instances->is_array()) {
+  PredictRequest request;
+  if (auto err = fields::parse_fields(predict_fields(), body, request, {})) {
+    return error_response(*err);
+  }
+  if (!request.instances.is_array()) {
     return error_response(
         invalid_request("request body must include an array field named instances"));
   }
-  if (instances->size() > kMaxInstances) {
-    return error_response(invalid_request("instances array exceeds maximum size of " +
-                                          std::to_string(kMaxInstances)));
-  }
+  const Json* instances = &request.instances;
   auto gather = std::make_shared<Gather>();
   const size_t n = instances->size();
   gather->ready.resize(n);

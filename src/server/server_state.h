@@ -48,6 +48,8 @@ http::Response handle_lora_list(ServerState& s, const http::Request& r);
 http::Response handle_lora_set(ServerState& s, const http::Request& r);
 // The rows of one POST /lora-adapters entry, as fields.json records them.
 std::vector<fields::FieldInfo> lora_entry_field_info();
+std::vector<fields::FieldInfo> streams_lookup_field_info();
+std::vector<fields::FieldInfo> predict_field_info();
 http::Response handle_tokenize(ServerState& s, const http::Request& r);
 http::Response handle_detokenize(ServerState& s, const http::Request& r);
 http::Response handle_completion(ServerState& s, const http::Request& r);

@@ -16,6 +16,8 @@ std::vector<RouteFields> body_field_tables() {
       {"embeddings", field_info(embedding_fields())},
       {"rerank", rerank_field_info()},
       {"lora-adapters", lora_entry_field_info()},
+      {"streams-lookup", streams_lookup_field_info()},
+      {"vertex-predict", predict_field_info()},
   };
 }
 

@@ -107,15 +107,9 @@ std::map<std::string_view, std::string> fixture_samples(const std::string& dir) 
   return samples;
 }
 
-TEST(OptionRowFixtureTest, RecordedInTheManifest) {
-  nlohmann::json manifest = real_manifest();
-  const std::vector<OptionSpec> table = fixture_table();
-  const auto samples = fixture_samples(hearth::test::make_temp_dir("option_row_fixture"));
-  // Without its entry the row is reported, and only it.
-  EXPECT_EQ(test::manifest_problems(table, manifest, samples),
-            std::vector<std::string>{"--max-connections: no entry"});
-  // The entry a contributor adds to options.json with the row.
-  manifest["entries"].push_back(nlohmann::json::parse(R"({
+// The entry a contributor adds to options.json with the row.
+nlohmann::json new_row_entry() {
+  return nlohmann::json::parse(R"({
     "name": "--max-connections",
     "spellings": ["--max-connections"],
     "env": "HEARTH_TEST_MAX_CONNECTIONS",
@@ -123,7 +117,17 @@ TEST(OptionRowFixtureTest, RecordedInTheManifest) {
     "state": "supported",
     "divergence": null,
     "tests": ["OptionRowFixtureTest.ParsedFromArgvAndEnvironment"]
-  })"));
+  })");
+}
+
+TEST(OptionRowFixtureTest, RecordedInTheManifest) {
+  nlohmann::json manifest = real_manifest();
+  const std::vector<OptionSpec> table = fixture_table();
+  const auto samples = fixture_samples(hearth::test::make_temp_dir("option_row_fixture"));
+  // Without its entry the row is reported, and only it.
+  EXPECT_EQ(test::manifest_problems(table, manifest, samples),
+            std::vector<std::string>{"--max-connections: no entry"});
+  manifest["entries"].push_back(new_row_entry());
   EXPECT_EQ(test::manifest_problems(table, manifest, samples), std::vector<std::string>{});
   // An entry that misstates the row is caught.
   manifest["entries"].back()["env"] = nullptr;
@@ -136,15 +140,7 @@ TEST(OptionRowFixtureTest, RecordedInTheManifest) {
 // supported is reported, because giving it changes nothing that is parsed.
 TEST(OptionRowFixtureTest, ANoOpRowMarkedSupportedIsCaught) {
   nlohmann::json manifest = real_manifest();
-  manifest["entries"].push_back(nlohmann::json::parse(R"({
-    "name": "--max-connections",
-    "spellings": ["--max-connections"],
-    "env": "HEARTH_TEST_MAX_CONNECTIONS",
-    "section": "example-specific params",
-    "state": "supported",
-    "divergence": null,
-    "tests": ["OptionRowFixtureTest.ParsedFromArgvAndEnvironment"]
-  })"));
+  manifest["entries"].push_back(new_row_entry());
   std::vector<OptionSpec> table = fixture_table();
   table.back().handler = check_int;  // mislabelled: validates, stores nothing
   const auto samples = fixture_samples(hearth::test::make_temp_dir("option_row_noop"));
