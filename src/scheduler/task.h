@@ -179,9 +179,30 @@ class TaskSink {
   std::atomic<bool> cancelled_{false};
 };
 
+// A run of prompt positions that an encoded image or audio clip fills instead of token
+// embeddings (the reference's media chunk). prompt[begin, begin + n_tokens) all hold
+// `placeholder`, a negative id the scheduler gives each distinct content (never reused), so
+// the prefix reuse and the prompt cache compare media by content like tokens.
+struct MediaChunk {
+  int32_t begin = 0;         // first prompt index
+  int32_t n_tokens = 0;      // positions it fills (n_tokens rows of embd)
+  int32_t placeholder = -1;  // < 0
+  // Its rows attend to the whole chunk, not only to what precedes them (gemma3's images,
+  // as the reference decodes them with causal attention off). Such a chunk is evaluated in
+  // one step.
+  bool non_causal = false;
+  std::shared_ptr<const std::vector<float>> embd;  // [n_tokens][n_embd of the text model]
+};
+
+// Prompt ids below 0 are media placeholders: never looked up in the vocabulary, never
+// sampled, drafted or detokenized.
+inline bool is_media_placeholder(int32_t id) { return id < 0; }
+
 // One prompt of a request, generated n_cmpl times (the copies share the prompt pass).
 struct TaskRequest {
   std::vector<int32_t> prompt;
+  // The media chunks of the prompt, ascending and not overlapping; empty for text.
+  std::vector<MediaChunk> media;
   TaskKind kind = TaskKind::kCompletion;
   TaskParams params;       // completion tasks
   int embd_normalize = 2;  // embedding tasks with mean, cls or last pooling
