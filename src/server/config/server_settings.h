@@ -30,8 +30,11 @@ struct ServerSettings {
   bool endpoint_slots = true;     // --slots / --no-slots
   bool endpoint_props = false;    // --props (POST /props)
   std::string slot_save_path;     // an existing directory with a trailing '/'; empty: disabled
-  bool special = false;           // -sp: render special tokens as text
-  bool spm_infill = false;        // --spm-infill
+  // --media-path: file:// media URLs are read below this directory (an existing directory
+  // with a trailing '/'); empty: file:// URLs are refused.
+  std::string media_path;
+  bool special = false;     // -sp: render special tokens as text
+  bool spm_infill = false;  // --spm-infill
   // --log-prompts-dir: every generation's prompt is written here (created at parse time).
   std::string prompts_log_dir;
   // --embedding: the embedding routes run (the scheduler's config holds the pooling).

@@ -205,6 +205,17 @@ Status handle_slot_save_path(const OptionInput& in, ParseState& st) {
   return Status::ok();
 }
 
+// --media-path: as --slot-save-path, an existing directory, kept with a trailing separator.
+Status handle_media_path(const OptionInput& in, ParseState& st) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(std::filesystem::path(in.value), ec)) {
+    return invalid_value("not a directory: " + std::string(in.value));
+  }
+  st.args.media_path = std::string(in.value);
+  if (st.args.media_path.back() != '/') st.args.media_path += '/';
+  return Status::ok();
+}
+
 // The HTTP layer's I/O threads; < 1: chosen from the CPU count.
 Status handle_threads_http(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(int32_t n, parse_int(in.value));

@@ -166,6 +166,7 @@ Status handle_cors_origins(const OptionInput& in, ParseState& st);
 Status handle_api_key(const OptionInput& in, ParseState& st);
 Status handle_api_key_file(const OptionInput& in, ParseState& st);
 Status handle_slot_save_path(const OptionInput& in, ParseState& st);
+Status handle_media_path(const OptionInput& in, ParseState& st);
 Status handle_threads_http(const OptionInput& in, ParseState& st);
 Status handle_ui_config(const OptionInput& in, ParseState& st);
 Status handle_ui_config_file(const OptionInput& in, ParseState& st);
@@ -235,6 +236,7 @@ Status handle_log_colors(const OptionInput& in, ParseState& st);
 Status handle_log_prompts_dir(const OptionInput& in, ParseState& st);
 // Any text is valid (a token, a path): nothing to check.
 Status accept_any_text(const OptionInput& in, ParseState& st);
+Status check_mmproj_device(const OptionInput& in, ParseState& st);
 
 // option_handlers_load.cpp: how the model is loaded. -lm and its deprecated aliases all set
 // SchedulerSettings::load_mode; the last one given wins, as in the reference.

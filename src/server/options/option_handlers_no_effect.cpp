@@ -61,6 +61,15 @@ Status check_devices(const OptionInput& in, ParseState&) {
   return Status::ok();
 }
 
+// -mmdev: one device for the projector; a CPU-only build has none, so only "none" (keep it on
+// the CPU) and the default "auto" name something that exists.
+Status check_mmproj_device(const OptionInput& in, ParseState&) {
+  if (in.value != "none" && in.value != "auto") {
+    return invalid_value("invalid device: " + std::string(in.value));
+  }
+  return Status::ok();
+}
+
 Status handle_list_devices(const OptionInput&, ParseState& st) {
   st.print_now = "Available devices:\n  (none)\n";
   return Status::ok();

@@ -7,7 +7,6 @@
 namespace hearth::server::options::reasons {
 
 // Not applicable: the reason printed in the refusal.
-inline constexpr std::string_view kReasonMultimodal = "multimodal input is not implemented";
 inline constexpr std::string_view kReasonWebUi = "it has no server-side agent tools or MCP proxy";
 inline constexpr std::string_view kReasonRouter = "router (multi-model) mode is not implemented";
 inline constexpr std::string_view kReasonDockerHub =
@@ -29,6 +28,11 @@ inline constexpr std::string_view kReasonCacheReuse =
 // Accepted with no effect: the note in the warning.
 inline constexpr std::string_view kNoteCpuOnly =
     "hearth-server is a CPU-only build without accelerator devices";
+inline constexpr std::string_view kNoteMediaBatch =
+    "Hearth encodes each image on its own, as soon as its request arrives, so there is no "
+    "encoding batch to bound (the embeddings are the same either way)";
+inline constexpr std::string_view kReasonMmprojUrl =
+    "downloading the projector from a URL is not implemented yet (use -mm with a file, or -hf)";
 inline constexpr std::string_view kNoteGgml = "it tunes GGML internals that Hearth does not have";
 inline constexpr std::string_view kNoteTimings = "Hearth always collects timings";
 inline constexpr std::string_view kNoteCheckpoints =

@@ -37,6 +37,13 @@ struct ServerArgs : ServerSettings, scheduler::SchedulerSettings {
   std::string hf_token;   // -hft / HF_TOKEN
   std::string model_url;  // -mu
 
+  // The multimodal projector (images and audio).
+  std::string mmproj;             // -mm: a projector file
+  std::string mmproj_url;         // -mmu: downloaded like -mu
+  bool mmproj_auto = true;        // --mmproj-auto / --no-mmproj: with -hf, fetch its projector
+  int32_t image_min_tokens = -1;  // --image-min-tokens; <= 0: the projector file's value
+  int32_t image_max_tokens = -1;  // --image-max-tokens; <= 0: the projector file's value
+
   // Threads: nullopt = not given (auto: physical cores; -tb copies -t). An explicit
   // value <= 0 means all logical CPUs.
   std::optional<int32_t> n_threads;        // -t

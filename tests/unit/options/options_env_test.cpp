@@ -106,11 +106,11 @@ TEST(OptionsEnvTest, RemovedVariablesFail) {
 }
 
 TEST(OptionsEnvTest, RefusedVariableNamesOption) {
-  ParseOutcome out = parse({}, {{"LLAMA_ARG_MMPROJ", "projector.gguf"}});
+  ParseOutcome out = parse({}, {{"LLAMA_ARG_MMPROJ_URL", "http://127.0.0.1:9/p.gguf"}});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.exit_code, 1);
-  EXPECT_EQ(out.text.rfind("error: option '--mmproj' (from environment variable "
-                           "LLAMA_ARG_MMPROJ) is not supported by hearth-server yet: ",
+  EXPECT_EQ(out.text.rfind("error: option '--mmproj-url' (from environment variable "
+                           "LLAMA_ARG_MMPROJ_URL) is not supported by hearth-server yet: ",
                            0),
             0u)
       << out.text;
