@@ -128,6 +128,10 @@ Result<SlotFileResult> wait_for_action(Scheduler& scheduler, SlotActionKind kind
 
 }  // namespace
 
+Result<EncodedMedia> Scheduler::encode_media(std::span<const uint8_t>, const std::atomic<bool>*) {
+  return error(ErrorCode::kUnsupported, "the model has no multimodal projector");
+}
+
 Result<SlotFileResult> Scheduler::save_slot(int32_t id, const std::string& path) {
   return wait_for_action(*this, SlotActionKind::kSave, id, path);
 }

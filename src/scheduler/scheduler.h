@@ -4,9 +4,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -173,6 +175,21 @@ struct MetricsSnapshot {
   Histogram time_per_output_token{time_per_output_token_buckets()};
 };
 
+// The media the multimodal projector takes (GET /props modalities); none without one.
+struct MediaSupport {
+  bool vision = false;
+  bool audio = false;
+};
+
+// An image or audio clip encoded for a prompt: its chunk (begin left 0: the prompt builder
+// places it) and the texts the reference tokenizes around it (gemma3: "<start_of_image>" and
+// "<end_of_image>"; empty where the projector has none).
+struct EncodedMedia {
+  std::string begin_text;
+  std::string end_text;
+  MediaChunk chunk;
+};
+
 class Scheduler {
  public:
   static Result<std::unique_ptr<Scheduler>> create(std::shared_ptr<const engine::Model> model,
@@ -215,6 +232,17 @@ class Scheduler {
 
   virtual const SchedulerConfig& config() const = 0;
   virtual const tokenizer::Tokenizer& tokenizer() const = 0;
+
+  // Images and audio (a projector given with -mm). encode_media decodes, preprocesses and
+  // encodes one file on the calling thread (one encode at a time, on a pool of its own);
+  // the same content gets the same placeholder and, while it is remembered, the same
+  // embeddings without encoding again. Errors: kUnsupported without a projector for the
+  // media's kind; kInvalidArgument for a file that is not a readable image or audio clip,
+  // or beyond the limits (pixels, bytes), naming the problem; kResourceExhausted when
+  // `cancel` became true meanwhile.
+  virtual MediaSupport media_support() const { return {}; }
+  virtual Result<EncodedMedia> encode_media(std::span<const uint8_t> bytes,
+                                            const std::atomic<bool>* cancel);
 };
 
 }  // namespace hearth::scheduler

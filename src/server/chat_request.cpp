@@ -33,35 +33,59 @@ std::optional<ApiError> check_constraints(const ChatRequest& request) {
   return std::nullopt;
 }
 
-// Media parts need a multimodal projector, which Hearth never has.
-std::optional<ApiError> check_content_parts(const Json& content) {
-  for (const Json& part : content) {
+const char* const kMediaHint =
+    " input is not supported - hint: if this is unexpected, you may need to provide the mmproj";
+
+// An image or audio part: its bytes join `files` and the part becomes the media marker
+// (the reference rewrites it to {"type": "media_marker", "text": marker}).
+std::optional<ApiError> take_media_part(Json& part, const std::string& type,
+                                        const ChatMediaContext* media,
+                                        std::vector<MediaBytes>& files) {
+  const bool image = type == "image_url";
+  const bool allowed = media != nullptr && (image ? media->support.vision
+                                                  : type == "input_audio" && media->support.audio);
+  if (!allowed) {
+    return invalid_request((image                   ? "image"
+                            : type == "input_audio" ? "audio"
+                                                    : "video") +
+                           std::string(kMediaHint));
+  }
+  std::string url;
+  const Json& holder = part.is_object() && part.contains(type) ? part[type] : Json();
+  if (image) {
+    url = string_member(holder, "url");
+  } else {
+    // input_audio: "data", else "url".
+    url = holder.is_object() && holder.contains("data") ? string_member(holder, "data")
+                                                        : string_member(holder, "url");
+  }
+  if (auto err = load_media(url, image, media->fetch, files)) return err;
+  part = Json{{"type", "media_marker"}, {"text", media->marker}};
+  return std::nullopt;
+}
+
+std::optional<ApiError> check_content_parts(Json& content, const ChatMediaContext* media,
+                                            std::vector<MediaBytes>& files) {
+  for (Json& part : content) {
     const std::string type = string_member(part, "type");
-    if (type == "image_url") {
-      return invalid_request(
-          "image input is not supported - hint: if this is unexpected, you may need to "
-          "provide the mmproj");
-    }
-    if (type == "input_audio") {
-      return invalid_request(
-          "audio input is not supported - hint: if this is unexpected, you may need to "
-          "provide the mmproj");
-    }
-    if (type == "input_video") {
-      return invalid_request(
-          "video input is not supported - hint: if this is unexpected, you may need to "
-          "provide the mmproj");
+    if (type == "image_url" || type == "input_audio" || type == "input_video") {
+      if (auto err = take_media_part(part, type, media, files)) return err;
+      continue;
     }
     if (type != "text") return invalid_request("unsupported content[].type");
   }
   return std::nullopt;
 }
 
-std::optional<ApiError> check_messages(const ChatRequest& request) {
+// Checks the messages in the reference's order; image and audio parts are taken out into
+// `files` in a copy of the messages (`rewritten`, left null when there are none).
+std::optional<ApiError> check_messages(const ChatRequest& request, ChatPromptRequest& out,
+                                       std::optional<Json>& rewritten) {
   if (!request.messages) return invalid_request("'messages' is required");
   const Json& messages = *request.messages;
   if (!messages.is_array()) return invalid_request("Expected 'messages' to be an array");
-  for (const Json& msg : messages) {
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Json& msg = messages[i];
     const std::string role = string_member(msg, "role");
     const bool has_content = msg.is_object() && msg.contains("content");
     if (role != "assistant" && !has_content) {
@@ -77,13 +101,18 @@ std::optional<ApiError> check_messages(const ChatRequest& request) {
     if (content.is_string() || content.is_null()) continue;
     if (!content.is_array())
       return invalid_request("Expected 'content' to be a string or an array");
-    if (auto err = check_content_parts(content)) return err;
+    // Parts are rewritten in a copy, made when the first message with parts is met.
+    if (!rewritten) rewritten = messages;
+    if (auto err = check_content_parts((*rewritten)[i]["content"], out.media, out.files)) {
+      return err;
+    }
   }
   return std::nullopt;
 }
 
-std::optional<ApiError> parse_conversation(const ChatRequest& request, chat::ChatInputs& inputs) {
-  Result<std::vector<chat::Message>> messages = chat::parse_openai_messages(*request.messages);
+std::optional<ApiError> parse_conversation(const ChatRequest& request, const Json& messages_json,
+                                           chat::ChatInputs& inputs) {
+  Result<std::vector<chat::Message>> messages = chat::parse_openai_messages(messages_json);
   if (!messages.is_ok())
     return invalid_request(without_json_library_tags(messages.status().message()));
   inputs.messages = std::move(*messages);
@@ -195,11 +224,15 @@ bool has_tools(const ChatRequest& request) {
 }
 
 std::optional<ApiError> prepare_inputs(const ChatRequest& request, const ChatSettings& settings,
-                                       chat::ChatInputs& inputs) {
+                                       ChatPromptRequest& out) {
+  chat::ChatInputs& inputs = out.inputs;
   if (auto err = check_jinja_only(settings, has_tools(request), request.tool_choice)) return err;
   if (auto err = check_constraints(request)) return err;
-  if (auto err = check_messages(request)) return err;
-  if (auto err = parse_conversation(request, inputs)) return err;
+  std::optional<Json> rewritten;
+  if (auto err = check_messages(request, out, rewritten)) return err;
+  if (auto err = parse_conversation(request, rewritten ? *rewritten : *request.messages, inputs)) {
+    return err;
+  }
   if (auto err = decide_continuation(request, settings, inputs)) return err;
   if (auto err = check_reasoning_format(request)) return err;
   if (!inputs.tools.empty() && request.tool_choice != "none" && request.grammar_given) {
@@ -212,7 +245,7 @@ std::optional<ApiError> prepare_inputs(const ChatRequest& request, const ChatSet
 
 std::optional<ApiError> build_chat_prompt(const ChatRequest& request, const ChatSettings& settings,
                                           ChatPromptRequest& out) {
-  if (auto err = prepare_inputs(request, settings, out.inputs)) return err;
+  if (auto err = prepare_inputs(request, settings, out)) return err;
   if (auto err = named_tool(request, out.inputs.tools, out.forced_tool)) return err;
   Result<chat::ChatPrompt> prompt = settings.templates->apply(out.inputs);
   // A template that refuses the conversation (raise_exception, or a message it cannot

@@ -13,6 +13,7 @@
 #include "server/config/chat_settings.h"
 #include "server/fields/field.h"
 #include "server/json_util.h"
+#include "server/media/media_input.h"
 
 namespace hearth::server {
 
@@ -57,7 +58,20 @@ std::optional<ApiError> parse_chat_request(const Json& body, ChatRequest& out);
 // The table parse_chat_request reads with (one row per member; fields.json records it).
 const std::vector<fields::Field<ChatRequest>>& chat_fields();
 
+// What a chat request's image and audio parts may use: the projector's media, where URLs
+// are read from, and the marker that stands for each part in the rendered prompt.
+struct ChatMediaContext {
+  scheduler::MediaSupport support;
+  MediaUrlFetcher fetch;
+  std::string marker;
+};
+
 struct ChatPromptRequest {
+  // Set by the caller: null, or no modality, refuses image and audio parts as a server
+  // without a projector does.
+  const ChatMediaContext* media = nullptr;
+  // The parts' bytes in the order of their markers in the prompt.
+  std::vector<MediaBytes> files;
   chat::ChatInputs inputs;
   chat::ChatPrompt prompt;
   // tool_choice {"type":"function","function":{"name"}}: the one tool the answer must call.

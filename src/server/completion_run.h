@@ -24,9 +24,11 @@ ResultContext result_context(const ServerState& s);
 std::optional<ApiError> parse_native_request(const ServerState& s, const http::Request& r,
                                              std::shared_ptr<CompletionSettings>& out);
 
-// "Prompt contains invalid tokens" when an id of `prompts` is outside the vocabulary.
-std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
-                                     const std::vector<std::vector<int32_t>>& prompts);
+// "Prompt contains invalid tokens" when an id of `prompts` is outside the vocabulary (the
+// positions of `media`'s chunks, which hold placeholders, excepted).
+std::optional<ApiError> check_tokens(
+    const tokenizer::Tokenizer& tok, const std::vector<std::vector<int32_t>>& prompts,
+    const std::vector<std::vector<scheduler::MediaChunk>>& media = {});
 
 // Submits every prompt of `settings` (each n_cmpl times); the answer comes when the
 // scheduler has results, streamed or not, shaped by `format` (null: the native shape).

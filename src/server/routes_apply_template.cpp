@@ -2,6 +2,7 @@
 // the model, without generating.
 #include "server/api_error.h"
 #include "server/chat_request.h"
+#include "server/openai/openai_routes.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 
@@ -15,6 +16,10 @@ http::Response handle_apply_template(ServerState& s, const http::Request& r) {
   ChatRequest request;
   if (auto err = parse_chat_request(body, request)) return error_response(*err);
   ChatPromptRequest prompt;
+  // As the reference: media parts are read (and refused without a projector) and stand as
+  // the marker in the prompt.
+  const ChatMediaContext media = openai::media_context(s);
+  prompt.media = &media;
   if (auto err = build_chat_prompt(request, settings, prompt)) return error_response(*err);
   return json_response(Json{{"prompt", prompt.prompt.prompt}});
 }

@@ -1,9 +1,11 @@
 // POST /completion, /completions and /infill (native-completion.md §2, §4, §11-§13).
+#include <algorithm>
 #include <memory>
 
 #include "server/api_error.h"
 #include "server/completion_run.h"
 #include "server/completion_sink.h"
+#include "server/media/media_input.h"
 #include "server/prompt_log.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
@@ -12,14 +14,52 @@
 namespace hearth::server {
 
 std::optional<ApiError> check_tokens(const tokenizer::Tokenizer& tok,
-                                     const std::vector<std::vector<int32_t>>& prompts) {
-  for (const auto& prompt : prompts) {
-    for (int32_t id : prompt) {
+                                     const std::vector<std::vector<int32_t>>& prompts,
+                                     const std::vector<std::vector<scheduler::MediaChunk>>& media) {
+  for (size_t p = 0; p < prompts.size(); ++p) {
+    const std::vector<int32_t>& prompt = prompts[p];
+    // Media positions hold their chunk's placeholder; every other id is the vocabulary's.
+    std::vector<bool> is_media(prompt.size(), false);
+    if (p < media.size()) {
+      for (const scheduler::MediaChunk& c : media[p]) {
+        const auto end = std::min(prompt.size(), static_cast<size_t>(c.begin + c.n_tokens));
+        for (auto i = static_cast<size_t>(std::max(c.begin, 0)); i < end; ++i) is_media[i] = true;
+      }
+    }
+    for (size_t i = 0; i < prompt.size(); ++i) {
+      const int32_t id = prompt[i];
+      if (is_media[i]) continue;
       if (id < 0 || id >= tok.n_vocab()) return invalid_request("Prompt contains invalid tokens");
     }
   }
   return std::nullopt;
 }
+
+namespace {
+
+// The native prompts with multimodal_data: tokenized around their media, which are encoded.
+std::optional<ApiError> place_media_prompts(
+    ServerState& s, const CompletionSettings& settings, std::vector<std::vector<int32_t>>& prompts,
+    std::vector<std::vector<scheduler::MediaChunk>>& media) {
+  const scheduler::MediaSupport support = s.scheduler->media_support();
+  if (!support.vision && !support.audio) {
+    return invalid_request(
+        "Multimodal data provided, but model does not support multimodal requests.");
+  }
+  media.resize(prompts.size());
+  for (const CompletionSettings::MediaPromptText& entry : settings.media_prompts) {
+    MediaPrompt placed;
+    if (auto err = build_media_prompt(*s.scheduler, entry.text, s.config.media_marker, entry.files,
+                                      nullptr, placed)) {
+      return err;
+    }
+    prompts[entry.index] = std::move(placed.tokens);
+    media[entry.index] = std::move(placed.media);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 RequestDefaults request_defaults(const ServerState& s) {
   RequestDefaults defaults = s.config.defaults;
@@ -32,8 +72,14 @@ http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings
                               std::shared_ptr<ResultFormat> format) {
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   std::vector<std::vector<int32_t>> prompts = std::move(settings->prompts);
+  std::vector<std::vector<scheduler::MediaChunk>> media = std::move(settings->prompt_media);
   settings->prompts.clear();
-  if (auto err = check_tokens(tok, prompts)) return error_response(*err);
+  settings->prompt_media.clear();
+  if (!settings->media_prompts.empty()) {
+    if (auto err = place_media_prompts(s, *settings, prompts, media)) return error_response(*err);
+    settings->media_prompts.clear();
+  }
+  if (auto err = check_tokens(tok, prompts, media)) return error_response(*err);
   const ResultContext ctx = result_context(s);
   const int32_t n_cmpl = settings->n_cmpl;
   const auto n_results = static_cast<int32_t>(prompts.size()) * n_cmpl;
@@ -42,6 +88,7 @@ http::Response run_completion(ServerState& s, std::shared_ptr<CompletionSettings
   for (size_t i = 0; i < prompts.size(); ++i) {
     scheduler::TaskRequest& task = tasks[i];
     task.prompt = std::move(prompts[i]);
+    if (i < media.size()) task.media = std::move(media[i]);
     task.params = settings->task;
     task.id_slot = settings->id_slot;
     task.n_cmpl = n_cmpl;

@@ -43,7 +43,8 @@ http::Response handle_props(ServerState& s, const http::Request&) {
   j["model_alias"] = s.config.model_name();
   j["model_ftype"] = s.model.ftype;
   j["model_path"] = s.config.model_path;
-  j["modalities"] = {{"vision", false}, {"video", false}, {"audio", false}};
+  const scheduler::MediaSupport media = s.scheduler->media_support();
+  j["modalities"] = {{"vision", media.vision}, {"video", false}, {"audio", media.audio}};
   j["media_marker"] = s.config.media_marker;
   j["endpoint_slots"] = s.config.endpoint_slots;
   j["endpoint_props"] = s.config.endpoint_props;

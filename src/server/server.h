@@ -48,6 +48,9 @@ struct ServerConfig : ServerSettings {
   bool reranking = false;
   std::string build_info = "b0-unknown";
   std::string media_marker;  // chosen once per process
+  // Reads http(s):// and file:// media URLs (hearth-server: the hub's checked fetcher);
+  // null: such URLs are refused.
+  MediaUrlFetcher fetch_media_url;
   // While the model loads: what to add to the 503 "Loading model" error (download progress);
   // null or returning null: nothing. Called from I/O threads.
   std::function<Json()> loading_progress;

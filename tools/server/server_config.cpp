@@ -1,6 +1,7 @@
 #include "server_config.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -15,7 +16,11 @@ using server::options::ServerArgs;
 
 namespace {
 
+// LLAMA_MEDIA_MARKER pins the marker (reproducible prompts), as in the reference.
 std::string random_media_marker() {
+  if (const char* pinned = std::getenv("LLAMA_MEDIA_MARKER"); pinned != nullptr && *pinned) {
+    return pinned;
+  }
   static const char kChars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   std::random_device device;
   std::mt19937 rng(device());

@@ -61,6 +61,17 @@ struct CompletionSettings {
   bool echo = false;             // the chat parser's echo flag; no effect on native routes
   // What the request generates from; moved into the tasks, not echoed.
   std::vector<std::vector<int32_t>> prompts;
+  // The media chunks of each prompt (empty, or one list per prompt): their positions hold
+  // placeholders instead of vocabulary ids.
+  std::vector<std::vector<scheduler::MediaChunk>> prompt_media;
+  // Native prompts given as {"prompt_string", "multimodal_data"}: tokenized with their media
+  // when the request runs (prompts[index] is empty until then).
+  struct MediaPromptText {
+    size_t index = 0;
+    std::string text;
+    std::vector<std::vector<uint8_t>> files;  // base64-decoded multimodal_data
+  };
+  std::vector<MediaPromptText> media_prompts;
   InfillInputs infill;
 };
 
@@ -85,8 +96,10 @@ Json generation_settings_json(const CompletionSettings& settings, bool full);
 // The prompt forms of the native routes (native-completion.md §4): a string, a token array,
 // a mixed array of strings and token ids, an object with `prompt_string`, or a list of
 // those; tokenized with add_special and parse_special on.
-std::optional<ApiError> parse_prompts(const tokenizer::Tokenizer& tok, const Json& prompt,
-                                      std::vector<std::vector<int32_t>>& out);
+// With `media` null, multimodal_data is refused; otherwise such prompts are recorded there.
+std::optional<ApiError> parse_prompts(
+    const tokenizer::Tokenizer& tok, const Json& prompt, std::vector<std::vector<int32_t>>& out,
+    std::vector<CompletionSettings::MediaPromptText>* media = nullptr);
 // A string or a mixed array of strings and ids (ids pass through unchecked); special tokens
 // (BOS...) are added only when `add_special` and the content starts with a string. The
 // caller has checked the shape.

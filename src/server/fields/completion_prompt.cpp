@@ -2,6 +2,7 @@
 // inputs (§13.1). Every shape is checked; anything else is a 400 naming the field.
 #include <algorithm>
 
+#include "base/base64.h"
 #include "server/fields/completion_fields.h"
 #include "tokenizer/tokenizer.h"
 
@@ -17,18 +18,46 @@ bool is_token_or_text(const Json& v) {
   return v.is_number_integer() || v.is_string();
 }
 
+using MediaPrompts = std::vector<CompletionSettings::MediaPromptText>;
+
+// {"prompt_string": text, "multimodal_data": [base64...]}: kept for the run, which encodes
+// the media (the text must be a string there, as the reference reads it).
+void media_prompt(const Json& v, const Json& data, size_t index, MediaPrompts* media,
+                  std::optional<ApiError>& error) {
+  if (media == nullptr) {
+    error = invalid_request(
+        "Multimodal data provided, but model does not support multimodal requests.");
+    return;
+  }
+  const Json& text = v["prompt_string"];
+  if (!text.is_string() || !data.is_array()) {
+    error = invalid_request(
+        "\"prompt_string\" must be a string and \"multimodal_data\" an array of base64 strings");
+    return;
+  }
+  CompletionSettings::MediaPromptText entry{
+      .index = index, .text = text.get<std::string>(), .files = {}};
+  for (const Json& item : data) {
+    if (!item.is_string()) {
+      error = invalid_request("\"multimodal_data\" must be an array of base64 strings");
+      return;
+    }
+    entry.files.push_back(base64_decode_prefix(item.get_ref<const std::string&>()));
+  }
+  media->push_back(std::move(entry));
+}
+
 // One prompt in any single form; false when the value is none of them.
 bool one_prompt(const tokenizer::Tokenizer& tok, const Json& v, std::vector<int32_t>& out,
-                std::optional<ApiError>& error) {
+                size_t index, MediaPrompts* media, std::optional<ApiError>& error) {
   if (is_text_or_tokens(v)) {
     out = tokenize_mixed(tok, v, true, true);
     return true;
   }
   if (v.is_object() && v.contains("prompt_string")) {
-    if (auto media = v.find("multimodal_data");
-        media != v.end() && !media->is_null() && !(media->is_array() && media->empty())) {
-      error = invalid_request(
-          "Multimodal data provided, but model does not support multimodal requests.");
+    if (auto data = v.find("multimodal_data");
+        data != v.end() && !data->is_null() && !(data->is_array() && data->empty())) {
+      media_prompt(v, *data, index, media, error);
       return true;
     }
     const Json& text = v["prompt_string"];
@@ -70,7 +99,7 @@ std::vector<int32_t> tokenize_mixed(const tokenizer::Tokenizer& tok, const Json&
 }
 
 std::optional<ApiError> parse_prompts(const tokenizer::Tokenizer& tok, const Json& prompt,
-                                      std::vector<std::vector<int32_t>>& out) {
+                                      std::vector<std::vector<int32_t>>& out, MediaPrompts* media) {
   out.clear();
   std::optional<ApiError> error;
   if (prompt.is_array() && prompt.empty()) return invalid_request("\"prompt\" must not be empty");
@@ -79,12 +108,14 @@ std::optional<ApiError> parse_prompts(const tokenizer::Tokenizer& tok, const Jso
                                         [](const Json& v) { return v.is_number_integer(); });
   if (!list_of_prompts) {
     out.emplace_back();
-    if (!one_prompt(tok, prompt, out.back(), error)) return invalid_request(kBadPrompt);
+    if (!one_prompt(tok, prompt, out.back(), 0, media, error)) return invalid_request(kBadPrompt);
     return error;
   }
   for (const Json& element : prompt) {
     out.emplace_back();
-    if (!one_prompt(tok, element, out.back(), error)) return invalid_request(kBadPrompt);
+    if (!one_prompt(tok, element, out.back(), out.size() - 1, media, error)) {
+      return invalid_request(kBadPrompt);
+    }
     if (error) return error;
   }
   return std::nullopt;
@@ -106,7 +137,7 @@ std::optional<ApiError> parse_prompt(const Json& v, const std::string& used,
     return field_error(
         used, "at most " + std::to_string(ctx.defaults->max_prompts) + " prompts in one request");
   }
-  return parse_prompts(*ctx.tok, v, out.prompts);
+  return parse_prompts(*ctx.tok, v, out.prompts, &out.media_prompts);
 }
 
 std::optional<ApiError> parse_infill_text(const Json& v, const std::string& used,

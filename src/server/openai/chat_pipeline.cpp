@@ -197,11 +197,39 @@ void place_answer_grammar(const chat::OutputSyntax& syntax, const chat::ChatProm
 
 }  // namespace
 
+ChatMediaContext media_context(const ServerState& s) {
+  return {s.scheduler->media_support(), s.config.fetch_media_url, s.config.media_marker};
+}
+
+namespace {
+
+// The rendered prompt's tokens; with media, their chunks placed at the markers.
+std::optional<ApiError> tokenize_chat_prompt(ServerState& s, const ChatPromptRequest& chat,
+                                             CompletionSettings& settings) {
+  const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
+  if (chat.files.empty()) {
+    settings.prompts = {tokenize_mixed(tok, Json(chat.prompt.prompt), true, true)};
+    return std::nullopt;
+  }
+  MediaPrompt media;
+  if (auto err = build_media_prompt(*s.scheduler, chat.prompt.prompt, s.config.media_marker,
+                                    chat.files, nullptr, media)) {
+    return err;
+  }
+  settings.prompts = {std::move(media.tokens)};
+  settings.prompt_media = {std::move(media.media)};
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request, ChatRun& out) {
   ChatSettings chat_settings = s.config.chat;
   chat_settings.templates = s.model.chat_templates;
   out.meta = make_meta(s);
   ChatPromptRequest chat;
+  const ChatMediaContext media = media_context(s);
+  chat.media = &media;
   if (auto err = build_chat_prompt(request, chat_settings, chat)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
   chat::OutputSyntax syntax = output_syntax(s, request, chat);
@@ -219,7 +247,7 @@ std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request,
     return err;
   }
   CompletionSettings& settings = *out.settings;
-  settings.prompts = {tokenize_mixed(tok, Json(chat.prompt.prompt), true, true)};
+  if (auto err = tokenize_chat_prompt(s, chat, settings)) return err;
   settings.chat_format = chat_settings.use_jinja ? syntax.format_name : "Content-only";
   settings.generation_prompt = chat.prompt.generation_prompt;
   const std::string format = request.reasoning_format.value_or(s.config.chat.reasoning_format);

@@ -51,6 +51,8 @@ struct ChatRun {
 // The chat routes parse their body with parse_chat_request; /v1/messages and
 // /v1/responses map their typed requests to one (anthropic_request.h, responses_request.h).
 std::optional<ApiError> prepare_chat(ServerState& s, const ChatRequest& request, ChatRun& out);
+// What chat requests' image and audio parts may use on this server.
+ChatMediaContext media_context(const ServerState& s);
 
 // {"input_tokens": N} (+ "object": "response.input_tokens") for a chat request.
 http::Response count_chat_tokens(ServerState& s, const ChatRequest& request, bool with_object);

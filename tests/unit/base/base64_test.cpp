@@ -38,5 +38,28 @@ TEST(Base64, Float32LittleEndian) {
   EXPECT_EQ(base64_encode(bytes), "AACAPwAAAMA=");
 }
 
+std::string decode(std::string_view text) {
+  std::vector<uint8_t> bytes = base64_decode_prefix(text);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+TEST(Base64, DecodeRoundTripsTheRfcVectors) {
+  for (std::string_view plain : {"", "f", "fo", "foo", "foob", "fooba", "foobar"}) {
+    const std::string encoded = encode(std::string(plain));
+    EXPECT_EQ(decode(encoded), plain) << encoded;
+  }
+  const std::vector<unsigned char> high{0xfb, 0xff, 0xbf};
+  EXPECT_EQ(base64_decode_prefix("+/+/"), std::vector<uint8_t>(high.begin(), high.end()));
+}
+
+// As llama-server reads media: up to the first '=' or foreign character, the rest ignored.
+TEST(Base64, DecodeStopsAtTheFirstForeignCharacter) {
+  EXPECT_EQ(decode("Zm9v YmFy"), "foo");
+  EXPECT_EQ(decode("Zm9vYg==Zm9v"), "foob");
+  EXPECT_EQ(decode("Zm9vY"), "foo");  // a lone trailing character carries no whole byte
+  EXPECT_EQ(decode("not base64!"), std::string("\x9e\x8b", 2));  // "not": 18 bits, 2 bytes
+  EXPECT_EQ(decode("!!!"), "");
+}
+
 }  // namespace
 }  // namespace hearth
