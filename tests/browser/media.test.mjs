@@ -208,6 +208,18 @@ test('with vision: chosen, pasted and dropped images become removable thumbnails
       [['red.png', dataUri(RED)]],
       [['blue.png', dataUri(BLUE)], ['red.png', dataUri(RED)]],
     ]);
+
+    // Editing the first message's text keeps its image.
+    await page.getByTestId('message-user').first().getByTestId('message-edit').click();
+    await page.getByTestId('edit-input').fill('Which colour?');
+    await page.getByTestId('edit-save').click();
+    await poll(() => bodies.length === 3, { what: 'the request for the edited message' });
+    assert.deepEqual(bodies[2].messages, [{
+      role: 'user',
+      content: [{ type: 'text', text: 'Which colour?' }, { type: 'image_url', image_url: { url: dataUri(RED) } }],
+    }]);
+    await waitForAnswer(page, 1);
+    assert.deepEqual(await thumbnails(inConversation), [{ src: dataUri(RED), width: 5 }]);
   });
 });
 
@@ -229,6 +241,17 @@ test('files over the size limit and of other types are refused with a message', 
     await poll(async () => /cannot read audio/.test(await notice.textContent()), { what: 'the message for audio without an audio projector' });
     assert.equal(await page.getByTestId('attachment-preview').count(), 0, 'a refused file was attached');
     assert.equal(await page.getByTestId('send-button').isDisabled(), true);
+
+    // A request over the server's body limit (HTTP 413, as hearth-server answers it) says what to do.
+    await page.route('**/v1/chat/completions', (route) => route.fulfill({
+      status: 413, contentType: 'application/json',
+      body: '{"error":{"code":413,"message":"request body too large","type":"invalid_request_error"}}',
+    }));
+    await input.setInputFiles([RED]);
+    await page.getByTestId('attachment-preview').waitFor();
+    await page.getByTestId('send-button').click();
+    const answer = await waitForAnswer(page, 1);
+    assert.match(answer.error || '', /^request body too large\. The conversation with its attachments is too large to send/);
   });
 });
 
