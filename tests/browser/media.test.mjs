@@ -136,7 +136,7 @@ test('without a projector the attach button is disabled and says why; a pasted o
   });
 });
 
-test('with vision: chosen, pasted and dropped images become removable thumbnails, are sent as image_url parts, and stay after a reload and in the export', { timeout: 90_000 }, async (t) => {
+test('with vision: chosen, pasted and dropped images become removable thumbnails, are sent as image_url parts and stay after a reload', { timeout: 90_000 }, async (t) => {
   await withPage(t, async (page) => {
     await serveModalities(page, { vision: true });
     const bodies = await answerCompletions(page);
@@ -197,29 +197,41 @@ test('with vision: chosen, pasted and dropped images become removable thumbnails
         { type: 'image_url', image_url: { url: dataUri(RED) } }],
     ]);
     await page.screenshot({ path: screenshotPath('10-images-in-conversation') });
+  });
+});
 
-    // The export carries the images themselves.
+test('the export carries the images, and editing a message\'s text keeps its image', { timeout: 60_000 }, async (t) => {
+  await withPage(t, async (page) => {
+    await serveModalities(page, { vision: true });
+    const bodies = await answerCompletions(page);
+    await openChat(page, mainServer);
+    const input = page.getByTestId('attach-input');
+    await poll(async () => !(await input.isDisabled()), { what: 'the file picker to become usable' });
+    await input.setInputFiles([RED, BLUE]);
+    await poll(async () => (await page.getByTestId('attachment-preview').count()) === 2, { what: 'two thumbnails' });
+    await send(page, 'Compare');
+    await waitForAnswer(page, 1);
+
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByTestId('conversation-export').click(),
     ]);
     const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
-    assert.deepEqual(exported.messages.filter((m) => m.role === 'user').map((m) => m.attachments.map((a) => [a.name, a.dataUrl])), [
-      [['red.png', dataUri(RED)]],
-      [['blue.png', dataUri(BLUE)], ['red.png', dataUri(RED)]],
-    ]);
+    assert.deepEqual(exported.messages[0].attachments.map((a) => [a.name, a.kind, a.dataUrl]),
+      [['red.png', 'image', dataUri(RED)], ['blue.png', 'image', dataUri(BLUE)]]);
 
-    // Editing the first message's text keeps its image.
-    await page.getByTestId('message-user').first().getByTestId('message-edit').click();
-    await page.getByTestId('edit-input').fill('Which colour?');
+    await page.getByTestId('message-user').getByTestId('message-edit').click();
+    await page.getByTestId('edit-input').fill('Which is darker?');
     await page.getByTestId('edit-save').click();
-    await poll(() => bodies.length === 3, { what: 'the request for the edited message' });
-    assert.deepEqual(bodies[2].messages, [{
+    await poll(() => bodies.length === 2, { what: 'the request for the edited message' });
+    assert.deepEqual(bodies[1].messages, [{
       role: 'user',
-      content: [{ type: 'text', text: 'Which colour?' }, { type: 'image_url', image_url: { url: dataUri(RED) } }],
+      content: [{ type: 'text', text: 'Which is darker?' }, { type: 'image_url', image_url: { url: dataUri(RED) } },
+        { type: 'image_url', image_url: { url: dataUri(BLUE) } }],
     }]);
     await waitForAnswer(page, 1);
-    assert.deepEqual(await thumbnails(inConversation), [{ src: dataUri(RED), width: 5 }]);
+    const inConversation = page.getByTestId('message-user').getByTestId('message-attachment');
+    assert.deepEqual(await thumbnails(inConversation), [{ src: dataUri(RED), width: 5 }, { src: dataUri(BLUE), width: 4 }]);
   });
 });
 

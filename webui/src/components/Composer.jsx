@@ -70,12 +70,47 @@ function AttachButton({ modalities, disabled, onFiles }) {
   );
 }
 
+// Files pasted into the text box or dropped on the composer become attachments (or a notice).
+function useFileTransfer(media, disabled) {
+  const [dragging, setDragging] = useState(false);
+  useNoNavigationOnDrop();
+  // Pasted text goes in as usual; only a paste that carries files is taken over.
+  const onPaste = (event) => {
+    const files = filesOf(event.clipboardData);
+    if (!files.length || disabled) return;
+    event.preventDefault();
+    media.add(files);
+  };
+  const onDrop = (event) => {
+    setDragging(false);
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    if (!disabled) media.add(filesOf(event.dataTransfer));
+  };
+  const onDragOver = (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    setDragging(true);
+  };
+  return { dragging, onPaste, dropTarget: { onDragOver, onDrop, onDragLeave: () => setDragging(false) } };
+}
+
+function Notice({ text, onDismiss }) {
+  return (
+    <div class="error composer-notice" data-testid="attachment-notice" role="alert">
+      <span>{text}</span>
+      <button type="button" class="icon-button" aria-label="Dismiss" title="Dismiss" onClick={onDismiss}>
+        <Icon name="close" size={14} />
+      </button>
+    </div>
+  );
+}
+
 export function Composer({ streaming, disabled, focusKey, modalities, onSend, onStop }) {
   const [text, setText] = useState('');
-  const [dragging, setDragging] = useState(false);
   const input = useRef(null);
   const media = useAttachments(modalities);
-  useNoNavigationOnDrop();
+  const transfer = useFileTransfer(media, disabled);
 
   useEffect(() => {
     if (input.current && !disabled) input.current.focus();
@@ -97,42 +132,11 @@ export function Composer({ streaming, disabled, focusKey, modalities, onSend, on
       submit();
     }
   };
-  // Pasted text goes in as usual; pasted files become attachments (or a notice).
-  const onPaste = (event) => {
-    const files = filesOf(event.clipboardData);
-    if (!files.length || disabled) return;
-    event.preventDefault();
-    media.add(files);
-  };
-  const onDrop = (event) => {
-    setDragging(false);
-    if (!hasFiles(event)) return;
-    event.preventDefault();
-    if (!disabled) media.add(filesOf(event.dataTransfer));
-  };
-  const onDragOver = (event) => {
-    if (!hasFiles(event)) return;
-    event.preventDefault();
-    setDragging(true);
-  };
 
   return (
-    <form
-      class={`composer${dragging ? ' dragging' : ''}`}
-      data-testid="composer"
-      onSubmit={submit}
-      onDragOver={onDragOver}
-      onDragLeave={() => setDragging(false)}
-      onDrop={onDrop}
-    >
-      {media.notice && (
-        <div class="error composer-notice" data-testid="attachment-notice" role="alert">
-          <span>{media.notice}</span>
-          <button type="button" class="icon-button" aria-label="Dismiss" title="Dismiss" onClick={() => media.setNotice('')}>
-            <Icon name="close" size={14} />
-          </button>
-        </div>
-      )}
+    <form class={`composer${transfer.dragging ? ' dragging' : ''}`} data-testid="composer" onSubmit={submit}
+      {...transfer.dropTarget}>
+      {media.notice && <Notice text={media.notice} onDismiss={() => media.setNotice('')} />}
       {media.attachments.length > 0 && (
         <div class="attachments composer-attachments">
           {media.attachments.map(({ meta, dataUrl }) => (
@@ -152,7 +156,7 @@ export function Composer({ streaming, disabled, focusKey, modalities, onSend, on
           disabled={disabled}
           onInput={(event) => setText(event.currentTarget.value)}
           onKeyDown={onKeyDown}
-          onPaste={onPaste}
+          onPaste={transfer.onPaste}
         />
         {streaming ? (
           <button type="button" class="primary stop" data-testid="stop-button" onClick={onStop} title="Stop generating">
