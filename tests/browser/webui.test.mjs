@@ -56,6 +56,8 @@ import {
   saveSettings,
   slotsProcessing,
 } from './harness.mjs';
+// Images and audio (attach, paste, drop, storage, export): their tests run in this same process.
+import './media.test.mjs';
 
 // --- Serving options (plain HTTP) -------------------------------------------------------------
 test('the page is served at / (gzip, ETag); --no-ui and --path change that; /props reports it', { timeout: 60_000 }, async () => {

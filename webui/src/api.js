@@ -71,6 +71,13 @@ async function errorFromResponse(response) {
   const body = await readBody(response);
   const { message, type } = messageFromBody(body, response);
   const prefix = response.status >= 500 ? `Server error ${response.status}: ` : '';
+  // Every message re-sends the conversation's images and audio, so a long one can outgrow
+  // the server's request size limit.
+  if (response.status === 413) {
+    const sentence = /[.!?]$/.test(message) ? message : `${message}.`;
+    const hint = 'The conversation with its attachments is too large to send: start a new conversation or attach fewer files.';
+    return new ApiError(`${sentence} ${hint}`, response.status, type);
+  }
   return new ApiError(prefix + message, response.status, type);
 }
 

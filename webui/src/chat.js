@@ -1,13 +1,24 @@
 // Pure helpers for messages: creation, streaming accumulation, request building, stats.
 
+import { messageContent } from './attachments.js';
 import { samplingParams } from './settings.js';
 import { newId } from './storage.js';
 
 export const DEFAULT_TITLE = 'New chat';
 const TITLE_LENGTH = 48;
 
-export function createUserMessage(content) {
-  return { id: newId(), role: 'user', content, createdAt: Date.now() };
+// attachments: metadata of attached images and audio (attachments.js), kept only when any.
+export function createUserMessage(content, attachments = []) {
+  const message = { id: newId(), role: 'user', content, createdAt: Date.now() };
+  if (attachments.length) message.attachments = attachments;
+  return message;
+}
+
+// The title a message gives a new conversation: its text, else its first attachment's name.
+export function titleFromMessage(message) {
+  if (!message) return DEFAULT_TITLE;
+  const name = message.attachments && message.attachments[0] && message.attachments[0].name;
+  return message.content.trim() || !name ? titleFromText(message.content) : titleFromText(name);
 }
 
 export function createAssistantMessage(model) {
@@ -29,7 +40,7 @@ export function createConversation(firstMessage) {
   const now = Date.now();
   return {
     id: newId(),
-    title: titleFromText(firstMessage ? firstMessage.content : ''),
+    title: titleFromMessage(firstMessage),
     createdAt: now,
     updatedAt: now,
     messages: firstMessage ? [firstMessage] : [],
@@ -75,19 +86,20 @@ export function snapshotMessage(draft) {
   return { ...draft, toolCalls: draft.toolCalls.filter(Boolean).map((call) => ({ ...call })) };
 }
 
-export function requestMessages(messages, systemPrompt) {
+// dataOf(id): the data URL of an attachment (see media.js).
+export function requestMessages(messages, systemPrompt, dataOf = () => '') {
   const result = [];
   if (systemPrompt && systemPrompt.trim()) result.push({ role: 'system', content: systemPrompt });
   for (const message of messages) {
     if (message.role === 'assistant' && !message.content) continue;
-    result.push({ role: message.role, content: message.content });
+    result.push({ role: message.role, content: messageContent(message, dataOf) });
   }
   return result;
 }
 
-export function requestBody(messages, settings) {
+export function requestBody(messages, settings, dataOf) {
   return {
-    messages: requestMessages(messages, settings.systemPrompt),
+    messages: requestMessages(messages, settings.systemPrompt, dataOf),
     stream: true,
     timings_per_token: true,
     ...samplingParams(settings),

@@ -1,12 +1,14 @@
 // Page shell: wires server state, conversations, chat streaming and settings together.
 
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { getApiKey } from '../api.js';
+import { attachmentIds } from '../attachments.js';
 import { contextTokens } from '../chat.js';
 import { downloadConversation } from '../exporter.js';
 import { useChat } from '../hooks/useChat.js';
 import { useConversations } from '../hooks/useConversations.js';
 import { useServer } from '../hooks/useServer.js';
+import { deleteMedia, sweepOrphans } from '../media.js';
 import { effectiveSettings, overridesFrom, serverDefaults } from '../settings.js';
 import { KEY_SETTINGS, loadSettingOverrides, saveSettingOverrides } from '../storage.js';
 import { Composer } from './Composer.jsx';
@@ -67,16 +69,38 @@ function useConversationActions(store, chat) {
     if (!window.confirm(`Delete "${conversation.title}"? This cannot be undone.`)) return;
     chat.stop(conversation.id);
     store.remove(conversation.id);
+    deleteMedia(attachmentIds(conversation));
   };
   return { rename, remove, exportJson: downloadConversation };
+}
+
+// What the model reads besides text (/props modalities, as llama-server reports them).
+function useModalities(props) {
+  const vision = !!props?.modalities?.vision;
+  const audio = !!props?.modalities?.audio;
+  return useMemo(() => ({ vision, audio }), [vision, audio]);
+}
+
+// Stored attachments of conversations deleted (here or in another tab) go at start-up: once,
+// against the list as loaded.
+function useMediaSweep(conversations) {
+  const loaded = useRef(conversations);
+  useEffect(() => {
+    sweepOrphans(new Set(loaded.current.flatMap(attachmentIds)));
+  }, []);
 }
 
 export function App() {
   const server = useServer();
   const store = useConversations();
+  useMediaSweep(store.conversations);
+  const modalities = useModalities(server.props);
   const uiSettings = server.props?.ui_settings;
   const { settings, save: saveSettings, getSettings, saveError } = useSettings(uiSettings);
-  const chat = useChat({ store, getSettings, modelName: server.modelName, onUnauthorized: server.requireAuth });
+  const [mediaError, setMediaError] = useState(null);
+  const chat = useChat({
+    store, getSettings, modelName: server.modelName, onUnauthorized: server.requireAuth, onMediaError: setMediaError,
+  });
   const actions = useConversationActions(store, chat);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
@@ -129,7 +153,7 @@ export function App() {
           onToggleSidebar={() => setSidebarOpen((open) => !open)}
           onOpenSettings={() => setSettingsOpen(true)}
         />
-        <Banners messages={[store.storageError, saveError, server.phase === 'ready' ? server.message : '']} />
+        <Banners messages={[store.storageError, saveError, mediaError, server.phase === 'ready' ? server.message : '']} />
         <MessageList
           conversation={current}
           streaming={streaming}
@@ -141,7 +165,8 @@ export function App() {
           streaming={streaming}
           disabled={server.phase === 'loading' || server.phase === 'auth'}
           focusKey={store.currentId}
-          onSend={(text) => chat.send(current, text)}
+          modalities={modalities}
+          onSend={(text, attachments) => chat.send(current, text, attachments)}
           onStop={() => current && chat.stop(current.id)}
         />
       </main>

@@ -12,6 +12,8 @@ const PATHS = {
   close: 'M6 6l12 12M18 6L6 18',
   stop: 'M7 7h10v10H7z',
   send: 'M5 12h13M13 6l6 6-6 6',
+  attach: 'M20 11.5l-8 8a5 5 0 0 1-7-7l8.5-8.5a3.5 3.5 0 0 1 5 5L10 17.5a2 2 0 0 1-3-3L14.5 7',
+  audio: 'M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0zM20 16a3 3 0 1 1-6 0 3 3 0 0 1 6 0z',
 };
 
 export function Icon({ name, size = 16 }) {

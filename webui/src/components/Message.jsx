@@ -2,6 +2,7 @@
 
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { formatPromptStats, formatStats, prettyArguments, shortModelName } from '../chat.js';
+import { MessageAttachments } from './Attachments.jsx';
 import { CopyButton } from './CopyButton.jsx';
 import { Icon } from './Icon.jsx';
 import { Markdown } from './Markdown.jsx';
@@ -58,12 +59,15 @@ export function UserMessage({ message, busy, onEdit }) {
 
   return (
     <div class="message message-user" data-testid="message-user">
+      <MessageAttachments attachments={message.attachments} />
       {editing ? (
         <EditBox initialText={message.content} onSave={save} onCancel={() => setEditing(false)} />
       ) : (
-        <div class="bubble">
-          <Markdown text={message.content} />
-        </div>
+        message.content && (
+          <div class="bubble">
+            <Markdown text={message.content} />
+          </div>
+        )
       )}
       {!editing && (
         <div class="message-actions">
@@ -78,7 +82,7 @@ export function UserMessage({ message, busy, onEdit }) {
             <Icon name="edit" size={14} />
             <span>Edit</span>
           </button>
-          <CopyButton text={message.content} />
+          {message.content && <CopyButton text={message.content} />}
         </div>
       )}
     </div>

@@ -2,6 +2,7 @@
 
 import { useCallback, useRef, useState } from 'preact/hooks';
 import { streamChatCompletion } from '../api.js';
+import { attachmentIds } from '../attachments.js';
 import {
   applyChunk,
   createAssistantMessage,
@@ -10,8 +11,9 @@ import {
   DEFAULT_TITLE,
   requestBody,
   snapshotMessage,
-  titleFromText,
+  titleFromMessage,
 } from '../chat.js';
+import { loadMedia, putMedia } from '../media.js';
 
 const RENDER_INTERVAL_MS = 40;
 
@@ -20,6 +22,18 @@ function replaceMessage(conversation, message) {
     ...conversation,
     messages: conversation.messages.map((m) => (m.id === message.id ? message : m)),
   };
+}
+
+// The data URLs of the attachments in `history`; throws, naming the file, when one is no
+// longer stored (another browser's storage, or storage cleared): sending without it would
+// silently change what the model sees.
+async function historyMedia(history) {
+  const media = await loadMedia(attachmentIds({ messages: history }));
+  for (const message of history) {
+    const lost = (message.attachments || []).find((meta) => !media.has(meta.id));
+    if (lost) throw new Error(`The attachment "${lost.name}" is no longer in this browser's storage; edit the message to send it without it.`);
+  }
+  return (id) => media.get(id);
 }
 
 function useStreamingSet() {
@@ -51,7 +65,8 @@ function useStreamingSet() {
 }
 
 // store: the useConversations() object; getSettings(): effective settings now.
-export function useChat({ store, getSettings, modelName, onUnauthorized }) {
+// onMediaError(message): attachments could not be stored (they are still sent).
+export function useChat({ store, getSettings, modelName, onUnauthorized, onMediaError }) {
   const { streamingIds, begin, end, stop } = useStreamingSet();
   const { update } = store;
 
@@ -69,7 +84,9 @@ export function useChat({ store, getSettings, modelName, onUnauthorized }) {
       if (!timer) timer = setTimeout(render, RENDER_INTERVAL_MS);
     };
     try {
-      const { complete } = await streamChatCompletion(requestBody(history, getSettings()), controller.signal, {
+      const dataOf = await historyMedia(history);
+      const body = requestBody(history, getSettings(), dataOf);
+      const { complete } = await streamChatCompletion(body, controller.signal, {
         onData(chunk) {
           applyChunk(draft, chunk);
           scheduleRender();
@@ -97,8 +114,13 @@ export function useChat({ store, getSettings, modelName, onUnauthorized }) {
     }
   }, [update, begin, end, getSettings, modelName, onUnauthorized]);
 
-  const send = useCallback((conversation, text) => {
-    const userMessage = createUserMessage(text);
+  // attachments: [{ meta, dataUrl }] (attachments.js readAttachment).
+  const send = useCallback((conversation, text, attachments = []) => {
+    const userMessage = createUserMessage(text, attachments.map((attachment) => attachment.meta));
+    if (attachments.length) {
+      putMedia(attachments.map(({ meta, dataUrl }) => ({ id: meta.id, dataUrl })))
+        .then(() => onMediaError(null), (err) => onMediaError(err.message));
+    }
     if (!conversation) {
       const created = createConversation(userMessage);
       store.add(created);
@@ -106,10 +128,10 @@ export function useChat({ store, getSettings, modelName, onUnauthorized }) {
       return;
     }
     if (conversation.messages.length === 0 && conversation.title === DEFAULT_TITLE) {
-      update(conversation.id, (c) => ({ ...c, title: titleFromText(text) }));
+      update(conversation.id, (c) => ({ ...c, title: titleFromMessage(userMessage) }));
     }
     generate(conversation.id, [...conversation.messages, userMessage]);
-  }, [store, update, generate]);
+  }, [store, update, generate, onMediaError]);
 
   const regenerate = useCallback((conversation, messageId) => {
     const index = conversation.messages.findIndex((m) => m.id === messageId);
