@@ -29,7 +29,9 @@ Json timings_json(const scheduler::Timings& t) {
 
 std::string tokens_to_text(const tokenizer::Tokenizer& tok, const std::vector<int32_t>& tokens) {
   std::string text;
-  for (int32_t id : tokens) text += tok.token_to_piece(id, true);
+  for (int32_t id : tokens) {
+    if (!scheduler::is_media_placeholder(id)) text += tok.token_to_piece(id, true);
+  }
   return text;
 }
 

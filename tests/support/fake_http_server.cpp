@@ -36,6 +36,8 @@ bool InProcessServer::start(const std::vector<std::string>& args, FakeModel mode
   const ServerArgs& a = parsed.args;
   if (!a.chat_template.empty()) model.chat_template = a.chat_template;
   model.n_ctx_slot = server_tool::slot_context(a, model.n_ctx_train);
+  // -mm: a fake projector taking images and audio (FakeScheduler::encode_media).
+  if (!a.mmproj.empty() && a.mmproj_auto) model.media = {.vision = true, .audio = true};
   if (a.pooling >= 0) model.pooling = static_cast<scheduler::PoolingType>(a.pooling);
   fake_ = make_fake_server(config_of(a), std::move(model));
   if (!fake_.server) {

@@ -252,6 +252,11 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
     const auto length = static_cast<int32_t>(std::min<size_t>(output.size(), 4096));
     n_predict = params.n_predict < 0 ? length : std::min(std::max(params.n_predict, 1), length);
   }
+  // The prompt's vocabulary ids, which the fake "writes" again (media placeholders are not).
+  std::vector<int32_t> echo;
+  for (int32_t t : request.prompt) {
+    if (!scheduler::is_media_placeholder(t)) echo.push_back(t);
+  }
   FinalResult final;
   final.index = index;
   final.id_slot = copy;
@@ -261,10 +266,9 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (sink.cancelled()) return;
-    const int32_t token = scripted ? output[static_cast<size_t>(i)]
-                          : request.prompt.empty()
-                              ? 0
-                              : request.prompt[static_cast<size_t>(i) % request.prompt.size()];
+    const int32_t token = scripted       ? output[static_cast<size_t>(i)]
+                          : echo.empty() ? 0
+                                         : echo[static_cast<size_t>(i) % echo.size()];
     const std::string piece = tok_->token_to_piece(token, false);
     final.generated.push_back(token);
     final.content += piece;
@@ -304,8 +308,73 @@ void FakeScheduler::run_task(const TaskRequest& request, int32_t copy) {
   sink.on_final(std::move(final));
 }
 
+namespace {
+
+bool starts_with(std::span<const uint8_t> bytes, std::string_view magic) {
+  return bytes.size() >= magic.size() &&
+         std::equal(magic.begin(), magic.end(), bytes.begin(),
+                    [](char a, uint8_t b) { return static_cast<uint8_t>(a) == b; });
+}
+
+uint32_t fnv1a(std::span<const uint8_t> bytes) {
+  uint32_t h = 2166136261u;
+  for (uint8_t b : bytes) h = (h ^ b) * 16777619u;
+  return h;
+}
+
+// The positions of `request`'s media chunks (their placeholders are not vocabulary ids).
+std::vector<bool> media_positions(const TaskRequest& request) {
+  std::vector<bool> is_media(request.prompt.size(), false);
+  for (const scheduler::MediaChunk& c : request.media) {
+    for (int32_t i = c.begin; i < c.begin + c.n_tokens && i < static_cast<int32_t>(is_media.size());
+         ++i) {
+      is_media[static_cast<size_t>(i)] = true;
+    }
+  }
+  return is_media;
+}
+
+}  // namespace
+
+Result<scheduler::EncodedMedia> FakeScheduler::encode_media(std::span<const uint8_t> bytes,
+                                                            const std::atomic<bool>*) {
+  if (!media_.vision && !media_.audio) {
+    return error(ErrorCode::kUnsupported, "the model has no multimodal projector");
+  }
+  const bool known = starts_with(bytes, "\x89PNG") || starts_with(bytes, "\xff\xd8") ||
+                     starts_with(bytes, "GIF8") || starts_with(bytes, "BM") ||
+                     starts_with(bytes, "RIFF") || starts_with(bytes, "ID3");
+  if (!known) {
+    return error(ErrorCode::kInvalidArgument,
+                 "not an image or audio file (" + std::to_string(bytes.size()) + " bytes)");
+  }
+  scheduler::EncodedMedia out;
+  out.begin_text = "<img>";
+  out.end_text = "</img>";
+  out.chunk.n_tokens = 3 + static_cast<int32_t>(bytes.size() % 4);
+  const uint32_t h = fnv1a(bytes);
+  out.chunk.placeholder = -1 - static_cast<int32_t>(h & 0xffffff);
+  auto rows = std::make_shared<std::vector<float>>(static_cast<size_t>(out.chunk.n_tokens) *
+                                                   kEmbeddingWidth);
+  for (size_t i = 0; i < rows->size(); ++i) (*rows)[i] = static_cast<float>((h + i) % 97) / 97.0f;
+  out.chunk.embd = std::move(rows);
+  return out;
+}
+
+std::vector<scheduler::MediaChunk> FakeScheduler::last_media() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_media_;
+}
+
 bool FakeScheduler::check_prompt(const TaskRequest& request, int32_t index) {
-  for (int32_t t : request.prompt) {
+  const std::vector<bool> is_media = media_positions(request);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_media_ = request.media;
+  }
+  for (size_t i = 0; i < request.prompt.size(); ++i) {
+    const int32_t t = request.prompt[i];
+    if (is_media[i]) continue;
     if (t < 0 || t >= tok_->n_vocab()) {
       request.sink->on_error(index,
                              {TaskError::Kind::kInvalidRequest, "Prompt contains invalid tokens"});

@@ -44,6 +44,16 @@ class FakeScheduler final : public scheduler::Scheduler {
                    scheduler::SlotActionDone done) override;
   const scheduler::SchedulerConfig& config() const override { return config_; }
   const tokenizer::Tokenizer& tokenizer() const override { return *tok_; }
+  scheduler::MediaSupport media_support() const override { return media_; }
+  // A fake projector: a file is "decoded" when it starts with a PNG, JPEG, GIF, BMP, WAV or
+  // MP3 signature (else kInvalidArgument naming it), and becomes 3 + size % 4 positions
+  // whose placeholder and embedding rows are functions of its bytes; begin and end texts
+  // "<img>" and "</img>".
+  Result<scheduler::EncodedMedia> encode_media(std::span<const uint8_t> bytes,
+                                               const std::atomic<bool>* cancel) override;
+  void set_media_support(scheduler::MediaSupport media) { media_ = media; }
+  // The media chunks of the last task run.
+  std::vector<scheduler::MediaChunk> last_media() const;
 
   // Width of the fake's hidden states (what /v1/models reports as n_embd).
   static constexpr int32_t kEmbeddingWidth = 16;
@@ -70,6 +80,8 @@ class FakeScheduler final : public scheduler::Scheduler {
   bool stopping_ = false;
   size_t tasks_run_ = 0;
   std::vector<int32_t> output_;
+  scheduler::MediaSupport media_;
+  std::vector<scheduler::MediaChunk> last_media_;
   std::vector<std::vector<int32_t>> slot_tokens_;  // per slot: the last task's tokens
   scheduler::MetricsSnapshot metrics_;
   std::thread thread_;

@@ -16,6 +16,7 @@ FakeServer make_fake_server(server::ServerConfig config, FakeModel model) {
   sc.embeddings = config.embeddings;
   sc.pooling = model.pooling;
   out.scheduler = std::make_shared<FakeScheduler>(tok, sc);
+  out.scheduler->set_media_support(model.media);
   out.scheduler->start();
   chat::TemplateOrigin origin;
   origin.override_text = model.chat_template;

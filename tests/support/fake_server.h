@@ -27,6 +27,8 @@ struct FakeModel {
   // config.embeddings.
   scheduler::PoolingType pooling = scheduler::PoolingType::kNone;
   std::string rerank_template;  // tokenizer.chat_template.rerank; "" when absent
+  // A fake projector (the command line's -mm): FakeScheduler::encode_media's media.
+  scheduler::MediaSupport media;
 };
 
 // `config` as the command line would make it (slots come from its defaults.n_slots). Null

@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <string_view>
 
+#include "hub/media_fetch.h"
 #include "scheduler/scheduler.h"
 #include "server/options/parse_args.h"
 #include "version/version.h"
@@ -56,6 +58,21 @@ int32_t slot_context(const ServerArgs& args, int32_t n_ctx_train) {
   return n_ctx_train > 0 ? std::min(per_slot, n_ctx_train) : per_slot;
 }
 
+namespace {
+
+// http(s):// and file:// media URLs through the hub's fetcher: --media-path for files, and
+// no addresses of the server's own network unless HEARTH_MEDIA_ALLOW_PRIVATE_URLS=1 (a
+// Hearth setting: the reference fetches any address).
+server::MediaUrlFetcher media_fetcher(const ServerArgs& args) {
+  hub::MediaFetchSettings settings;
+  settings.media_path = args.media_path;
+  const char* allow = std::getenv("HEARTH_MEDIA_ALLOW_PRIVATE_URLS");
+  settings.allow_private_urls = allow != nullptr && std::string_view(allow) == "1";
+  return [settings](std::string_view url) { return hub::fetch_media_url(url, settings); };
+}
+
+}  // namespace
+
 server::ServerConfig make_config(const ServerArgs& args) {
   server::ServerConfig c;
   static_cast<server::ServerSettings&>(c) = args;
@@ -63,6 +80,7 @@ server::ServerConfig make_config(const ServerArgs& args) {
   c.n_batch = logical_batch(args);
   c.reranking = reranking(args);
   c.media_marker = random_media_marker();
+  c.fetch_media_url = media_fetcher(args);
   c.build_info = hearth::build_info();
   c.defaults.spec_types = server::options::spec_type_names(args);
   c.defaults.reasoning_format = reasoning_format_echo(args.chat.reasoning_format);

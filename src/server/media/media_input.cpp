@@ -48,7 +48,8 @@ std::optional<ApiError> load_media(std::string_view url, bool accept_data_uri,
                                  : "Failed to download image");
     }
     Result<MediaBytes> bytes = fetch(url);
-    if (!bytes.is_ok()) return invalid_request(bytes.status().message());
+    // As the reference: a refused path is the client's mistake (400), a failed download 500.
+    if (!bytes.is_ok()) return from_status(bytes.status());
     files.push_back(std::move(*bytes));
     return std::nullopt;
   }
