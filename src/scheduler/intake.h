@@ -51,7 +51,11 @@ struct TaskLimits {
   // The task as the planner sees it.
   PlanTask plan_task(const Pending& p) const;
 
+  // The request's media chunks against its prompt (see MediaChunk); nullopt when sound.
+  std::optional<TaskError> check_media(const Pending& p) const;
+
   int32_t n_vocab;
+  int32_t n_embd;
   bool causal;
   bool has_lm_head;
   bool embeddings;
