@@ -38,7 +38,7 @@ struct PlanTask {
   int32_t id_slot = -1;  // >= 0: pinned to id_slot % n_slots; < -1: least recently used only
   int32_t n_cmpl = 1;
   bool cache_prompt = true;
-  bool whole_prompt = false;          // the prompt is evaluated in one step (embeddings)
+  bool whole_prompt = false;            // the prompt is evaluated in one step (embeddings)
   std::span<const MediaChunk> media{};  // the prompt's media chunks (ascending)
 };
 
