@@ -126,9 +126,7 @@ int32_t Speculator::ngram_draft(Slot& slot) {
   std::vector<int32_t> draft = draft_from_ngrams(slot);
   if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
   t.draft = std::move(draft);
-  // The draft model never sees a prompt with media: its context would need the media rows
-  // (the reference feeds them the image embeddings); Hearth drafts such slots by n-grams only.
-  if (!t.draft.empty() || !draft_ctx_ || !t.media.empty()) return 0;
+  if (!t.draft.empty() || !draft_ctx_ || !draft_takes_media(t)) return 0;
   return static_cast<int32_t>(std::min<int64_t>(budget, spec_.draft.n_max));
 }
 
