@@ -15,6 +15,7 @@ TaskLimits::TaskLimits(const engine::Model& model, const SchedulerConfig& config
       embeddings(config.embeddings),
       pooling(config.pooling),
       n_ubatch(std::min(config.n_ubatch, config.n_batch)),
+      n_call(config.n_ubatch),
       n_ctx_slot(config.n_ctx_slot) {}
 
 bool TaskLimits::splittable(TaskKind kind) const {
@@ -51,6 +52,14 @@ std::optional<TaskError> TaskLimits::check_media(const Pending& p) const {
     if (!c.embd || c.embd->size() != static_cast<size_t>(c.n_tokens) * static_cast<size_t>(n_embd))
       return invalid(fmt::format("media chunk {} has {} embedding values, expected {} x {}", i,
                                  c.embd ? c.embd->size() : 0, c.n_tokens, n_embd));
+    // Its rows see each other, so they go in one forward call, which -ub bounds (the
+    // reference aborts there: "non-causal attention requires n_ubatch >= n_tokens").
+    if (c.non_causal && c.n_tokens > n_call)
+      return invalid(
+          fmt::format("media chunk {} ({} positions, attending to each other) is "
+                      "too large to process. increase the physical batch size "
+                      "(current batch size: {})",
+                      i, c.n_tokens, n_call));
     end = int64_t{c.begin} + c.n_tokens;
     for (int64_t k = c.begin; k < end; ++k) {
       if ((*p.prompt)[static_cast<size_t>(k)] != c.placeholder)

@@ -61,6 +61,7 @@ struct TaskLimits {
   bool embeddings;
   engine::PoolingType pooling;
   int32_t n_ubatch;  // the smaller of -ub and -b
+  int32_t n_call;    // -ub: the most rows of one forward call
   int32_t n_ctx_slot;
 };
 

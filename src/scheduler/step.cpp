@@ -120,7 +120,7 @@ bool inside_chunk(std::span<const StepToken> tokens, size_t i) {
 
 // The end of the forward call starting at tokens[at] that would end at `end`, moved so it
 // never splits a non-causal chunk: back to the chunk's start, or past its end when the chunk
-// starts the call (the call then exceeds -ub).
+// starts the call (such a chunk is at most -ub rows: TaskLimits::check_media).
 size_t call_end(std::span<const StepToken> tokens, size_t at, size_t end) {
   if (!inside_chunk(tokens, end)) return end;
   size_t start = end;

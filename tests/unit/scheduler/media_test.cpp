@@ -19,6 +19,8 @@
 #include "scheduler/scheduler.h"
 #include "scheduler_fixture.h"
 #include "support/test_paths.h"
+#include "support/windowed_model.h"
+#include "tools/synth/synth.h"
 
 namespace hearth::scheduler {
 namespace {
@@ -176,7 +178,7 @@ TEST_F(MediaTest, AChunkLargerThanTheBatchIsEvaluatedWhole) {
   SchedulerConfig cfg;
   cfg.n_slots = 1;
   cfg.n_batch = 16;
-  cfg.n_ubatch = 16;
+  cfg.n_ubatch = 48;
   auto s = started(cfg);
   ASSERT_TRUE(s);
   const MediaPrompt p = with_chunk(text(20, 6), chunk(40, -3, 9, true), text(5, 7));
@@ -296,6 +298,10 @@ TEST_F(MediaTest, RefusesMalformedMediaAndEmbeddingInputsWithMedia) {
   EXPECT_NE(error_of(std::move(short_embd)), "");
   TaskRequest stray = greedy(p.tokens, 2, nullptr);  // placeholders without chunks
   EXPECT_EQ(error_of(std::move(stray)), "Prompt contains invalid tokens");
+  // A non-causal chunk goes in one forward call, which -ub bounds.
+  TaskRequest too_wide = request(with_chunk(text(4, 14), chunk(600, -9, 32, true), {}), 2, nullptr);
+  EXPECT_NE(error_of(std::move(too_wide)).find("increase the physical batch size"),
+            std::string::npos);
   TaskRequest embedding = request(p, 2, nullptr);
   embedding.kind = TaskKind::kEmbedding;
   EXPECT_NE(error_of(std::move(embedding)).find("not supported"), std::string::npos);
@@ -312,6 +318,44 @@ TEST_F(MediaTest, ASlotHoldingMediaIsNotSaved) {
   EXPECT_EQ(saved.status().code(), ErrorCode::kUnsupported);
   EXPECT_FALSE(std::filesystem::exists(dir + "/slot.bin"));
   std::filesystem::remove_all(dir);
+}
+
+// A small random Gemma 3 with sliding-window layers (window 16): a non-causal chunk longer
+// than the window, alone and beside another slot's chunk in the same steps.
+class MediaWindowed : public MediaTest {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = test::make_temp_dir("media-windowed");
+    const std::string path = dir_ + "/gemma3.gguf";
+    ASSERT_TRUE(synth::synthesize(test::windowed_model_params(), path).is_ok());
+    load(path);
+  }
+  static void TearDownTestSuite() {
+    SchedulerTest::TearDownTestSuite();
+    std::filesystem::remove_all(dir_);
+  }
+  static inline std::string dir_;
+};
+
+TEST_F(MediaWindowed, GeneratesWhatTheEngineGeneratesAloneAndTogether) {
+  const MediaPrompt first = with_chunk(text(30, 1), chunk(40, -1, 41, true), text(10, 2));
+  const MediaPrompt second = with_chunk(text(7, 3), chunk(24, -2, 42, true), text(5, 4));
+  SchedulerConfig cfg;
+  cfg.n_slots = 2;
+  cfg.n_batch = 64;
+  cfg.n_ubatch = 64;
+  auto s = started(cfg);
+  ASSERT_TRUE(s);
+  auto sink = std::make_shared<CollectSink>();
+  std::vector<TaskRequest> both = {request(first, 12, sink), request(second, 12, sink)};
+  both[1].index = 1;
+  ASSERT_TRUE(s->submit_all(std::move(both)).is_ok());
+  ASSERT_TRUE(sink->wait(2));
+  ASSERT_TRUE(sink->errors.empty()) << sink->errors.front().message;
+  const auto finals = sink->sorted_finals();
+  ASSERT_EQ(finals.size(), 2u);
+  EXPECT_EQ(finals[0].generated, engine_greedy(first, 12));
+  EXPECT_EQ(finals[1].generated, engine_greedy(second, 12));
 }
 
 // The planner on its own: steps and reuse end at chunk boundaries.
