@@ -70,11 +70,13 @@ class MediaRows : public ::testing::Test {
     return m.is_ok() ? *m : nullptr;
   }
 
-  static std::unique_ptr<Context> make_context(const models::ModelPtr& model, int threads,
-                                               int32_t n_seq = 4) {
+  static std::unique_ptr<Context> make_context(
+      const models::ModelPtr& model, int threads,
+      kernels::MatmulPrecision precision = kernels::MatmulPrecision::kReference) {
     ContextParams p;
+    p.precision = precision;
     p.n_ctx = 1024;
-    p.n_seq_max = n_seq;
+    p.n_seq_max = 4;
     p.n_threads = threads;
     p.n_threads_batch = threads;
     auto c = Context::create(model, p);
@@ -185,9 +187,18 @@ std::vector<Row> chunk_prompt(const std::vector<int32_t>& toks, const std::vecto
   return rows;
 }
 
+// With the reference arithmetic (tiled attention) and with f32 accumulation (one query at a
+// time), whose key ranges are computed apart.
 TEST_F(MediaRows, NonCausalChunkRowsSeeTheWholeChunk) {
-  for (const auto& model : {llama_, gemma3_}) {
+  using kernels::MatmulPrecision;
+  for (const auto& [model, precision] :
+       {std::pair{llama_, MatmulPrecision::kReference},
+        std::pair{gemma3_, MatmulPrecision::kReference}, std::pair{llama_, MatmulPrecision::kF32},
+        std::pair{gemma3_, MatmulPrecision::kF32}}) {
     ASSERT_TRUE(model);
+    const auto make_context = [&](const models::ModelPtr& m, int threads) {
+      return MediaRows::make_context(m, threads, precision);
+    };
     const int64_t E = model->hparams().n_embd;
     const auto toks = tokens(16, 2, model);
     std::vector<float> embd = random_rows(8, E, 7);
@@ -268,7 +279,10 @@ std::vector<Row> long_media_prompt(const std::vector<int32_t>& toks, const std::
 // The media prompt in calls [0, 30), [30, 90), [90, 96), alone on one thread and sharing each
 // call with three other sequences (prefilling, then decoding) on two threads.
 TEST_F(MediaRows, BatchInvariant) {
-  for (const auto& model : {llama_, gemma3_}) {
+  using kernels::MatmulPrecision;
+  for (const auto& [model, precision] : {std::pair{llama_, MatmulPrecision::kReference},
+                                         std::pair{gemma3_, MatmulPrecision::kReference},
+                                         std::pair{gemma3_, MatmulPrecision::kF32}}) {
     ASSERT_TRUE(model);
     const int64_t E = model->hparams().n_embd;
     const auto toks = tokens(96, 3, model);
@@ -276,7 +290,7 @@ TEST_F(MediaRows, BatchInvariant) {
     const std::vector<Row> rows = long_media_prompt(toks, embd, E);
     const int32_t cuts[] = {0, 30, 90, 96};
     const auto run = [&](bool others) {
-      auto ctx = make_context(model, others ? 2 : 1);
+      auto ctx = make_context(model, others ? 2 : 1, precision);
       std::vector<std::vector<float>> out;
       std::vector<int32_t> other_next(4, 0);
       for (int c = 0; c + 1 < 4; ++c) {
