@@ -333,9 +333,9 @@ void start_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t_
     std::copy(q, q + G * D, bq.q.begin() + static_cast<std::ptrdiff_t>(i0) * D);
     KeyRange range;
     range.first = first_visible(bt.pos, window);
-    range.last = bt.pos;
-    f16v_prefix(st, il, bt.seq, range, kv_head, G, q, scale, std::min(bt.pos + 1, kExactPositions),
-                scratch);
+    range.last = bt.last_visible();
+    f16v_prefix(st, il, bt.seq, range, kv_head, G, q, scale,
+                std::min(range.last + 1, kExactPositions), scratch);
     for (int32_t g = 0; g < G; ++g) {
       const auto i = i0 + static_cast<size_t>(g);
       bq.m[i] = scratch.max_score[static_cast<size_t>(g)];
@@ -382,8 +382,11 @@ void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t
   const auto& hp = st.model.hparams();
   const int32_t H = hp.n_head, D = hp.head_dim, Dv = hp.head_dim_v, G = H / hp.n_head_kv;
   start_block(st, il, t_begin, t_end, kv_head, scale, window, scratch, bq);
-  const BatchToken& last = st.tokens[static_cast<size_t>(t_end - 1)];
-  const KvHeadRows rows(st, il, last.seq, kv_head);
+  // The block's last visible position (a media row may see past the block's last row).
+  int32_t last_pos = 0;
+  for (int64_t t = t_begin; t < t_end; ++t)
+    last_pos = std::max(last_pos, st.tokens[static_cast<size_t>(t)].last_visible());
+  const KvHeadRows rows(st, il, st.tokens[static_cast<size_t>(t_begin)].seq, kv_head);
   bq.k_tile.resize(static_cast<size_t>(D) * kT);
   bq.v_tile.assign(static_cast<size_t>(Dv) * kT, 0.0f);
   bq.k_row.resize(static_cast<size_t>(D));
@@ -404,12 +407,13 @@ void attend_block(const ForwardState& st, int32_t il, int64_t t_begin, int64_t t
   // every query's window are skipped, which changes no query's result.
   const int32_t lowest = first_visible(st.tokens[static_cast<size_t>(t_begin)].pos, window);
   const int32_t start = std::max(kExactPositions, lowest / kT * kT);
-  for (int32_t j0 = start; j0 <= last.pos; j0 += kT) {
-    const int n = std::min<int32_t>(kT, last.pos + 1 - j0);
+  for (int32_t j0 = start; j0 <= last_pos; j0 += kT) {
+    const int n = std::min<int32_t>(kT, last_pos + 1 - j0);
     load_tile(st, rows, j0, n, bq);
     for (int64_t t = t_begin; t < t_end; ++t) {
       const int32_t pos = st.tokens[static_cast<size_t>(t)].pos;
-      const int visible = std::clamp(pos + 1 - j0, 0, n);
+      const int visible =
+          std::clamp(st.tokens[static_cast<size_t>(t)].last_visible() + 1 - j0, 0, n);
       const int hidden = std::clamp(first_visible(pos, window) - j0, 0, n);
       for (int32_t g = 0; g < G; ++g) {
         bq.n_valid[static_cast<size_t>((t - t_begin) * G + g)] = visible;
@@ -519,7 +523,7 @@ void attend_causal(ForwardState& st, int32_t il, float scale, int32_t window = 0
   for (size_t t = 0; t < ranges.size(); ++t) {
     const int32_t pos = st.tokens[t].pos;
     ranges[t].first = first_visible(pos, window);
-    ranges[t].last = pos;
+    ranges[t].last = st.tokens[t].last_visible();
     ranges[t].query_pos = pos;
     ranges[t].softcap = softcap;
   }

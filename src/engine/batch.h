@@ -18,12 +18,29 @@ struct BatchToken {
   // With ContextParams::embeddings: keep this token's final hidden state (Context::embedding).
   // Rows wanting neither skip the last layer's work after attention.
   bool output = true;
+  // Non-null: the row's input embedding [n_embd] (an image or audio row), used instead of the
+  // token's row and never multiplied by the architecture's token-embedding scale; `token` is
+  // then ignored. The caller keeps it alive for the decode() call.
+  const float* embd = nullptr;
+  // >= pos: the row also sees its sequence's later positions up to this one (a non-causal
+  // media chunk, whose rows all see the whole chunk; those positions must be in the same
+  // batch). A sliding window still starts at the row's own position, as the reference's mask
+  // with causal attention off. -1: causal, positions <= pos.
+  int32_t visible_end = -1;
+  // The last position the row sees.
+  int32_t last_visible() const { return visible_end > pos ? visible_end : pos; }
 };
 
 class Batch {
  public:
   void add(int32_t token, int32_t pos, SeqId seq, bool logits, bool output = true) {
-    tokens_.push_back({token, pos, seq, logits, output});
+    tokens_.push_back({token, pos, seq, logits, output, nullptr, -1});
+  }
+  // A row whose input is the embedding `embd` [n_embd] (see BatchToken::embd and
+  // visible_end).
+  void add_embd(const float* embd, int32_t pos, SeqId seq, bool logits, int32_t visible_end = -1,
+                bool output = true) {
+    tokens_.push_back({0, pos, seq, logits, output, embd, visible_end});
   }
   void clear() { tokens_.clear(); }
   bool empty() const { return tokens_.empty(); }

@@ -93,7 +93,7 @@ Status Context::validate(const Batch& batch) const {
   std::map<SeqId, int32_t> next_pos;
   for (int32_t i = 0; i < batch.size(); ++i) {
     const BatchToken& t = batch[i];
-    if (t.token < 0 || t.token >= n_vocab)
+    if (t.embd == nullptr && (t.token < 0 || t.token >= n_vocab))
       return error(ErrorCode::kInvalidArgument,
                    fmt::format("token id {} is outside the vocabulary [0, {})", t.token, n_vocab));
     if (t.seq < 0 || t.seq >= params_.n_seq_max)
@@ -112,6 +112,17 @@ Status Context::validate(const Batch& batch) const {
       return error(ErrorCode::kInvalidArgument,
                    fmt::format("position {} is past the model's {} position embeddings", t.pos,
                                model_->hparams().n_ctx_train));
+  }
+  // A row that sees later positions needs them in this batch (their K/V rows are stored
+  // before any row attends).
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    const BatchToken& t = batch[i];
+    if (t.visible_end < 0) continue;
+    if (t.visible_end < t.pos || t.visible_end >= next_pos[t.seq])
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("token {} of sequence {} at position {} sees up to position {}, "
+                               "outside [{}, {}] (the sequence's positions in the batch)",
+                               i, t.seq, t.pos, t.visible_end, t.pos, next_pos[t.seq] - 1));
   }
   return Status::ok();
 }

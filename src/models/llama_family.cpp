@@ -69,13 +69,17 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
 }
 
 // Token rows, multiplied by embd_scale where the architecture scales them (an f32 scale, as
-// the reference's graph applies it).
+// the reference's graph applies it). Media rows (BatchToken::embd) are not scaled: the
+// reference scales only a batch of tokens (gemma3: sqrt(E) when ubatch.token is set).
 void LlamaFamilyModel::embed_input(engine::ForwardState& st) const {
   Model::embed_input(st);
   if (spec_.embd_scale == 0.0f) return;
-  float* x = st.s.x.data();
-  const int64_t n = st.n_tokens() * hparams().n_embd;
-  for (int64_t i = 0; i < n; ++i) x[i] *= spec_.embd_scale;
+  const int64_t E = hparams().n_embd;
+  for (int64_t t = 0; t < st.n_tokens(); ++t) {
+    if (st.tokens[static_cast<size_t>(t)].embd != nullptr) continue;
+    float* x = st.s.x.data() + t * E;
+    for (int64_t i = 0; i < E; ++i) x[i] *= spec_.embd_scale;
+  }
 }
 
 namespace {

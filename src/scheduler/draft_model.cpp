@@ -27,12 +27,28 @@ std::pair<int32_t, float> best_of(std::span<const float> logits) {
   return {static_cast<int32_t>(best - logits.begin()), static_cast<float>(1.0 / sum)};
 }
 
+// The media chunk of `media` holding prompt position k, or null.
+const MediaChunk* chunk_at(const std::vector<MediaChunk>& media, int32_t k) {
+  for (const MediaChunk& c : media)
+    if (c.begin <= k && k < c.begin + c.n_tokens) return &c;
+  return nullptr;
+}
+
 }  // namespace
 
-// Brings each job's draft sequence to its slot's tokens; false when the draft context
-// failed (every job's draft sequence is then dropped).
+bool Speculator::draft_takes_media(const RunningTask& t) const {
+  if (t.media.empty()) return true;
+  const auto E = static_cast<size_t>(draft_ctx_->model().hparams().n_embd);
+  const MediaChunk& c = t.media.front();
+  return c.embd->size() == static_cast<size_t>(c.n_tokens) * E;
+}
+
+// Brings each job's draft sequence to its slot's tokens, media positions as the chunks'
+// embedding rows (a non-causal chunk in one call, as in the target); false when the draft
+// context failed (every job's draft sequence is then dropped).
 bool Speculator::sync_draft_sequences(std::vector<DraftJob>& jobs) {
   engine::Context& dc = *draft_ctx_;
+  const auto E = static_cast<size_t>(dc.model().hparams().n_embd);
   engine::Batch batch;
   const auto flush = [&] {
     const bool ok = batch.empty() || dc.decode(batch).is_ok();
@@ -41,13 +57,24 @@ bool Speculator::sync_draft_sequences(std::vector<DraftJob>& jobs) {
   };
   for (DraftJob& job : jobs) {
     const Slot& s = *job.slot;
+    const std::vector<MediaChunk>& media = s.task->media;
     std::vector<int32_t>& draft_cached = state(s).draft_cached;
-    const auto shared = static_cast<int32_t>(common_prefix(draft_cached, s.cached));
+    const int32_t shared =
+        media_boundary(media, static_cast<int32_t>(common_prefix(draft_cached, s.cached)));
     draft_cached.resize(static_cast<size_t>(dc.kv_cache().truncate(s.id, shared)));
     for (size_t k = draft_cached.size(); k < s.cached.size(); ++k) {
-      batch.add(s.cached[k], static_cast<int32_t>(k), s.id, false);
+      const auto pos = static_cast<int32_t>(k);
+      const MediaChunk* c = is_media_placeholder(s.cached[k]) ? chunk_at(media, pos) : nullptr;
+      const int32_t chunk_end = c != nullptr ? c->begin + c->n_tokens : 0;
+      if (c != nullptr) {
+        batch.add_embd(c->embd->data() + static_cast<size_t>(pos - c->begin) * E, pos, s.id, false,
+                       c->non_causal ? chunk_end - 1 : -1);
+      } else {
+        batch.add(s.cached[k], pos, s.id, false);
+      }
       draft_cached.push_back(s.cached[k]);
-      if (batch.size() >= n_ubatch_ && !flush()) return false;
+      const bool in_chunk = c != nullptr && c->non_causal && pos + 1 < chunk_end;
+      if (batch.size() >= n_ubatch_ && !in_chunk && !flush()) return false;
     }
   }
   return flush();

@@ -9,11 +9,13 @@ namespace hearth::scheduler::detail {
 
 TaskLimits::TaskLimits(const engine::Model& model, const SchedulerConfig& config)
     : n_vocab(model.hparams().n_vocab),
+      n_embd(model.hparams().n_embd),
       causal(model.hparams().causal),
       has_lm_head(model.has_lm_head()),
       embeddings(config.embeddings),
       pooling(config.pooling),
       n_ubatch(std::min(config.n_ubatch, config.n_batch)),
+      n_call(config.n_ubatch),
       n_ctx_slot(config.n_ctx_slot) {}
 
 bool TaskLimits::splittable(TaskKind kind) const {
@@ -30,8 +32,59 @@ bool TaskLimits::needs_one_step(TaskKind kind) const {
   return kind != TaskKind::kCompletion && !causal;
 }
 
+std::optional<TaskError> TaskLimits::check_media(const Pending& p) const {
+  const auto invalid = [](std::string message) {
+    return TaskError{TaskError::Kind::kInvalidRequest, std::move(message), 0, 0};
+  };
+  if (p.req.media.empty()) return std::nullopt;
+  if (p.req.kind != TaskKind::kCompletion)
+    return invalid("images and audio are not supported in embedding or rerank inputs");
+  const auto n = static_cast<int64_t>(p.prompt->size());
+  int64_t end = 0;  // of the previous chunk
+  for (size_t i = 0; i < p.req.media.size(); ++i) {
+    const MediaChunk& c = p.req.media[i];
+    if (c.n_tokens <= 0 || c.begin < end || int64_t{c.begin} + c.n_tokens > n ||
+        !is_media_placeholder(c.placeholder))
+      return invalid(
+          fmt::format("media chunk {} (positions {} to {}, placeholder {}) is "
+                      "empty, overlaps another or lies outside the prompt",
+                      i, c.begin, int64_t{c.begin} + c.n_tokens, c.placeholder));
+    if (!c.embd || c.embd->size() != static_cast<size_t>(c.n_tokens) * static_cast<size_t>(n_embd))
+      return invalid(fmt::format("media chunk {} has {} embedding values, expected {} x {}", i,
+                                 c.embd ? c.embd->size() : 0, c.n_tokens, n_embd));
+    // Its rows see each other, so they go in one forward call, which -ub bounds (the
+    // reference aborts there: "non-causal attention requires n_ubatch >= n_tokens").
+    if (c.non_causal && c.n_tokens > n_call)
+      return invalid(
+          fmt::format("media chunk {} ({} positions, attending to each other) is "
+                      "too large to process. increase the physical batch size "
+                      "(current batch size: {})",
+                      i, c.n_tokens, n_call));
+    end = int64_t{c.begin} + c.n_tokens;
+    for (int64_t k = c.begin; k < end; ++k) {
+      if ((*p.prompt)[static_cast<size_t>(k)] != c.placeholder)
+        return invalid(
+            fmt::format("media chunk {}: prompt position {} does not hold its "
+                        "placeholder",
+                        i, k));
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<TaskError> TaskLimits::check(const Pending& p) const {
-  for (int32_t t : *p.prompt) {
+  if (std::optional<TaskError> err = check_media(p)) return err;
+  // Placeholders are valid where a chunk fills them (check_media checked those positions).
+  size_t next_chunk = 0;
+  for (size_t k = 0; k < p.prompt->size(); ++k) {
+    const int32_t t = (*p.prompt)[k];
+    while (next_chunk < p.req.media.size() &&
+           static_cast<int64_t>(k) >=
+               int64_t{p.req.media[next_chunk].begin} + p.req.media[next_chunk].n_tokens)
+      ++next_chunk;
+    const bool in_chunk =
+        next_chunk < p.req.media.size() && static_cast<int64_t>(k) >= p.req.media[next_chunk].begin;
+    if (in_chunk) continue;
     if (t < 0 || t >= n_vocab)
       return TaskError{TaskError::Kind::kInvalidRequest, "Prompt contains invalid tokens", 0, 0};
   }
@@ -80,7 +133,7 @@ PlanTask TaskLimits::plan_task(const Pending& p) const {
   // An embedding input keeps nothing of a slot: it takes the least recently used one (the
   // host cache first stores that slot's state), never a slot by prompt similarity.
   const int32_t id_slot = p.req.kind == TaskKind::kCompletion ? p.req.id_slot : -2;
-  return {*p.prompt, id_slot, p.req.n_cmpl, reuse, whole};
+  return {*p.prompt, id_slot, p.req.n_cmpl, reuse, whole, p.req.media};
 }
 
 Status Intake::push(std::vector<Pending> tasks) {

@@ -51,12 +51,17 @@ struct TaskLimits {
   // The task as the planner sees it.
   PlanTask plan_task(const Pending& p) const;
 
+  // The request's media chunks against its prompt (see MediaChunk); nullopt when sound.
+  std::optional<TaskError> check_media(const Pending& p) const;
+
   int32_t n_vocab;
+  int32_t n_embd;
   bool causal;
   bool has_lm_head;
   bool embeddings;
   engine::PoolingType pooling;
   int32_t n_ubatch;  // the smaller of -ub and -b
+  int32_t n_call;    // -ub: the most rows of one forward call
   int32_t n_ctx_slot;
 };
 

@@ -12,11 +12,20 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
   return i;
 }
 
+int32_t media_boundary(std::span<const MediaChunk> media, int32_t n) {
+  for (const MediaChunk& c : media) {
+    if (c.begin < n && n < c.begin + c.n_tokens) return c.begin;
+    if (c.begin >= n) break;
+  }
+  return n;
+}
+
 int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task,
                         int32_t min_truncation) {
   if (!task.cache_prompt || task.prompt.empty()) return 0;
   const auto lcp = static_cast<int32_t>(common_prefix(cached, task.prompt));
-  const int32_t n = std::min(lcp, static_cast<int32_t>(task.prompt.size()) - 1);
+  const int32_t n =
+      media_boundary(task.media, std::min(lcp, static_cast<int32_t>(task.prompt.size()) - 1));
   const bool keeps_all = n >= static_cast<int32_t>(cached.size());
   return keeps_all || n >= min_truncation ? n : 0;
 }
@@ -62,8 +71,29 @@ bool pick_children(const PlanInput& in, int32_t n, const std::vector<bool>& take
   return static_cast<int32_t>(out.size()) == n;
 }
 
-void fill_budget(const PlanInput& in, StepPlan& plan, const std::vector<int32_t>& prompt_left,
-                 const std::vector<int64_t>& started, const std::vector<bool>& whole) {
+// What a slot evaluates in this step: its prompt left (prompt_at onwards) and media chunks.
+struct SlotPrompt {
+  int32_t left = 0;
+  int32_t at = 0;
+  std::span<const MediaChunk> media;
+  bool whole = false;
+};
+
+// Prompt tokens of `p` for a step with `room` rows left, keeping media chunks whole (see
+// plan_step()); `alone`: no other prompt tokens are in the step yet.
+int32_t prompt_share(const SlotPrompt& p, int32_t room, bool alone) {
+  const int32_t want = std::min(room, p.left);
+  const int32_t end = media_boundary(p.media, p.at + want);
+  if (end > p.at) return end - p.at;
+  if (want == 0 || !alone) return 0;
+  // A chunk starts here and does not fit: it goes whole.
+  for (const MediaChunk& c : p.media)
+    if (c.begin <= p.at && p.at < c.begin + c.n_tokens) return c.begin + c.n_tokens - p.at;
+  return want;
+}
+
+void fill_budget(const PlanInput& in, StepPlan& plan, const std::vector<SlotPrompt>& prompts,
+                 const std::vector<int64_t>& started) {
   const size_t n = in.slots.size();
   for (size_t i = 0; i < n; ++i) {
     if (in.slots[i].generating) {
@@ -76,13 +106,16 @@ void fill_budget(const PlanInput& in, StepPlan& plan, const std::vector<int32_t>
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return started[a] < started[b]; });
+  bool alone = true;  // no prompt tokens in the step yet
   for (size_t i : order) {
     const int32_t room = in.n_batch - plan.n_tokens;
     if (room <= 0) break;
-    if (prompt_left[i] <= 0) continue;
-    if (whole[i] && prompt_left[i] > room) continue;
-    plan.prompt_tokens[i] = std::min(room, prompt_left[i]);
+    const SlotPrompt& p = prompts[i];
+    if (p.left <= 0) continue;
+    if (p.whole && p.left > room) continue;
+    plan.prompt_tokens[i] = prompt_share(p, room, alone);
     plan.n_tokens += plan.prompt_tokens[i];
+    alone = alone && plan.prompt_tokens[i] == 0;
   }
 }
 
@@ -127,13 +160,12 @@ StepPlan plan_step(const PlanInput& in) {
   plan.prompt_tokens.assign(n, 0);
   plan.decode.assign(n, false);
   std::vector<bool> taken(n, false);
-  std::vector<int32_t> prompt_left(n, 0);
+  std::vector<SlotPrompt> prompts(n);
   std::vector<int64_t> started(n, 0);
-  std::vector<bool> whole(n, false);
   int64_t next_start = 0;
   for (size_t i = 0; i < n; ++i) {
-    prompt_left[i] = in.slots[i].busy ? in.slots[i].prompt_left : 0;
-    whole[i] = in.slots[i].whole_prompt;
+    const PlanSlot& s = in.slots[i];
+    prompts[i] = {s.busy ? s.prompt_left : 0, s.prompt_at, s.media, s.whole_prompt};
     started[i] = in.slots[i].started;
     next_start = std::max(next_start, in.slots[i].started + 1);
   }
@@ -151,12 +183,12 @@ StepPlan plan_step(const PlanInput& in) {
     for (int32_t c : adm.child_slots) taken[static_cast<size_t>(c)] = true;
     const PlanSlot& chosen = in.slots[static_cast<size_t>(slot)];
     adm.n_past = reusable_prefix(chosen.cached, task, chosen.min_truncation);
-    prompt_left[static_cast<size_t>(slot)] = static_cast<int32_t>(task.prompt.size()) - adm.n_past;
-    whole[static_cast<size_t>(slot)] = task.whole_prompt;
+    prompts[static_cast<size_t>(slot)] = {static_cast<int32_t>(task.prompt.size()) - adm.n_past,
+                                          adm.n_past, task.media, task.whole_prompt};
     started[static_cast<size_t>(slot)] = next_start++;
     plan.admitted.push_back(std::move(adm));
   }
-  fill_budget(in, plan, prompt_left, started, whole);
+  fill_budget(in, plan, prompts, started);
   return plan;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/serving_defaults.h"
+#include "scheduler/task.h"
 
 namespace hearth::scheduler {
 
@@ -26,6 +27,10 @@ struct PlanSlot {
   // layer released the rows a shorter one would need); 0: any.
   int32_t min_truncation = 0;
   bool whole_prompt = false;  // the prompt left goes into one step together or waits
+  // The running prompt's media chunks, and the index of its next prompt token: a step never
+  // ends inside a chunk (see plan_step()).
+  std::span<const MediaChunk> media{};
+  int32_t prompt_at = 0;
 };
 
 struct PlanTask {
@@ -33,7 +38,8 @@ struct PlanTask {
   int32_t id_slot = -1;  // >= 0: pinned to id_slot % n_slots; < -1: least recently used only
   int32_t n_cmpl = 1;
   bool cache_prompt = true;
-  bool whole_prompt = false;  // the prompt is evaluated in one step (embeddings)
+  bool whole_prompt = false;            // the prompt is evaluated in one step (embeddings)
+  std::span<const MediaChunk> media{};  // the prompt's media chunks (ascending)
 };
 
 struct PlanInput {
@@ -65,6 +71,10 @@ struct StepPlan {
 // Length of the common prefix of two token lists.
 size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b);
 
+// `n` cut back to the start of the media chunk it would end inside (begin < n < end), else
+// `n`: a prompt prefix that keeps media chunks whole.
+int32_t media_boundary(std::span<const MediaChunk> media, int32_t n);
+
 // Slot for a task among the free slots (not busy, not in `taken`): the pinned one (-1 when
 // it is busy), else the free slot whose cache shares the largest fraction of the prompt above
 // `similarity` (the first such slot on ties), else the least recently used one (the last
@@ -72,8 +82,10 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b);
 int32_t select_slot(const PlanInput& in, const PlanTask& task, const std::vector<bool>& taken);
 
 // Prompt tokens the slot's cache can keep for `task`: the common prefix, leaving at least
-// one prompt token to evaluate so the step yields logits; 0 without cache_prompt, and 0 when
-// that prefix is shorter than `min_truncation` (the KV rows it needs are gone).
+// one prompt token to evaluate so the step yields logits, and never ending inside one of the
+// prompt's media chunks (cut back to the chunk's start: its rows are evaluated together);
+// 0 without cache_prompt, and 0 when that prefix is shorter than `min_truncation` (the KV
+// rows it needs are gone).
 int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task,
                         int32_t min_truncation = 0);
 
@@ -82,6 +94,12 @@ int32_t reusable_prefix(std::span<const int32_t> cached, const PlanTask& task,
 // generating slot, then prompt chunks in the order the prompts started, up to n_batch (a
 // whole-prompt slot that does not fit waits for a later step, as the reference's). With
 // cont_batching off, prompts are evaluated only in steps without generated tokens.
+// A media chunk is never split across steps: a slot's share ends before a chunk that does
+// not fit the room left; a chunk that starts the slot's share and does not fit goes whole
+// when the step has no other prompt tokens yet (so a chunk larger than -b takes a step of
+// its own, beside the generated tokens, and exceeds -b), else it waits for the next step.
+// (The reference splits an image into -b batches; Hearth keeps a chunk's rows together
+// so a non-causal chunk's rows can all see each other.)
 StepPlan plan_step(const PlanInput& in);
 
 }  // namespace hearth::scheduler

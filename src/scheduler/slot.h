@@ -29,6 +29,7 @@ struct RunningTask {
   std::shared_ptr<TaskSink> sink;
   std::shared_ptr<const void> echo;
   std::shared_ptr<const std::vector<int32_t>> prompt;
+  std::vector<MediaChunk> media;  // the prompt's media chunks (TaskRequest::media)
   uint32_t seed_echo = kRandomSeed;
   std::string init_error;  // the sampler could not be built: the task fails at launch
 

@@ -40,7 +40,8 @@ int32_t SlotCache::prepare(Slot& slot, const Pending& p) {
     if (cache_ && store(slot)) cache_->update();
     return 0;
   }
-  const PlanTask task{*p.prompt, p.req.id_slot, p.req.n_cmpl, p.req.params.cache_prompt};
+  const PlanTask task{*p.prompt, p.req.id_slot, p.req.n_cmpl, p.req.params.cache_prompt,
+                      false,     p.req.media};
   const auto reusable = [&] {
     return reusable_prefix(slot.cached, task, kv_.min_truncation(slot.id));
   };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "base/timer.h"
 
 namespace hearth::scheduler::detail {
@@ -39,6 +41,11 @@ Result<SlotFileResult> SlotFiles::run(const SlotAction& action, Slot& slot) {
 
 Result<SlotFileResult> SlotFiles::save(const Slot& slot, const std::string& path) {
   const int64_t t0 = now_us();
+  // Placeholders name media only within this process: a file could not be restored into
+  // another one, so a slot holding media is not saved (the reference's not_supported error).
+  if (std::any_of(slot.cached.begin(), slot.cached.end(), is_media_placeholder))
+    return error(ErrorCode::kUnsupported,
+                 "saving a slot that holds images or audio is not supported");
   const auto n = static_cast<int32_t>(slot.cached.size());
   const engine::KvSnapshot kv = kv_.save(slot.id, n);
   if (kv.n_tokens != n)

@@ -126,7 +126,7 @@ int32_t Speculator::ngram_draft(Slot& slot) {
   std::vector<int32_t> draft = draft_from_ngrams(slot);
   if (static_cast<int64_t>(draft.size()) > budget) draft.resize(static_cast<size_t>(budget));
   t.draft = std::move(draft);
-  if (!t.draft.empty() || !draft_ctx_) return 0;
+  if (!t.draft.empty() || !draft_ctx_ || !draft_takes_media(t)) return 0;
   return static_cast<int32_t>(std::min<int64_t>(budget, spec_.draft.n_max));
 }
 

@@ -62,6 +62,10 @@ class Speculator {
   void learn(Slot& slot, RunningTask::DraftSource source, int32_t drafted, int32_t accepted);
   void draft_with_model(std::vector<DraftJob>& jobs);  // draft_model.cpp
   bool sync_draft_sequences(std::vector<DraftJob>& jobs);
+  // The draft model can read the task's prompt: it has no media, or the draft model's input
+  // rows are as wide as the media rows (the reference feeds it the same embeddings; it
+  // stops the server otherwise, Hearth drafts such a task by n-grams only).
+  bool draft_takes_media(const RunningTask& t) const;
 
   const SpeculativeConfig& spec_;
   const int32_t n_ctx_slot_;

@@ -86,6 +86,52 @@ bool StepLoop::ended_at_launch(const std::vector<Slot*>& copies, const Pending& 
   return true;
 }
 
+namespace {
+
+// Prompt rows [from, end) of `task` as step tokens; a media position carries its chunk's
+// embedding row (and, in a non-causal chunk, the chunk's last position).
+void add_prompt_rows(const Slot& s, int32_t from, int32_t end, std::vector<StepToken>& tokens) {
+  const RunningTask& t = *s.task;
+  // Embedding tasks read final hidden states, never logits.
+  const bool sampled = t.kind == TaskKind::kCompletion;
+  auto chunk = t.media.begin();
+  for (int32_t k = from; k < end; ++k) {
+    while (chunk != t.media.end() && k >= chunk->begin + chunk->n_tokens) ++chunk;
+    StepToken row{s.id, (*t.prompt)[static_cast<size_t>(k)], sampled && k + 1 == t.n_prompt(),
+                  true};
+    if (chunk != t.media.end() && k >= chunk->begin) {
+      const auto E = chunk->embd->size() / static_cast<size_t>(chunk->n_tokens);
+      row.embd = chunk->embd->data() + static_cast<size_t>(k - chunk->begin) * E;
+      if (chunk->non_causal) row.visible_end = chunk->begin + chunk->n_tokens - 1;
+    }
+    tokens.push_back(row);
+  }
+}
+
+// True when tokens[i - 1] and tokens[i] are rows of one non-causal media chunk, which one
+// forward call must hold together (each row sees the whole chunk).
+bool inside_chunk(std::span<const StepToken> tokens, size_t i) {
+  if (i == 0 || i >= tokens.size()) return false;
+  const StepToken& a = tokens[i - 1];
+  const StepToken& b = tokens[i];
+  return b.visible_end >= 0 && a.slot == b.slot && a.visible_end == b.visible_end && a.prompt &&
+         b.prompt;
+}
+
+// The end of the forward call starting at tokens[at] that would end at `end`, moved so it
+// never splits a non-causal chunk: back to the chunk's start, or past its end when the chunk
+// starts the call (such a chunk is at most -ub rows: TaskLimits::check_media).
+size_t call_end(std::span<const StepToken> tokens, size_t at, size_t end) {
+  if (!inside_chunk(tokens, end)) return end;
+  size_t start = end;
+  while (start > at && inside_chunk(tokens, start)) --start;
+  if (start > at) return start;
+  while (inside_chunk(tokens, end)) ++end;
+  return end;
+}
+
+}  // namespace
+
 void StepLoop::collect(const StepPlan& plan, std::vector<StepToken>& tokens) const {
   for (const Slot& s : slots_) {
     const auto i = static_cast<size_t>(s.id);
@@ -97,12 +143,13 @@ void StepLoop::collect(const StepPlan& plan, std::vector<StepToken>& tokens) con
     const int32_t n = plan.prompt_tokens[i];
     if (n <= 0 || s.task->prompt_done || s.task->is_child) continue;
     const auto from = static_cast<int32_t>(s.cached.size());
-    const int32_t end = std::min(from + n, s.task->n_prompt());
-    // Embedding tasks read final hidden states, never logits.
-    const bool sampled = s.task->kind == TaskKind::kCompletion;
-    for (int32_t k = from; k < end; ++k)
-      tokens.push_back({s.id, (*s.task->prompt)[static_cast<size_t>(k)],
-                        sampled && k + 1 == s.task->n_prompt(), true});
+    // The plan kept media chunks whole from where it expected the prompt to start; the host
+    // cache may have moved that start, so the end is kept off a chunk's inside here too.
+    int32_t end = media_boundary(s.task->media, std::min(from + n, s.task->n_prompt()));
+    if (end <= from) end = std::min(s.task->n_prompt(), from + n);
+    for (const MediaChunk& c : s.task->media)
+      if (c.begin <= from && from < c.begin + c.n_tokens) end = std::max(end, c.begin + c.n_tokens);
+    add_prompt_rows(s, from, end, tokens);
   }
 }
 
@@ -120,6 +167,7 @@ void StepLoop::execute(const StepPlan& plan) {
     // A slot's draft stays in the forward call of its pending token (drafts are < ub).
     end = std::min(at + ub, tokens.size());
     while (end < tokens.size() && end > at + 1 && tokens[end].draft) --end;
+    end = call_end(tokens, at, end);
     const std::span<const StepToken> chunk(tokens.data() + at, end - at);
     // A slot that failed or was finished earlier in this step drops its remaining tokens.
     std::vector<StepToken> live;
@@ -141,7 +189,12 @@ bool StepLoop::forward(std::vector<StepToken>& chunk) {
     next[static_cast<size_t>(s.id)] = static_cast<int32_t>(s.cached.size());
   for (const StepToken& t : chunk) {
     const int32_t pos = next[static_cast<size_t>(t.slot)]++;
-    batch.add(t.token, pos, t.slot, t.logits, embedder_.wants_hidden(slots_[t.slot], pos));
+    const bool hidden = embedder_.wants_hidden(slots_[t.slot], pos);
+    if (t.embd != nullptr) {
+      batch.add_embd(t.embd, pos, t.slot, t.logits, t.visible_end, hidden);
+    } else {
+      batch.add(t.token, pos, t.slot, t.logits, hidden);
+    }
   }
   Status st = ctx_.decode(batch);
   if (st.code() == ErrorCode::kResourceExhausted && slots_.evict_idle()) {

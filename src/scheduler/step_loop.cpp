@@ -66,6 +66,8 @@ PlanInput StepLoop::plan_input() const {
     if (s.task && !s.task->is_child && !s.task->prompt_done) {
       ps.prompt_left = s.task->n_prompt() - static_cast<int32_t>(s.cached.size());
       ps.whole_prompt = limits_.needs_one_step(s.task->kind);
+      ps.media = s.task->media;
+      ps.prompt_at = static_cast<int32_t>(s.cached.size());
     }
     ps.started = s.started;
     ps.t_last_used = s.t_last_used;

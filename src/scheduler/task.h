@@ -196,7 +196,9 @@ struct MediaChunk {
 
 // Prompt ids below 0 are media placeholders: never looked up in the vocabulary, never
 // sampled, drafted or detokenized.
-inline bool is_media_placeholder(int32_t id) { return id < 0; }
+inline bool is_media_placeholder(int32_t id) {
+  return id < 0;
+}
 
 // One prompt of a request, generated n_cmpl times (the copies share the prompt pass).
 struct TaskRequest {

@@ -18,6 +18,7 @@ std::unique_ptr<RunningTask> TaskFactory::make(const Pending& p, int32_t copy,
   t->sink = p.req.sink;
   t->echo = p.req.echo;
   t->prompt = p.prompt;
+  t->media = p.req.media;
   t->t_queued_us = p.t_queued_us;
   t->t_start_us = now_us();
   if (t->kind != TaskKind::kCompletion) return t;  // nothing is sampled
@@ -28,8 +29,10 @@ std::unique_ptr<RunningTask> TaskFactory::make(const Pending& p, int32_t copy,
   if (auto sampler = make_sampler(s, t->params.grammar.config, t->params.reasoning);
       sampler.is_ok()) {
     t->sampler = std::move(sampler.value());
-    // The prompt is the samplers' history too (penalties and DRY count it).
-    for (int32_t tok : *t->prompt) (void)t->sampler.accept(tok, false);
+    // The prompt is the samplers' history too (penalties and DRY count it), without its
+    // media positions, as the reference skips them.
+    for (int32_t tok : *t->prompt)
+      if (!is_media_placeholder(tok)) (void)t->sampler.accept(tok, false);
   } else {
     t->init_error = "Failed to initialize samplers: " + sampler.status().message();
   }
