@@ -257,8 +257,21 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   if (config.spec.draft_simple) {
     HEARTH_ASSIGN_OR_RETURN(draft_ctx, create_draft_context(*model, config, cp, placements));
   }
-  return std::unique_ptr<Scheduler>(std::make_unique<detail::SchedulerImpl>(
-      std::move(model), std::move(tok), adjusted, std::move(ctx), std::move(draft_ctx)));
+  std::unique_ptr<detail::MediaEncoder> media;
+  if (config.media.projector) {
+    if (config.media.projector->n_embd_out() != hp.n_embd) {
+      return error(ErrorCode::kInvalidArgument,
+                   fmt::format("the projector's output width ({}) differs from the model's "
+                               "embedding width ({})",
+                               config.media.projector->n_embd_out(), hp.n_embd));
+    }
+    // Images are encoded with the prompt-processing threads (-tb).
+    HEARTH_ASSIGN_OR_RETURN(media, detail::MediaEncoder::create(config.media, pool_threads(config).batch));
+  }
+  auto impl = std::make_unique<detail::SchedulerImpl>(std::move(model), std::move(tok), adjusted,
+                                                      std::move(ctx), std::move(draft_ctx));
+  impl->set_media_encoder(std::move(media));
+  return std::unique_ptr<Scheduler>(std::move(impl));
 }
 
 }  // namespace hearth::scheduler

@@ -25,6 +25,10 @@
 #include "scheduler/task.h"
 #include "tokenizer/tokenizer.h"
 
+namespace hearth::media {
+class Projector;
+}  // namespace hearth::media
+
 namespace hearth::scheduler {
 
 // Pooling of embedding tasks, as the server names and configures it.
@@ -78,6 +82,15 @@ struct SpeculativeConfig {
   }
 };
 
+// The multimodal projector (-mm) and the bounds the options put on its images.
+struct MediaConfig {
+  std::shared_ptr<const media::Projector> projector;  // null: no media
+  int32_t image_min_tokens = -1;  // --image-min-tokens (<= 0: the file's value)
+  int32_t image_max_tokens = -1;  // --image-max-tokens (<= 0: the file's value)
+  // Encoded images kept for reuse, in bytes of embeddings.
+  size_t cache_bytes = size_t{256} << 20;
+};
+
 // The settings options set as they are (SchedulerSettings, filled by the option parser and
 // handed over whole), and what is derived from several options or from the model.
 struct SchedulerConfig : SchedulerSettings {
@@ -96,6 +109,7 @@ struct SchedulerConfig : SchedulerSettings {
   // `pooling` is resolved (--pooling, else the model's pooling_type, else none).
   bool embeddings = false;
   PoolingType pooling = PoolingType::kNone;
+  MediaConfig media;
 };
 
 // Outcome of a slot save or restore (POST /slots/:id?action=save|restore).

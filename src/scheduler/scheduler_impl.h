@@ -13,6 +13,7 @@
 
 #include "engine/context.h"
 #include "scheduler/intake.h"
+#include "scheduler/media_encoder.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/status_board.h"
 #include "scheduler/step_loop.h"
@@ -37,6 +38,15 @@ class SchedulerImpl final : public Scheduler {
   void slot_action(SlotActionKind kind, int32_t id, std::string path, SlotActionDone done) override;
   const SchedulerConfig& config() const override { return config_; }
   const tokenizer::Tokenizer& tokenizer() const override { return *tok_; }
+  MediaSupport media_support() const override {
+    return media_ ? media_->support() : MediaSupport{};
+  }
+  Result<EncodedMedia> encode_media(std::span<const uint8_t> bytes,
+                                    const std::atomic<bool>* cancel) override {
+    return media_ ? media_->encode(bytes, cancel) : Scheduler::encode_media(bytes, cancel);
+  }
+  // The projector's encoder (config.media); set once before start().
+  void set_media_encoder(std::unique_ptr<MediaEncoder> media) { media_ = std::move(media); }
 
  private:
   // Declared in the order they are built: the components hold references to those above.
@@ -47,6 +57,7 @@ class SchedulerImpl final : public Scheduler {
   StatusBoard board_;
   Intake intake_;
   StepLoop loop_;
+  std::unique_ptr<MediaEncoder> media_;  // null without a projector
   std::mutex thread_mu_;  // start() and stop() from any thread
   std::thread thread_;
 };

@@ -21,6 +21,7 @@
 #include "hub/http_client.h"
 #include "hub/model_source.h"
 #include "model_info.h"
+#include "media/projector.h"
 #include "models/registry.h"
 #include "sampling_defaults.h"
 #include "scheduler/cpu_placement.h"
@@ -243,6 +244,30 @@ bool has_windowed_layers(const hearth::engine::Model& model) {
   return false;
 }
 
+// -mm (unless --no-mmproj): the projector, sized against the text model's width, and the
+// options' image token bounds. False after logging the reason.
+bool load_projector(const ServerArgs& args, const hearth::engine::Model& model,
+                    hearth::scheduler::SchedulerConfig& config) {
+  if (args.mmproj.empty()) return true;
+  if (!args.mmproj_auto) {
+    hearth::log_info("--no-mmproj: the projector '{}' is not loaded", args.mmproj);
+    return true;
+  }
+  auto projector =
+      hearth::media::Projector::load(args.mmproj, model.hparams().n_embd, load_options(args));
+  if (!projector) {
+    hearth::log_error("failed to load the multimodal projector '{}': {}", args.mmproj,
+                      projector.status().message());
+    return false;
+  }
+  hearth::log_info("loaded the multimodal projector '{}' ({}): images are taken", args.mmproj,
+                   (*projector)->projector_type());
+  config.media.projector = std::move(*projector);
+  config.media.image_min_tokens = args.image_min_tokens;
+  config.media.image_max_tokens = args.image_max_tokens;
+  return true;
+}
+
 // Loads the model and starts the scheduler; the server then leaves its loading state.
 bool load_and_start(ServerArgs args, hearth::hub::DownloadProgress& progress,
                     hearth::server::Server& server) {
@@ -274,7 +299,10 @@ bool load_and_start(ServerArgs args, hearth::hub::DownloadProgress& progress,
     hearth::log_warn("--swa-full has no effect: the model has no sliding-window layers");
   hearth::scheduler::SchedulerConfig config =
       scheduler_config(args, n_ctx_slot, (*model)->hparams().pooling);
-  if (!load_draft_model(args, config) || !load_lookup_caches(args, config)) return false;
+  if (!load_draft_model(args, config) || !load_lookup_caches(args, config) ||
+      !load_projector(args, **model, config)) {
+    return false;
+  }
   auto scheduler = hearth::scheduler::Scheduler::create(*model, shared_tok, config);
   if (!scheduler) {
     hearth::log_error("failed to create the scheduler: {}", scheduler.status().message());

@@ -1,0 +1,150 @@
+#include "scheduler/media_encoder.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "media/image/image_decode.h"
+
+namespace hearth::scheduler::detail {
+
+namespace {
+
+// Two independent 64-bit hashes (FNV-1a and a multiply-xorshift mix): equal keys mean equal
+// bytes for every practical purpose, which the prompt cache relies on.
+std::pair<uint64_t, uint64_t> content_key(std::span<const uint8_t> bytes) {
+  uint64_t fnv = 14695981039346656037ull;
+  uint64_t mix = 0x9e3779b97f4a7c15ull ^ bytes.size();
+  for (uint8_t b : bytes) {
+    fnv = (fnv ^ b) * 1099511628211ull;
+    mix = (mix ^ (b + 0x100ull)) * 0xff51afd7ed558ccdull;
+    mix ^= mix >> 29;
+  }
+  return {fnv, mix};
+}
+
+// The preprocessing parameters of the projector's family, from its file's keys and the
+// options' token bounds.
+Result<media::PreprocessParams> preprocess_params(const media::Projector& projector,
+                                                  const MediaConfig& config) {
+  HEARTH_ASSIGN_OR_RETURN(media::ProjectorFamily family,
+                          media::projector_family_from_name(projector.projector_type()));
+  const media::VisionHparams& hp = projector.hparams();
+  media::ProjectorHparams file;
+  file.family = family;
+  file.image_size = hp.image_size;
+  file.patch_size = hp.patch_size;
+  file.image_mean = hp.image_mean;
+  file.image_std = hp.image_std;
+  file.n_merge = hp.n_merge;
+  file.image_min_tokens = config.image_min_tokens > 0 ? config.image_min_tokens : -1;
+  file.image_max_tokens = config.image_max_tokens > 0 ? config.image_max_tokens : -1;
+  return media::preprocess_params_for(file);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& config,
+                                                           int32_t n_threads) {
+  if (!config.projector) return error(ErrorCode::kInvalidArgument, "no projector");
+  HEARTH_ASSIGN_OR_RETURN(media::PreprocessParams params,
+                          preprocess_params(*config.projector, config));
+  return std::unique_ptr<MediaEncoder>(new MediaEncoder(config, std::move(params), n_threads));
+}
+
+MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams params,
+                           int32_t n_threads)
+    : projector_(config.projector),
+      params_(std::move(params)),
+      cache_bytes_(config.cache_bytes),
+      pool_(std::max(n_threads, 1)) {}
+
+Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(
+    std::span<const uint8_t> bytes, int32_t& n_tokens) {
+  // A file that does not decode, or is beyond the limits, is the client's mistake.
+  Result<media::ImageRgb8> image = media::decode_image(bytes);
+  if (!image.is_ok()) return error(ErrorCode::kInvalidArgument, image.status().message());
+  Result<media::PreprocessedImage> preprocessed = media::preprocess_image(*image, params_);
+  if (!preprocessed.is_ok()) {
+    return error(ErrorCode::kInvalidArgument, preprocessed.status().message());
+  }
+  const media::PreprocessedImage& pre = *preprocessed;
+  if (pre.entries.size() != 1 || pre.has_overview()) {
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("images split into tiles ({} for this one) are not supported yet "
+                             "for projector type {}",
+                             pre.entries.size() + (pre.has_overview() ? 1 : 0),
+                             projector_->projector_type()));
+  }
+  const media::PixelTensor& pixels = pre.entries.front();
+  n_tokens = projector_->n_output_tokens(pixels.nx, pixels.ny);
+  auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n_tokens) *
+                                                   static_cast<size_t>(projector_->n_embd_out()));
+  std::lock_guard<std::mutex> lock(encode_mu_);
+  HEARTH_RETURN_IF_ERROR(
+      projector_->encode(pixels.data.data(), pixels.nx, pixels.ny, pool_, embd->data()));
+  return std::shared_ptr<const std::vector<float>>(std::move(embd));
+}
+
+int32_t MediaEncoder::placeholder_for(const Key& key) {
+  // Placeholders are never reused: a prompt cached under one stays about that content. The
+  // table forgets the least recent contents past a bound (they get a new id if seen again).
+  constexpr size_t kMaxKnown = size_t{1} << 16;
+  auto it = known_.find(key);
+  if (it != known_.end()) return it->second.placeholder;
+  if (known_.size() >= kMaxKnown) known_.erase(known_.begin());
+  Remembered r;
+  r.placeholder = next_placeholder_;
+  next_placeholder_ = next_placeholder_ > INT32_MIN + 1 ? next_placeholder_ - 1 : -1;
+  known_.emplace(key, r);
+  return r.placeholder;
+}
+
+void MediaEncoder::remember(const Key& key, std::shared_ptr<const std::vector<float>> embd) {
+  auto it = known_.find(key);
+  if (it == known_.end() || it->second.embd) return;
+  kept_bytes_ += embd->size() * sizeof(float);
+  it->second.embd = std::move(embd);
+  lru_.push_front(key);
+  while (kept_bytes_ > cache_bytes_ && !lru_.empty()) {
+    auto old = known_.find(lru_.back());
+    lru_.pop_back();
+    if (old == known_.end() || !old->second.embd) continue;
+    kept_bytes_ -= old->second.embd->size() * sizeof(float);
+    old->second.embd.reset();
+  }
+}
+
+Result<EncodedMedia> MediaEncoder::encode(std::span<const uint8_t> bytes,
+                                          const std::atomic<bool>* cancel) {
+  const Key key = content_key(bytes);
+  EncodedMedia out;
+  out.begin_text = std::string(projector_->image_begin());
+  out.end_text = std::string(projector_->image_end());
+  out.chunk.non_causal = projector_->non_causal_decode();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.chunk.placeholder = placeholder_for(key);
+    auto it = known_.find(key);
+    if (it->second.embd) {
+      out.chunk.embd = it->second.embd;
+      out.chunk.n_tokens = static_cast<int32_t>(out.chunk.embd->size() /
+                                                static_cast<size_t>(projector_->n_embd_out()));
+      lru_.remove(key);
+      lru_.push_front(key);
+      return out;
+    }
+  }
+  if (cancel != nullptr && cancel->load()) {
+    return error(ErrorCode::kResourceExhausted, "the request was cancelled");
+  }
+  HEARTH_ASSIGN_OR_RETURN(out.chunk.embd, run(bytes, out.chunk.n_tokens));
+  std::lock_guard<std::mutex> lock(mu_);
+  // The content may have been forgotten meanwhile: it then keeps the placeholder it was given
+  // (no other content can have that one).
+  if (known_.count(key) != 0) remember(key, out.chunk.embd);
+  return out;
+}
+
+}  // namespace hearth::scheduler::detail

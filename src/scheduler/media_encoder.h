@@ -1,0 +1,59 @@
+// Images for prompts: a file's bytes decoded, preprocessed as the projector's family wants
+// and encoded by the projector into rows of the text model's width, on a thread pool of its
+// own (one encode at a time), with each distinct content given one placeholder id for the
+// prompt (never reused) and its embeddings remembered for a while, so a follow-up turn about
+// the same image neither encodes it again nor misses the prefix cache. Internal to the
+// library; the façade's encode_media() calls it from the server's threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <utility>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "media/image/image_preprocess.h"
+#include "media/projector.h"
+#include "scheduler/scheduler.h"
+
+namespace hearth::scheduler::detail {
+
+class MediaEncoder {
+ public:
+  static Result<std::unique_ptr<MediaEncoder>> create(const MediaConfig& config,
+                                                      int32_t n_threads);
+
+  MediaSupport support() const { return {.vision = true, .audio = false}; }
+  Result<EncodedMedia> encode(std::span<const uint8_t> bytes, const std::atomic<bool>* cancel);
+
+ private:
+  MediaEncoder(const MediaConfig& config, media::PreprocessParams params, int32_t n_threads);
+
+  using Key = std::pair<uint64_t, uint64_t>;  // two independent 64-bit hashes of the bytes
+  struct Remembered {
+    int32_t placeholder = -1;
+    std::shared_ptr<const std::vector<float>> embd;  // null once dropped from the cache
+  };
+  Result<std::shared_ptr<const std::vector<float>>> run(std::span<const uint8_t> bytes,
+                                                        int32_t& n_tokens);
+  int32_t placeholder_for(const Key& key);
+  void remember(const Key& key, std::shared_ptr<const std::vector<float>> embd);
+
+  std::shared_ptr<const media::Projector> projector_;
+  media::PreprocessParams params_;
+  size_t cache_bytes_;
+  std::mutex encode_mu_;  // one encode at a time: the pool is the machine's cores
+  ThreadPool pool_;
+  std::mutex mu_;  // what follows
+  std::map<Key, Remembered> known_;
+  std::list<Key> lru_;  // most recent first: contents whose embeddings are kept
+  size_t kept_bytes_ = 0;
+  int32_t next_placeholder_ = -1;
+};
+
+}  // namespace hearth::scheduler::detail
