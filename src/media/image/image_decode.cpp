@@ -1,5 +1,7 @@
 #include "media/image/image_decode.h"
 
+#include "media/image/header_checks.h"
+
 #include <stb_image.h>
 
 #include <climits>
@@ -52,6 +54,8 @@ Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits
                        std::to_string(bytes.size()) + " bytes is over the " +
                            std::to_string(byte_limit) + "-byte limit");
   }
+  HEARTH_RETURN_IF_ERROR(check_jpeg_huffman_tables(bytes));
+  HEARTH_RETURN_IF_ERROR(check_pnm_header(bytes));
   const int len = static_cast<int>(bytes.size());
   // The header first: a small file may claim a huge canvas (a decompression bomb).
   int nx = 0;

@@ -1,0 +1,25 @@
+// Structural checks run before stb_image sees the bytes, refusing inputs that Debian's
+// stb_image 2.27 mishandles and that the reference's 2.30 refuses (so refusing them keeps
+// parity). Internal.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "base/status.h"
+
+namespace hearth::media {
+
+// Walks a JPEG's marker segments (between scans too: progressive files define tables after
+// their first scan) and refuses a DHT table declaring more than 256 codes. Debian's
+// stb_image 2.27 writes past its 257-entry code-length array on such a table (found by
+// image_fuzz; upstream 2.28 added the same refusal, "bad size list", so the reference refuses
+// these files too). Anything that is not a JPEG, or ends early, passes: stb_image judges it.
+Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes);
+
+// Refuses a binary PNM (P5/P6) whose header holds an integer over INT_MAX: 2.27 overflows a
+// signed int parsing it (undefined behaviour, found by image_fuzz); 2.30 refuses it with
+// "integer parse overflow". Anything else passes.
+Status check_pnm_header(std::span<const uint8_t> bytes);
+
+}  // namespace hearth::media
