@@ -54,6 +54,12 @@ Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits
                        std::to_string(bytes.size()) + " bytes is over the " +
                            std::to_string(byte_limit) + "-byte limit");
   }
+  if (bytes.size() >= 12 && std::memcmp(bytes.data(), "RIFF", 4) == 0 &&
+      std::memcmp(bytes.data() + 8, "WEBP", 4) == 0) {
+    // The reference decodes WebP only through an external ffmpeg (when built with video
+    // support); stb_image cannot.
+    return image_error(ErrorCode::kUnsupported, "WebP images are not supported");
+  }
   HEARTH_RETURN_IF_ERROR(check_jpeg_huffman_tables(bytes));
   HEARTH_RETURN_IF_ERROR(check_pnm_header(bytes));
   const int len = static_cast<int>(bytes.size());

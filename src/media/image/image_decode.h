@@ -33,8 +33,9 @@ struct ImageRgb8 {
 };
 
 // Decodes PNG, JPEG (baseline and progressive), GIF (first frame), BMP, TGA, PSD, HDR, PIC and
-// PNM: what stb_image reads. Errors start with "image: " and name the problem (empty input,
-// too many bytes, unrecognised or corrupt data, a size over the limits).
+// PNM: what stb_image reads (WebP is refused by name: the reference reads it only through an
+// external ffmpeg). Errors start with "image: " and name the problem (empty input, too many
+// bytes, unrecognised or corrupt data, a size over the limits).
 Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits& limits = {});
 
 }  // namespace hearth::media

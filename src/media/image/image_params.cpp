@@ -107,6 +107,16 @@ Status apply_family(PreprocessParams& p, const ProjectorHparams& file) {
       set_internvl_candidates(p, min_tiles, max_tiles);
       return Status::ok();
     }
+    case ProjectorFamily::kGemma4v:
+    case ProjectorFamily::kGemma4uv:
+      p.n_merge = merge > 0 ? merge : 3;  // the pooling kernel
+      p.resize_algo = ResizeAlgo::kBilinear;
+      if (file.family == ProjectorFamily::kGemma4uv) {
+        // The "unified" variant merges in its patch convolution: bigger patches, no merge.
+        p.patch_size *= p.n_merge;
+        p.n_merge = 1;
+      }
+      return set_token_limits(p, file, 40, 280);
     case ProjectorFamily::kLfm2:
       p.resize_algo = ResizeAlgo::kBilinear;
       p.resize_algo_refined = ResizeAlgo::kBilinear;
@@ -131,6 +141,8 @@ Result<ProjectorFamily> projector_family_from_name(std::string_view name) {
   if (name == "idefics3") return ProjectorFamily::kIdefics3;
   if (name == "internvl") return ProjectorFamily::kInternVl;
   if (name == "lfm2") return ProjectorFamily::kLfm2;
+  if (name == "gemma4v") return ProjectorFamily::kGemma4v;
+  if (name == "gemma4uv") return ProjectorFamily::kGemma4uv;
   return error(ErrorCode::kUnsupported,
                "image preprocessing: projector type '" + std::string(name) + "' is not supported");
 }

@@ -118,6 +118,8 @@ Result<PreprocessedImage> preprocess_image(const ImageRgb8& image, const Preproc
       return preprocess_fixed(image, p);
     case ProjectorFamily::kQwenVl:
     case ProjectorFamily::kPixtral:
+    case ProjectorFamily::kGemma4v:
+    case ProjectorFamily::kGemma4uv:
       return preprocess_dynamic(image, p);
     case ProjectorFamily::kIdefics3:
       return preprocess_idefics3(image, p);

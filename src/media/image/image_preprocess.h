@@ -33,6 +33,8 @@ enum class ProjectorFamily {
   kIdefics3,  // "idefics3": overview + tiles of image_size after a longest-edge resize
   kInternVl,  // "internvl": tiles from the DHR candidate grids, then the overview
   kLfm2,      // "lfm2": one dynamic image, or 512-px tiles + thumbnail for large inputs
+  kGemma4v,   // "gemma4v": dynamic resolution, 40..280 tokens by default
+  kGemma4uv,  // "gemma4uv": as gemma4v with the merge folded into the patch size
 };
 
 // The family of a clip.projector_type string; kUnsupported for the others.

@@ -94,7 +94,8 @@ TEST_P(MediaImagePreprocess, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Families, MediaImagePreprocess,
                          ::testing::Values("gemma3", "llava15", "llava16", "qwen2vl",
                                            "qwen3vl_min1024", "qwen25vl_max64", "pixtral",
-                                           "idefics3", "internvl", "lfm2"),
+                                           "idefics3", "internvl", "lfm2", "gemma4v",
+                                           "gemma4uv_max100"),
                          [](const ::testing::TestParamInfo<const char*>& param_info) {
                            return std::string(param_info.param);
                          });
