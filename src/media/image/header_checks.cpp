@@ -41,8 +41,11 @@ Result<bool> check_dht(std::span<const uint8_t> bytes, size_t pos, int64_t remai
 
 Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes) {
   const size_t n = bytes.size();
-  if (n < 2 || bytes[0] != kMarkerPrefix || bytes[1] != 0xD8) return Status::ok();
-  size_t pos = 2;
+  // stb_image takes any run of 0xFF before the start-of-image marker.
+  size_t pos = 0;
+  while (pos < n && bytes[pos] == kMarkerPrefix) ++pos;
+  if (pos == 0 || pos >= n || bytes[pos] != 0xD8) return Status::ok();
+  ++pos;
   while (pos < n) {
     // Entropy-coded data (after a scan header) runs until the next real marker.
     if (bytes[pos] != kMarkerPrefix) {

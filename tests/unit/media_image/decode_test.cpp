@@ -171,6 +171,8 @@ TEST(MediaImageDecode, FuzzRegressionsRefused) {
                "Huffman table declares");
   expect_error(decode_image(read_bytes(dir + "regression-huffman-overrun-segment.jpg")),
                "Huffman table declares");
+  expect_error(decode_image(read_bytes(dir + "regression-huffman-after-fill.jpg")),
+               "Huffman table declares");
   expect_error(decode_image(read_bytes(dir + "regression-pnm-int-overflow.ppm")),
                "header number overflows");
 }
