@@ -131,10 +131,11 @@ Status apply_family(PreprocessParams& p, const ProjectorHparams& file) {
 
 Result<ProjectorFamily> projector_family_from_name(std::string_view name) {
   if (name == "gemma3") return ProjectorFamily::kGemma3;
-  if (name == "mlp" || name == "mlp_norm" || name == "ldp" || name == "ldpv2") {
-    return ProjectorFamily::kLlava;
-  }
-  if (name == "qwen2vl_merger" || name == "qwen2.5vl_merger" || name == "qwen3vl_merger") {
+  // "mlp" covers mlp_norm, which the reference only infers from an mm.3 tensor.
+  if (name == "mlp" || name == "ldp" || name == "ldpv2") return ProjectorFamily::kLlava;
+  // "qwen2.5o" (Qwen2.5-Omni) is qwen2.5vl_merger for its vision half.
+  if (name == "qwen2vl_merger" || name == "qwen2.5vl_merger" || name == "qwen3vl_merger" ||
+      name == "qwen2.5o") {
     return ProjectorFamily::kQwenVl;
   }
   if (name == "pixtral") return ProjectorFamily::kPixtral;

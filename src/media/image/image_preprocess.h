@@ -26,9 +26,10 @@ enum class PadStyle { kNone, kCeil, kNearest };
 // Projector types grouped by the preprocessing they share.
 enum class ProjectorFamily {
   kGemma3,    // "gemma3": fixed square, bilinear, letterboxed on black
-  kLlava,     // "mlp", "mlp_norm", "ldp", "ldpv2": fixed square (bicubic, padded with the
-              // CLIP mean colour) or, with grid pinpoints, LLaVA-1.6 overview + tiles
-  kQwenVl,    // "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger": dynamic resolution
+  kLlava,     // "mlp" (and mlp_norm), "ldp", "ldpv2": fixed square (bicubic, padded with
+              // the CLIP mean colour) or, with grid pinpoints, LLaVA-1.6 overview + tiles
+  kQwenVl,    // "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger", "qwen2.5o" (vision):
+              // dynamic resolution
   kPixtral,   // "pixtral": dynamic resolution
   kIdefics3,  // "idefics3": overview + tiles of image_size after a longest-edge resize
   kInternVl,  // "internvl": tiles from the DHR candidate grids, then the overview

@@ -100,5 +100,57 @@ INSTANTIATE_TEST_SUITE_P(Families, MediaImagePreprocess,
                            return std::string(param_info.param);
                          });
 
+// The projector types the reference's loader knows map to their families; others are refused.
+TEST(MediaImageParams, ProjectorNames) {
+  EXPECT_EQ(*projector_family_from_name("qwen2.5o"), ProjectorFamily::kQwenVl);
+  EXPECT_EQ(*projector_family_from_name("ldpv2"), ProjectorFamily::kLlava);
+  EXPECT_EQ(*projector_family_from_name("gemma4uv"), ProjectorFamily::kGemma4uv);
+  Result<ProjectorFamily> unknown = projector_family_from_name("mlp_norm");  // inferred, not named
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_EQ(unknown.status().code(), ErrorCode::kUnsupported);
+}
+
+// --image-min-tokens / --image-max-tokens become pixel limits through the merged patch area,
+// as clip_hparams::set_limit_image_tokens does; out-of-range values are refused, not wrapped.
+TEST(MediaImageParams, TokenLimits) {
+  ProjectorHparams file;
+  file.family = ProjectorFamily::kQwenVl;
+  file.image_size = 560;
+  file.patch_size = 14;
+  Result<PreprocessParams> p = preprocess_params_for(file);
+  ASSERT_TRUE(p.is_ok());
+  EXPECT_EQ(p->n_merge, 2);
+  EXPECT_EQ(p->image_min_pixels, 8 * 28 * 28);
+  EXPECT_EQ(p->image_max_pixels, 4096 * 28 * 28);
+  file.image_min_tokens = 1024;
+  p = preprocess_params_for(file);
+  ASSERT_TRUE(p.is_ok());
+  EXPECT_EQ(p->image_min_pixels, 1024 * 28 * 28);
+  file.image_max_tokens = 1000000;
+  file.patch_size = 1000;
+  EXPECT_FALSE(preprocess_params_for(file).is_ok());
+  file.patch_size = 0;
+  EXPECT_FALSE(preprocess_params_for(file).is_ok());
+}
+
+// Parameters the reference would assert on are errors, not crashes.
+TEST(MediaImageParams, BadParametersAreErrors) {
+  ImageRgb8 image;
+  image.nx = 2;
+  image.ny = 2;
+  image.rgb.assign(12, 7);
+  PreprocessParams p;
+  p.family = ProjectorFamily::kQwenVl;
+  p.patch_size = 14;
+  p.n_merge = 2;  // no pixel limits set
+  EXPECT_FALSE(preprocess_image(image, p).is_ok());
+  p.family = ProjectorFamily::kInternVl;  // no candidates
+  p.image_size = 448;
+  EXPECT_FALSE(preprocess_image(image, p).is_ok());
+  image.rgb.pop_back();  // not nx * ny * 3 bytes
+  p.family = ProjectorFamily::kGemma3;
+  EXPECT_FALSE(preprocess_image(image, p).is_ok());
+}
+
 }  // namespace
 }  // namespace hearth::media
