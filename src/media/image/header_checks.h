@@ -22,4 +22,11 @@ Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes);
 // "integer parse overflow". Anything else passes.
 Status check_pnm_header(std::span<const uint8_t> bytes);
 
+// Refuses a PNG whose compressed image data inflates to more than twice what its header's
+// size needs. stb_image (both versions) inflates the whole stream into memory, growing its
+// buffer as it goes, so a 400 KB file declaring 1 x 1 pixels can take 400 MB: a decompression
+// bomb that the header's size does not reveal. Inflates in constant memory to count; anything
+// that is not a PNG, or whose data is corrupt, passes for stb_image to judge.
+Status check_png_inflated_size(std::span<const uint8_t> bytes);
+
 }  // namespace hearth::media

@@ -72,6 +72,8 @@ Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits
                        "unrecognised or corrupt image (" + stb_reason() + ")");
   }
   HEARTH_RETURN_IF_ERROR(check_size(nx, ny, limits));
+  // After the size check, which bounds the work this inflates.
+  HEARTH_RETURN_IF_ERROR(check_png_inflated_size(bytes));
 
   int dec_nx = 0;
   int dec_ny = 0;

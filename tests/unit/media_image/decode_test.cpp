@@ -132,6 +132,20 @@ TEST(MediaImageDecode, DecompressionBombRefused) {
                "over the 800-pixel limit");
 }
 
+// A PNG declaring 1 x 1 whose data inflates to 64 MB (in ~64 KB): its header passes the
+// limits, but stb_image would inflate it all into memory. The reference accepts it.
+TEST(MediaImageDecode, InflateBombRefused) {
+  const std::vector<uint8_t> png = make_png(1, 1, compress_zeros(size_t{64} << 20));
+  ASSERT_LT(png.size(), 100u * 1024);
+  Result<ImageRgb8> r = decode_image(png);
+  expect_error(r, "decompression bomb");
+  EXPECT_EQ(r.status().code(), ErrorCode::kResourceExhausted);
+  // Extra bytes within twice the needed size still decode, as with stb_image alone.
+  Result<ImageRgb8> ok = decode_image(make_png(4, 4, compress_zeros(5 * 4 + 10)));
+  ASSERT_TRUE(ok.is_ok()) << ok.status().message();
+  EXPECT_EQ(ok->nx, 4);
+}
+
 TEST(MediaImageDecode, ByteLimit) {
   ImageLimits limits;
   limits.max_bytes = 100;
