@@ -11,6 +11,7 @@ namespace {
 constexpr uint8_t kMarkerPrefix = 0xFF;
 constexpr uint8_t kDefineHuffmanTable = 0xC4;
 constexpr uint8_t kEndOfImage = 0xD9;
+constexpr uint8_t kStartOfScan = 0xDA;
 
 // Markers with no length field: stuffed zero, TEM, RST0..7, SOI.
 bool standalone_marker(uint8_t m) {
@@ -46,6 +47,7 @@ Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes) {
   while (pos < n && bytes[pos] == kMarkerPrefix) ++pos;
   if (pos == 0 || pos >= n || bytes[pos] != 0xD8) return Status::ok();
   ++pos;
+  int scans = 0;
   while (pos < n) {
     // Entropy-coded data (after a scan header) runs until the next real marker.
     if (bytes[pos] != kMarkerPrefix) {
@@ -61,6 +63,10 @@ Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes) {
     const size_t length = (size_t{bytes[pos]} << 8) | bytes[pos + 1];
     if (length < 2) break;
     const size_t end = std::min(pos + length, n);
+    if (marker == kStartOfScan && ++scans > kMaxJpegScans) {
+      return error(ErrorCode::kResourceExhausted,
+                   "image: JPEG with more than " + std::to_string(kMaxJpegScans) + " scans");
+    }
     if (marker == kDefineHuffmanTable) {
       HEARTH_ASSIGN_OR_RETURN(const bool well_formed,
                               check_dht(bytes, pos + 2, static_cast<int64_t>(length) - 2));

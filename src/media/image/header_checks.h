@@ -15,6 +15,10 @@ namespace hearth::media {
 // stb_image 2.27 writes past its 257-entry code-length array on such a table (found by
 // image_fuzz; upstream 2.28 added the same refusal, "bad size list", so the reference refuses
 // these files too). Anything that is not a JPEG, or ends early, passes: stb_image judges it.
+// Also refuses more than kMaxJpegScans scans: each progressive scan walks every block of the
+// image, so a small file of many empty scans over a large frame costs minutes of CPU (real
+// files have about ten; libjpeg's tools stop at 1000 too).
+inline constexpr int kMaxJpegScans = 1000;
 Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes);
 
 // Refuses a binary PNM (P5/P6) whose header holds an integer over INT_MAX: 2.27 overflows a

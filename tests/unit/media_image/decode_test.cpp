@@ -177,6 +177,24 @@ TEST(MediaImageDecode, TruncatedJpeg) {
   expect_error(decode_image(half), "expected marker");
 }
 
+// A progressive file's scans repeated past the limit: refused before decoding.
+TEST(MediaImageDecode, TooManyJpegScans) {
+  const std::vector<uint8_t> full = read_bytes(media_path("big_641x479_prog.jpg"));
+  // Find the last scan header (FF DA) and repeat that scan's bytes up to the end marker.
+  size_t last_sos = 0;
+  for (size_t i = 0; i + 1 < full.size(); ++i) {
+    if (full[i] == 0xFF && full[i + 1] == 0xDA) last_sos = i;
+  }
+  ASSERT_GT(last_sos, 0u);
+  std::vector<uint8_t> many(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(last_sos));
+  for (int i = 0; i < 1001; ++i) {
+    many.insert(many.end(), full.begin() + static_cast<std::ptrdiff_t>(last_sos), full.end() - 2);
+  }
+  many.insert(many.end(), {0xFF, 0xD9});
+  expect_error(decode_image(many), "more than 1000 scans");
+  EXPECT_TRUE(decode_image(full).is_ok());
+}
+
 // Inputs image_fuzz found to make Debian's stb_image 2.27 misbehave (tests/fuzz/corpus/image/
 // regression-*) are refused by the checks before it, with the reference's reasons.
 TEST(MediaImageDecode, FuzzRegressionsRefused) {
