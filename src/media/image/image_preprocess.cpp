@@ -14,10 +14,14 @@ PixelTensor to_tensor(const ImageRgb8& image, const PreprocessParams& params) {
   t.nx = image.nx;
   t.ny = image.ny;
   t.data.resize(image.rgb.size());
+  const uint8_t* in = image.rgb.data();
+  float* out = t.data.data();
+  const float mean[3] = {params.image_mean[0], params.image_mean[1], params.image_mean[2]};
+  const float std_dev[3] = {params.image_std[0], params.image_std[1], params.image_std[2]};
   for (size_t i = 0; i < image.rgb.size(); i += 3) {
     for (size_t c = 0; c < 3; ++c) {
-      const float unit = static_cast<float>(image.rgb[i + c]) / 255.0f;
-      t.data[i + c] = (unit - params.image_mean[c]) / params.image_std[c];
+      const float unit = static_cast<float>(in[i + c]) / 255.0f;
+      out[i + c] = (unit - mean[c]) / std_dev[c];
     }
   }
   return t;

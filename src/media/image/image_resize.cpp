@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace hearth::media {
 namespace {
@@ -85,39 +86,52 @@ inline float cubic(float s_m1, float s_0, float s_1, float s_2, float t) {
 }
 
 // The reference's "bicubic" (from ViT.cpp): top-left-aligned sampling (x = tx * j), a cubic
-// along x on four rows, then along y, rounded and clamped.
+// along x on four rows, then along y, rounded and clamped. The clamped sample positions are
+// computed once per row and column; the arithmetic per sample is the reference's.
 ImageRgb8 resize_bicubic(const ImageRgb8& src, int tw, int th) {
   ImageRgb8 dst = blank_image(tw, th);
   const int nx = src.nx;
   const int ny = src.ny;
   const float tx = static_cast<float>(nx) / static_cast<float>(tw);
   const float ty = static_cast<float>(ny) / static_cast<float>(th);
+  // Per output column: the byte offsets of source columns x-1..x+2 (clamped) and dx.
+  std::vector<std::array<size_t, 4>> col_offsets(tw);
+  std::vector<float> col_dx(tw);
+  for (int j = 0; j < tw; j++) {
+    const int x = static_cast<int>(tx * j);
+    col_dx[j] = tx * j - x;
+    for (int t = 0; t < 4; t++) col_offsets[j][t] = size_t(clamp_index(x - 1 + t, 0, nx - 1)) * 3;
+  }
+  const size_t stride = size_t(nx) * 3;
   for (int i = 0; i < th; i++) {
+    const int y = static_cast<int>(ty * i);
+    const float dy = ty * i - y;
+    const uint8_t* rows[4];
+    for (int t = 0; t < 4; t++)
+      rows[t] = src.rgb.data() + size_t(clamp_index(y - 1 + t, 0, ny - 1)) * stride;
+    uint8_t* out = dst.rgb.data() + size_t(i) * tw * 3;
     for (int j = 0; j < tw; j++) {
-      const int x = static_cast<int>(tx * j);
-      const int y = static_cast<int>(ty * i);
-      const float dx = tx * j - x;
-      const float dy = ty * i - y;
-      Rgb out;
+      const std::array<size_t, 4>& xo = col_offsets[j];
+      const float dx = col_dx[j];
       for (int k = 0; k < 3; k++) {
-        float rows[4];
+        float along_x[4];
         for (int jj = 0; jj <= 3; jj++) {
-          const int yy = clamp_index(y - 1 + jj, 0, ny - 1);
+          const uint8_t* row = rows[jj];
           // Differences of u8 samples are taken in int, then held in float.
-          const int s0 = get_pixel(src, clamp_index(x, 0, nx - 1), yy)[k];
-          const float d0 = get_pixel(src, clamp_index(x - 1, 0, nx - 1), yy)[k] - s0;
-          const float d2 = get_pixel(src, clamp_index(x + 1, 0, nx - 1), yy)[k] - s0;
-          const float d3 = get_pixel(src, clamp_index(x + 2, 0, nx - 1), yy)[k] - s0;
+          const int s0 = row[xo[1] + k];
+          const float d0 = row[xo[0] + k] - s0;
+          const float d2 = row[xo[2] + k] - s0;
+          const float d3 = row[xo[3] + k] - s0;
           const float a0 = s0;
           const float a1 = -1.0 / 3 * d0 + d2 - 1.0 / 6 * d3;
           const float a2 = 1.0 / 2 * d0 + 1.0 / 2 * d2;
           const float a3 = -1.0 / 6 * d0 - 1.0 / 2 * d2 + 1.0 / 6 * d3;
-          rows[jj] = a0 + a1 * dx + a2 * dx * dx + a3 * dx * dx * dx;
+          along_x[jj] = a0 + a1 * dx + a2 * dx * dx + a3 * dx * dx * dx;
         }
-        const float value = cubic(rows[0], rows[1], rows[2], rows[3], dy);
-        out[k] = static_cast<uint8_t>(std::min(std::max(std::round(value), 0.0f), 255.0f));
+        const float value = cubic(along_x[0], along_x[1], along_x[2], along_x[3], dy);
+        out[size_t(j) * 3 + k] =
+            static_cast<uint8_t>(std::min(std::max(std::round(value), 0.0f), 255.0f));
       }
-      set_pixel(dst, j, i, out);
     }
   }
   return dst;
