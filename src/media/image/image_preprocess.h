@@ -50,7 +50,7 @@ struct ProjectorHparams {
   std::array<float, 3> image_mean = {0, 0, 0};
   std::array<float, 3> image_std = {1, 1, 1};
   // clip.vision.spatial_merge_size (qwen, pixtral) or clip.vision.projector.scale_factor
-  // (gemma3, idefics3, internvl, lfm2).
+  // (gemma3, gemma4v/uv, idefics3, internvl, lfm2); the family's default when absent.
   int32_t n_merge = 0;
   int32_t preproc_image_size = 0;       // clip.vision.preproc_image_size (idefics3)
   std::vector<int32_t> grid_pinpoints;  // clip.vision.image_grid_pinpoints: w0, h0, w1, h1...
