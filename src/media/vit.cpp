@@ -7,6 +7,7 @@
 
 #include "base/half.h"
 #include "engine/ops.h"
+#include "kernels/attention_ops.h"
 #include "kernels/quant.h"
 
 namespace hearth::media {
@@ -104,24 +105,6 @@ Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& h
   return l;
 }
 
-// Softmax of each row of s [n_rows][n] scaled by `scale`, sums in f64 as the reference's.
-void softmax_rows(float* s, int64_t n_rows, int64_t n, float scale, ThreadPool& pool) {
-  pool.parallel_for(n_rows, [&](int64_t begin, int64_t end, int) {
-    for (int64_t r = begin; r < end; ++r) {
-      float* row = s + r * n;
-      float mx = -INFINITY;
-      for (int64_t j = 0; j < n; ++j) mx = std::max(mx, row[j] * scale);
-      double sum = 0.0;
-      for (int64_t j = 0; j < n; ++j) {
-        row[j] = std::exp(row[j] * scale - mx);
-        sum += row[j];
-      }
-      const auto inv = static_cast<float>(1.0 / sum);
-      for (int64_t j = 0; j < n; ++j) row[j] *= inv;
-    }
-  });
-}
-
 }  // namespace
 
 void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vector<float>& b,
@@ -200,6 +183,7 @@ std::vector<float> Vit::embed(const float* pixels, int32_t nx, int32_t ny, Threa
 
 void Vit::attention(const VitLayer& l, const float* xn, int64_t n, float* out,
                     ThreadPool& pool) const {
+  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
   const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
   std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
   kernels::matmul(l.wq, xn, n, q.data(), pool);
@@ -208,34 +192,63 @@ void Vit::attention(const VitLayer& l, const float* xn, int64_t n, float* out,
   add_bias_rows(q.data(), l.bq, n);
   add_bias_rows(k.data(), l.bk, n);
   add_bias_rows(v.data(), l.bv, n);
-  std::vector<float> qh(size_t(n * D)), vt(size_t(D * n)), scores(size_t(n * n)), oh(size_t(n * D)),
-      merged(size_t(n * E));
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  for (int64_t h = 0; h < H; ++h) {
-    // One head: scores [n][n] = Q_h K_h^T (K_h's rows read in place, E apart), softmax,
-    // then out_h [n][D] = P V_h with V_h transposed into rows of D.
-    for (int64_t t = 0; t < n; ++t) {
-      std::copy_n(q.data() + t * E + h * D, D, qh.data() + t * D);
-      for (int64_t d = 0; d < D; ++d) vt[size_t(d * n + t)] = v[size_t(t * E + h * D + d)];
+  // Each head's keys in tiles of kT positions, transposed ([D][kT]), and its values
+  // ([kT][D]), zero past the last position: [H][n_tiles] tiles each.
+  const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
+  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
+      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
+  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t h = it / n_tiles, j0 = (it % n_tiles) * kT;
+      float* kt = k_tiles.data() + it * tile_floats;
+      float* vt = v_tiles.data() + it * tile_floats;
+      for (int64_t j = 0; j < std::min(kT, n - j0); ++j) {
+        const int64_t row = (j0 + j) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
+        std::copy_n(v.data() + row, D, vt + j * D);
+      }
     }
-    const WeightMatrix kh{.type = TensorType::kF32,
-                          .n_cols = D,
-                          .n_rows = n,
-                          .row_stride = size_t(E) * sizeof(float),
-                          .data = k.data() + h * D,
-                          .layout = kernels::WeightLayout::kRows};
-    kernels::matmul(kh, qh.data(), n, scores.data(), pool);
-    softmax_rows(scores.data(), n, n, scale, pool);
-    const WeightMatrix vh{.type = TensorType::kF32,
-                          .n_cols = n,
-                          .n_rows = D,
-                          .row_stride = size_t(n) * sizeof(float),
-                          .data = vt.data(),
-                          .layout = kernels::WeightLayout::kRows};
-    kernels::matmul(vh, scores.data(), n, oh.data(), pool);
-    for (int64_t t = 0; t < n; ++t)
-      std::copy_n(oh.data() + t * D, D, merged.data() + t * E + h * D);
-  }
+  });
+  // Every query attends to every position (non-causal): the online soft-max over the
+  // tiles, per head and block of queries.
+  std::vector<float> merged(size_t(n * E));
+  const int64_t n_blocks = (n + kQueryBlock - 1) / kQueryBlock;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
+    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
+        acc(size_t(kQueryBlock * D));
+    std::vector<int> n_valid(kQueryBlock);
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t h = it / n_blocks, t0 = (it % n_blocks) * kQueryBlock;
+      const int64_t nq = std::min(kQueryBlock, n - t0);
+      for (int64_t i = 0; i < nq; ++i)
+        std::copy_n(q.data() + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      std::fill(m.begin(), m.end(), -INFINITY);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      kernels::AttentionTile tile;
+      tile.q = qb.data();
+      tile.n_q = static_cast<int>(nq);
+      tile.n_valid = n_valid.data();
+      tile.d_k = static_cast<int>(D);
+      tile.d_v = static_cast<int>(D);
+      tile.scale = scale;
+      tile.m = m.data();
+      tile.sum = sum.data();
+      tile.acc = acc.data();
+      for (int64_t jt = 0; jt < n_tiles; ++jt) {
+        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(std::min(kT, n - jt * kT)));
+        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        kernels::attend_tile(tile);
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        const float inv = 1.0f / sum[size_t(i)];
+        float* dst = merged.data() + (t0 + i) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
+      }
+    }
+  });
   kernels::matmul(l.wo, merged.data(), n, out, pool);
   add_bias_rows(out, l.bo, n);
 }

@@ -24,8 +24,8 @@ struct VitLayer {
 
 class Vit {
  public:
-  // Reads the v.* tensors, checking each shape against `hp`. `pixels_native` is the image
-  // side in pixels the position table must cover.
+  // Reads the v.* tensors, checking each shape against `hp` (the position table covers the
+  // patches of one image_size x image_size image, plus the class token when there is one).
   static Result<Vit> load(engine::TensorLoader& loader, const VisionHparams& hp);
 
   const VisionHparams& hparams() const { return hp_; }
