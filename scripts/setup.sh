@@ -9,8 +9,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev libpcre2-dev libicu-dev libcli11-dev libhwy-dev libboost-dev
   libcurl4-openssl-dev libssl-dev
-  # Images: stb_image decodes PNG/JPEG/GIF/BMP as the reference does (issue 35).
-  libstb-dev
+  # Images: stb_image decodes PNG/JPEG/GIF/BMP as the reference does (issue 35); zlib measures
+  # a PNG's inflated size before stb_image allocates it.
+  libstb-dev zlib1g-dev
   python3 python3-jsonschema python3-jinja2
   # The download tests draw the progress bar in tmux; the web UI tests drive Chromium.
   tmux chromium

@@ -1,6 +1,7 @@
 // hearth-synth: writes GGUF models for tests and benchmarks.
 //   hearth-synth --vocab VOCAB.gguf [--arch llama] [--n-embd 2048] ... --type q4_0 -o OUT.gguf
 //   hearth-synth --convert IN.gguf --type f16 -o OUT.gguf
+//   hearth-synth --projector gemma3 --text-n-embd 64 --n-embd 128 ... --type f16 -o MMPROJ.gguf
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -75,6 +76,18 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
       ->capture_default_str();
 }
 
+// Projector files (mmproj): the family and the text width; the ViT's shape comes from the
+// shape options (--n-embd, --n-layer, --n-head, --n-ff).
+void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
+  app.add_option("--projector", p.projector, "write a projector file of this family: gemma3, mlp");
+  app.add_option("--text-n-embd", p.text_n_embd, "projector: the text model's width")
+      ->capture_default_str();
+  app.add_option("--image-size", p.image_size, "projector: image side")->capture_default_str();
+  app.add_option("--patch-size", p.patch_size, "projector: patch side")->capture_default_str();
+  app.add_option("--n-merge", p.n_merge, "gemma3 projector: pooling kernel")->capture_default_str();
+  app.add_flag("--use-gelu", p.use_gelu, "mlp projector: GELU in the ViT instead of quick GELU");
+}
+
 // Writes the model (or the conversion) the options ask for; the exit code.
 int run(hearth::synth::SynthParams p, const std::string& type_name,
         const std::string& output_type_name, const std::string& out_path,
@@ -130,6 +143,7 @@ int main(int argc, char** argv) {
   add_shape_options(app, p, output_type_name);
   add_encoder_options(app, p);
   add_family_options(app, p);
+  add_projector_options(app, p);
   CLI11_PARSE(app, argc, argv);
   return run(p, type_name, output_type_name, out_path, convert_from);
 }

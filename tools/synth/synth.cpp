@@ -317,6 +317,7 @@ Status check_params(const SynthParams& p) {
 }  // namespace
 
 Status synthesize(const SynthParams& params, const std::string& out_path) {
+  if (!params.projector.empty()) return synthesize_projector(params, out_path);
   HEARTH_RETURN_IF_ERROR(check_params(params));
   // MXFP4 models (llama-quantize's MXFP4_MOE): experts in MXFP4, the other weights Q8_0.
   SynthParams p = params;

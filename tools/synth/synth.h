@@ -67,10 +67,24 @@ struct SynthParams {
   int32_t n_ctx_orig = 0;
   // > 0: YaRN rope scaling by this factor, from an original context of n_ctx / factor.
   float yarn_factor = 0.0f;
+  // A projector file (mmproj) instead of a text model when not empty: "gemma3" (SigLIP,
+  // average pooling, RMSNorm, input projection) or "mlp" (LLaVA's CLIP with a class
+  // embedding and pre-LN, and the two-layer GELU projector). n_embd, n_layer, n_head, n_ff and
+  // norm_eps shape the vision encoder; text_n_embd is the width of the text model it feeds.
+  std::string projector;
+  int32_t text_n_embd = 0;
+  int32_t image_size = 224;
+  int32_t patch_size = 14;
+  int32_t n_merge = 4;    // gemma3: the pooling kernel (projector.scale_factor)
+  bool use_gelu = false;  // mlp: clip.use_gelu (GELU instead of CLIP's quick GELU)
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).
 Status synthesize(const SynthParams& params, const std::string& out_path);
+
+// Writes a random-weight projector GGUF (params.projector names the family) with every key
+// llama.cpp's clip loader needs.
+Status synthesize_projector(const SynthParams& params, const std::string& out_path);
 
 // Rewrites `in_path` with every 2-D weight converted to `type` (dequantize, then the
 // reference quantizer). Rows whose length is not a multiple of the type's block size

@@ -1,0 +1,36 @@
+// Structural checks run before stb_image sees the bytes, refusing inputs that Debian's
+// stb_image 2.27 mishandles and that the reference's 2.30 refuses (so refusing them keeps
+// parity). Internal.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "base/status.h"
+
+namespace hearth::media {
+
+// Walks a JPEG's marker segments (between scans too: progressive files define tables after
+// their first scan) and refuses a DHT table declaring more than 256 codes. Debian's
+// stb_image 2.27 writes past its 257-entry code-length array on such a table (found by
+// image_fuzz; upstream 2.28 added the same refusal, "bad size list", so the reference refuses
+// these files too). Anything that is not a JPEG, or ends early, passes: stb_image judges it.
+// Also refuses more than kMaxJpegScans scans: each progressive scan walks every block of the
+// image, so a small file of many empty scans over a large frame costs minutes of CPU (real
+// files have about ten; libjpeg's tools stop at 1000 too).
+inline constexpr int kMaxJpegScans = 1000;
+Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes);
+
+// Refuses a binary PNM (P5/P6) whose header holds an integer over INT_MAX: 2.27 overflows a
+// signed int parsing it (undefined behaviour, found by image_fuzz); 2.30 refuses it with
+// "integer parse overflow". Anything else passes.
+Status check_pnm_header(std::span<const uint8_t> bytes);
+
+// Refuses a PNG whose compressed image data inflates to more than twice what its header's
+// size needs. stb_image (both versions) inflates the whole stream into memory, growing its
+// buffer as it goes, so a 400 KB file declaring 1 x 1 pixels can take 400 MB: a decompression
+// bomb that the header's size does not reveal. Inflates in constant memory to count; anything
+// that is not a PNG, or whose data is corrupt, passes for stb_image to judge.
+Status check_png_inflated_size(std::span<const uint8_t> bytes);
+
+}  // namespace hearth::media

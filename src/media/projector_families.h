@@ -1,0 +1,19 @@
+// Internal to hearth_media: each projector family's loader, which the registry
+// (projector_registry.cpp) picks by clip.projector_type.
+#pragma once
+
+#include <memory>
+
+#include "engine/weights.h"
+#include "media/projector.h"
+
+namespace hearth::media::detail {
+
+// gemma3: SigLIP, average pooling, RMSNorm, input projection (gemma3_projector.cpp).
+Result<std::unique_ptr<Projector>> load_gemma3(std::unique_ptr<ClipFile> file,
+                                               const engine::LoadOptions& options);
+// mlp (and mlp_norm when mm.3 is present): LLaVA's CLIP and MLP (llava_projector.cpp).
+Result<std::unique_ptr<Projector>> load_llava(std::unique_ptr<ClipFile> file,
+                                              const engine::LoadOptions& options);
+
+}  // namespace hearth::media::detail

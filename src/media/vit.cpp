@@ -1,0 +1,288 @@
+#include "media/vit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/half.h"
+#include "engine/ops.h"
+#include "kernels/attention_ops.h"
+#include "kernels/quant.h"
+
+namespace hearth::media {
+namespace {
+
+using engine::WeightMatrix;
+
+// quick GELU of every f16 value, rounded to f16 (the reference CPU's lookup table: its
+// input is rounded to f16 too).
+const std::vector<float>& gelu_quick_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t i = 0; i < 65536; ++i) {
+      const float x = f16_to_f32(static_cast<f16_bits>(i));
+      t[i] = f16_to_f32(f32_to_f16(x * (1.0f / (1.0f + std::exp(-1.702f * x)))));
+    }
+    return t;
+  }();
+  return table;
+}
+
+void activate(FfnActivation act, float* x, int64_t n) {
+  switch (act) {
+    case FfnActivation::kGelu:
+      engine::ops::gelu(x, x, n);
+      break;
+    case FfnActivation::kGeluQuick: {
+      const std::vector<float>& table = gelu_quick_table();
+      for (int64_t i = 0; i < n; ++i) x[i] = table[f32_to_f16(x[i])];
+      break;
+    }
+    case FfnActivation::kSilu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      break;
+  }
+}
+
+// The patch kernel [P, P, 3, E] as a matrix of E rows of 3*P*P inputs ordered (channel, y,
+// x): the reference's im2col order, so a patch's gathered pixels dot each row directly.
+Result<WeightMatrix> load_patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp) {
+  const std::string name = "v.patch_embd.weight";
+  const gguf::TensorInfo* t = loader.find_info(name);
+  const int64_t P = hp.patch_size, E = hp.n_embd;
+  if (t == nullptr)
+    return error(ErrorCode::kCorruptFile, fmt::format("projector tensor '{}' is missing", name));
+  if (t->ne[0] != P || t->ne[1] != P || t->ne[2] != 3 || t->ne[3] != E)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("projector tensor '{}' has shape {}, expected [{}, {}, 3, {}]", name,
+                             t->shape_string(), P, P, E));
+  if (t->type != TensorType::kF32 && t->type != TensorType::kF16 && t->type != TensorType::kBF16)
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("projector tensor '{}' has type {} (F32, F16 or BF16 expected)", name,
+                             tensor_type_name(t->type)));
+  // Not a TensorLoader matrix (it is 4-D), so nothing repacks it: the row layout as stored.
+  return WeightMatrix{.type = t->type,
+                      .n_cols = 3 * P * P,
+                      .n_rows = E,
+                      .row_stride = row_bytes(traits_of(t->type), uint64_t(3 * P * P)),
+                      .data = t->data,
+                      .layout = kernels::WeightLayout::kRows};
+}
+
+// An FFN pair as the reference reads it: files from old converters swap the names of up and
+// down (and their biases), which shows as an ffn_down whose rows are E wide.
+Status load_ffn(engine::TensorLoader& loader, const std::string& b, const VisionHparams& hp,
+                VitLayer& l) {
+  const int64_t E = hp.n_embd, F = hp.n_ff;
+  std::string up = b + "ffn_up", down = b + "ffn_down";
+  if (const gguf::TensorInfo* d = loader.find_info(down + ".weight"); d && d->ne[0] == E)
+    std::swap(up, down);
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_up, loader.matrix(up + ".weight", E, F));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_up_b, loader.vector(up + ".bias", F, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_down, loader.matrix(down + ".weight", F, E));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_down_b, loader.vector(down + ".bias", E, true));
+  return Status::ok();
+}
+
+Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& hp, int32_t il) {
+  const std::string b = fmt::format("v.blk.{}.", il);
+  const int64_t E = hp.n_embd;
+  VitLayer l;
+  HEARTH_ASSIGN_OR_RETURN(l.ln1_w, loader.vector(b + "ln1.weight", E));
+  HEARTH_ASSIGN_OR_RETURN(l.ln1_b, loader.vector(b + "ln1.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ln2_w, loader.vector(b + "ln2.weight", E));
+  HEARTH_ASSIGN_OR_RETURN(l.ln2_b, loader.vector(b + "ln2.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.wq, loader.matrix(b + "attn_q.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.wk, loader.matrix(b + "attn_k.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.wv, loader.matrix(b + "attn_v.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.wo, loader.matrix(b + "attn_out.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.bq, loader.vector(b + "attn_q.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.bo, loader.vector(b + "attn_out.bias", E, true));
+  HEARTH_RETURN_IF_ERROR(load_ffn(loader, b, hp, l));
+  return l;
+}
+
+}  // namespace
+
+void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vector<float>& b,
+                     float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool) {
+  const std::vector<float> ones = w.empty() ? std::vector<float>(size_t(n), 1.0f) : w;
+  const float* bias = b.empty() ? nullptr : b.data();
+  pool.parallel_for(n_tokens, [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t)
+      engine::ops::layer_norm(x + t * n, ones.data(), bias, y + t * n, n, eps);
+  });
+}
+
+void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens) {
+  if (b.empty()) return;
+  const auto n = static_cast<int64_t>(b.size());
+  for (int64_t t = 0; t < n_tokens; ++t) engine::ops::add_inplace(x + t * n, b.data(), n);
+}
+
+void gelu_inplace(float* x, int64_t n, ThreadPool& pool) {
+  constexpr int64_t kChunk = 4096;
+  pool.parallel_for((n + kChunk - 1) / kChunk, [&](int64_t begin, int64_t end, int) {
+    const int64_t lo = begin * kChunk, hi = std::min(n, end * kChunk);
+    engine::ops::gelu(x + lo, x + lo, hi - lo);
+  });
+}
+
+Result<Vit> Vit::load(engine::TensorLoader& loader, const VisionHparams& hp) {
+  Vit v;
+  v.hp_ = hp;
+  const int64_t E = hp.n_embd;
+  HEARTH_ASSIGN_OR_RETURN(v.patch_embd_, load_patch_kernel(loader, hp));
+  HEARTH_ASSIGN_OR_RETURN(v.patch_bias_, loader.vector("v.patch_embd.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.class_embd_, loader.vector("v.class_embd", E, true));
+  const int64_t side = hp.patches_per_side();
+  v.n_pos_ = static_cast<int32_t>(side * side + (v.class_embd_.empty() ? 0 : 1));
+  HEARTH_ASSIGN_OR_RETURN(auto positions, loader.vectors("v.position_embd.weight", E, v.n_pos_));
+  v.position_embd_.reserve(size_t(E) * size_t(v.n_pos_));
+  for (const auto& row : positions)
+    v.position_embd_.insert(v.position_embd_.end(), row.begin(), row.end());
+  HEARTH_ASSIGN_OR_RETURN(v.pre_ln_w_, loader.vector("v.pre_ln.weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.pre_ln_b_, loader.vector("v.pre_ln.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.post_ln_w_, loader.vector("v.post_ln.weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.post_ln_b_, loader.vector("v.post_ln.bias", E, true));
+  for (int32_t il = 0; il < hp.n_layer; ++il) {
+    HEARTH_ASSIGN_OR_RETURN(VitLayer layer, load_layer(loader, hp, il));
+    v.layers_.push_back(std::move(layer));
+  }
+  return v;
+}
+
+std::vector<float> Vit::embed(const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool) const {
+  const int64_t P = hp_.patch_size, E = hp_.n_embd, K = 3 * P * P;
+  const int64_t px_n = nx / P, py_n = ny / P, n_patches = px_n * py_n;
+  // Each patch's pixels in the kernel's (channel, y, x) order: [n_patches][3*P*P].
+  std::vector<float> gathered(size_t(n_patches * K));
+  pool.parallel_for(n_patches, [&](int64_t begin, int64_t end, int) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t x0 = (p % px_n) * P, y0 = (p / px_n) * P;
+      float* dst = gathered.data() + p * K;
+      for (int64_t c = 0; c < 3; ++c)
+        for (int64_t y = 0; y < P; ++y)
+          for (int64_t x = 0; x < P; ++x)
+            dst[(c * P + y) * P + x] = pixels[((y0 + y) * nx + (x0 + x)) * 3 + c];
+    }
+  });
+  std::vector<float> h(size_t(n_pos_ * E), 0.0f);
+  kernels::matmul(patch_embd_, gathered.data(), n_patches, h.data(), pool);
+  add_bias_rows(h.data(), patch_bias_, n_patches);
+  if (has_class_embedding())
+    std::copy(class_embd_.begin(), class_embd_.end(), h.begin() + n_patches * E);
+  engine::ops::add_inplace(h.data(), position_embd_.data(), n_pos_ * E);
+  if (!pre_ln_w_.empty())
+    layer_norm_rows(h.data(), pre_ln_w_, pre_ln_b_, h.data(), n_pos_, E, hp_.eps, pool);
+  return h;
+}
+
+void Vit::attention(const VitLayer& l, const float* xn, int64_t n, float* out,
+                    ThreadPool& pool) const {
+  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
+  const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
+  std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
+  kernels::matmul(l.wq, xn, n, q.data(), pool);
+  kernels::matmul(l.wk, xn, n, k.data(), pool);
+  kernels::matmul(l.wv, xn, n, v.data(), pool);
+  add_bias_rows(q.data(), l.bq, n);
+  add_bias_rows(k.data(), l.bk, n);
+  add_bias_rows(v.data(), l.bv, n);
+  // Each head's keys in tiles of kT positions, transposed ([D][kT]), and its values
+  // ([kT][D]), zero past the last position: [H][n_tiles] tiles each.
+  const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
+  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
+      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
+  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t h = it / n_tiles, j0 = (it % n_tiles) * kT;
+      float* kt = k_tiles.data() + it * tile_floats;
+      float* vt = v_tiles.data() + it * tile_floats;
+      for (int64_t j = 0; j < std::min(kT, n - j0); ++j) {
+        const int64_t row = (j0 + j) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
+        std::copy_n(v.data() + row, D, vt + j * D);
+      }
+    }
+  });
+  // Every query attends to every position (non-causal): the online soft-max over the
+  // tiles, per head and block of queries.
+  std::vector<float> merged(size_t(n * E));
+  const int64_t n_blocks = (n + kQueryBlock - 1) / kQueryBlock;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
+    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
+        acc(size_t(kQueryBlock * D));
+    std::vector<int> n_valid(kQueryBlock);
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t h = it / n_blocks, t0 = (it % n_blocks) * kQueryBlock;
+      const int64_t nq = std::min(kQueryBlock, n - t0);
+      for (int64_t i = 0; i < nq; ++i)
+        std::copy_n(q.data() + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      std::fill(m.begin(), m.end(), -INFINITY);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      kernels::AttentionTile tile;
+      tile.q = qb.data();
+      tile.n_q = static_cast<int>(nq);
+      tile.n_valid = n_valid.data();
+      tile.d_k = static_cast<int>(D);
+      tile.d_v = static_cast<int>(D);
+      tile.scale = scale;
+      tile.m = m.data();
+      tile.sum = sum.data();
+      tile.acc = acc.data();
+      for (int64_t jt = 0; jt < n_tiles; ++jt) {
+        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(std::min(kT, n - jt * kT)));
+        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        kernels::attend_tile(tile);
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        const float inv = 1.0f / sum[size_t(i)];
+        float* dst = merged.data() + (t0 + i) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
+      }
+    }
+  });
+  kernels::matmul(l.wo, merged.data(), n, out, pool);
+  add_bias_rows(out, l.bo, n);
+}
+
+void Vit::ffn(const VitLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const {
+  const int64_t F = l.ffn_up.n_rows;
+  std::vector<float> up(size_t(n * F));
+  kernels::matmul(l.ffn_up, xn, n, up.data(), pool);
+  add_bias_rows(up.data(), l.ffn_up_b, n);
+  constexpr int64_t kChunk = 4096;
+  const int64_t total = n * F;
+  pool.parallel_for((total + kChunk - 1) / kChunk, [&](int64_t begin, int64_t end, int) {
+    const int64_t lo = begin * kChunk, hi = std::min(total, end * kChunk);
+    activate(hp_.ffn_act, up.data() + lo, hi - lo);
+  });
+  kernels::matmul(l.ffn_down, up.data(), n, out, pool);
+  add_bias_rows(out, l.ffn_down_b, n);
+}
+
+void Vit::run_layer(int32_t il, float* x, int64_t n, ThreadPool& pool) const {
+  const VitLayer& l = layers_[size_t(il)];
+  const int64_t E = hp_.n_embd;
+  std::vector<float> xn(size_t(n * E)), delta(size_t(n * E));
+  layer_norm_rows(x, l.ln1_w, l.ln1_b, xn.data(), n, E, hp_.eps, pool);
+  attention(l, xn.data(), n, delta.data(), pool);
+  engine::ops::add_inplace(x, delta.data(), n * E);
+  layer_norm_rows(x, l.ln2_w, l.ln2_b, xn.data(), n, E, hp_.eps, pool);
+  ffn(l, xn.data(), n, delta.data(), pool);
+  engine::ops::add_inplace(x, delta.data(), n * E);
+}
+
+void Vit::post_norm(float* x, int64_t n, ThreadPool& pool) const {
+  if (post_ln_w_.empty()) return;
+  layer_norm_rows(x, post_ln_w_, post_ln_b_, x, n, hp_.n_embd, hp_.eps, pool);
+}
+
+}  // namespace hearth::media

@@ -1,0 +1,70 @@
+// The vision transformer the projector families share (llama.cpp's clip_graph::build_vit
+// and the LLaVA graph's loop): patch embedding, learned positions, an optional class
+// embedding and pre-LN, pre-norm blocks (LayerNorm, non-causal multi-head attention with
+// biases, an up/down FFN), and an optional post-LN. Activations are f32 rows [token][E].
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "engine/weights.h"
+#include "media/clip_file.h"
+
+namespace hearth::media {
+
+struct VitLayer {
+  std::vector<float> ln1_w, ln1_b, ln2_w, ln2_b;  // [E] each
+  engine::WeightMatrix wq, wk, wv, wo;            // [E, E]
+  std::vector<float> bq, bk, bv, bo;              // [E] (optional)
+  engine::WeightMatrix ffn_up, ffn_down;          // [E, F] [F, E]
+  std::vector<float> ffn_up_b, ffn_down_b;        // [F] [E] (optional)
+};
+
+class Vit {
+ public:
+  // Reads the v.* tensors, checking each shape against `hp` (the position table covers the
+  // patches of one image_size x image_size image, plus the class token when there is one).
+  static Result<Vit> load(engine::TensorLoader& loader, const VisionHparams& hp);
+
+  const VisionHparams& hparams() const { return hp_; }
+  bool has_class_embedding() const { return !class_embd_.empty(); }
+  // Rows of the position table: the patches of one native-size image, plus the class token.
+  int32_t n_positions() const { return n_pos_; }
+  int32_t n_layers() const { return static_cast<int32_t>(layers_.size()); }
+
+  // The input of the first block: each patch of `pixels` (nx * ny * 3 interleaved RGB,
+  // normalized; nx and ny the native image side) projected by the patch kernel, plus its
+  // bias and position, then the class embedding as the last row (where the reference's
+  // concat puts it) and the pre-LN. Returns [n_positions()][E].
+  std::vector<float> embed(const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool) const;
+  // Block `il` applied in place to x [n_tokens][E].
+  void run_layer(int32_t il, float* x, int64_t n_tokens, ThreadPool& pool) const;
+  // The post-LN in place (nothing when the file has none).
+  void post_norm(float* x, int64_t n_tokens, ThreadPool& pool) const;
+
+ private:
+  void attention(const VitLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const;
+  void ffn(const VitLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const;
+
+  VisionHparams hp_;
+  engine::WeightMatrix patch_embd_;   // [3*P*P, E]: one row of (channel, y, x) per output
+  std::vector<float> patch_bias_;     // [E] (optional)
+  std::vector<float> class_embd_;     // [E] (optional)
+  std::vector<float> position_embd_;  // [n_pos][E]
+  int32_t n_pos_ = 0;
+  std::vector<float> pre_ln_w_, pre_ln_b_, post_ln_w_, post_ln_b_;
+  std::vector<VitLayer> layers_;
+};
+
+// Norms a row at a time over n_tokens rows of width n, in parallel (the reference's
+// ggml_norm then * w + b; w and b may be empty).
+void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vector<float>& b,
+                     float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool);
+// x[t][i] += b[i] for every token (b empty: nothing).
+void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens);
+// The reference's CPU GELU (tanh form through an f16 table) over n values in place.
+void gelu_inplace(float* x, int64_t n, ThreadPool& pool);
+
+}  // namespace hearth::media
