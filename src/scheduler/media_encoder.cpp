@@ -60,8 +60,8 @@ MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams pa
       cache_bytes_(config.cache_bytes),
       pool_(std::max(n_threads, 1)) {}
 
-Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(
-    std::span<const uint8_t> bytes, int32_t& n_tokens) {
+Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(std::span<const uint8_t> bytes,
+                                                                    int32_t& n_tokens) {
   // A file that does not decode, or is beyond the limits, is the client's mistake.
   Result<media::ImageRgb8> image = media::decode_image(bytes);
   if (!image.is_ok()) return error(ErrorCode::kInvalidArgument, image.status().message());

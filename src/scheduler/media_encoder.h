@@ -25,8 +25,7 @@ namespace hearth::scheduler::detail {
 
 class MediaEncoder {
  public:
-  static Result<std::unique_ptr<MediaEncoder>> create(const MediaConfig& config,
-                                                      int32_t n_threads);
+  static Result<std::unique_ptr<MediaEncoder>> create(const MediaConfig& config, int32_t n_threads);
 
   MediaSupport support() const { return {.vision = true, .audio = false}; }
   Result<EncodedMedia> encode(std::span<const uint8_t> bytes, const std::atomic<bool>* cancel);

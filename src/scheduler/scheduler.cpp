@@ -266,7 +266,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
                                config.media.projector->n_embd_out(), hp.n_embd));
     }
     // Images are encoded with the prompt-processing threads (-tb).
-    HEARTH_ASSIGN_OR_RETURN(media, detail::MediaEncoder::create(config.media, pool_threads(config).batch));
+    HEARTH_ASSIGN_OR_RETURN(media,
+                            detail::MediaEncoder::create(config.media, pool_threads(config).batch));
   }
   auto impl = std::make_unique<detail::SchedulerImpl>(std::move(model), std::move(tok), adjusted,
                                                       std::move(ctx), std::move(draft_ctx));

@@ -58,7 +58,7 @@ class SchedulerImpl final : public Scheduler {
   Intake intake_;
   StepLoop loop_;
   std::unique_ptr<MediaEncoder> media_;  // null without a projector
-  std::mutex thread_mu_;  // start() and stop() from any thread
+  std::mutex thread_mu_;                 // start() and stop() from any thread
   std::thread thread_;
 };
 
