@@ -167,6 +167,8 @@ Status handle_api_key(const OptionInput& in, ParseState& st);
 Status handle_api_key_file(const OptionInput& in, ParseState& st);
 Status handle_slot_save_path(const OptionInput& in, ParseState& st);
 Status handle_media_path(const OptionInput& in, ParseState& st);
+Status handle_vision_gemma_4b(const OptionInput& in, ParseState& st);
+Status handle_vision_gemma_12b(const OptionInput& in, ParseState& st);
 Status handle_threads_http(const OptionInput& in, ParseState& st);
 Status handle_ui_config(const OptionInput& in, ParseState& st);
 Status handle_ui_config_file(const OptionInput& in, ParseState& st);

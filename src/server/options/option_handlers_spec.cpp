@@ -109,6 +109,24 @@ Status handle_spec_default(const OptionInput&, ParseState& st) {
   return Status::ok();
 }
 
+// --vision-gemma-4b/12b-default: the reference's presets, a Gemma 3 QAT repository (whose
+// projector -hf fetches too), port 8014, the model's training context, Jinja.
+Status apply_vision_gemma_preset(ParseState& st, const char* repo) {
+  st.args.hf_repo = repo;
+  st.args.http.port = 8014;
+  st.args.n_ctx = 0;
+  st.args.chat.use_jinja = true;
+  return Status::ok();
+}
+
+Status handle_vision_gemma_4b(const OptionInput&, ParseState& st) {
+  return apply_vision_gemma_preset(st, "ggml-org/gemma-3-4b-it-qat-GGUF");
+}
+
+Status handle_vision_gemma_12b(const OptionInput&, ParseState& st) {
+  return apply_vision_gemma_preset(st, "ggml-org/gemma-3-12b-it-qat-GGUF");
+}
+
 Status handle_draft_n_max(const OptionInput& in, ParseState& st) {
   HEARTH_ASSIGN_OR_RETURN(const int32_t n, parse_int(in.value));
   if (n < 0) return invalid_value("invalid value");

@@ -40,5 +40,18 @@ TEST(MultimodalOptionsTest, MediaPathMustBeADirectory) {
   std::filesystem::remove_all(dir);
 }
 
+// As the reference's presets: the repository (its projector comes with -hf), port 8014,
+// the training context, Jinja; later options still override them.
+TEST(MultimodalOptionsTest, VisionPresetsSetTheReferencesValues) {
+  ServerArgs a = parse_ok({"--vision-gemma-4b-default"});
+  EXPECT_EQ(a.hf_repo, "ggml-org/gemma-3-4b-it-qat-GGUF");
+  EXPECT_EQ(a.http.port, 8014);
+  EXPECT_EQ(a.n_ctx, 0);
+  EXPECT_TRUE(a.chat.use_jinja);
+  ServerArgs b = parse_ok({"--vision-gemma-12b-default", "--port", "9000"});
+  EXPECT_EQ(b.hf_repo, "ggml-org/gemma-3-12b-it-qat-GGUF");
+  EXPECT_EQ(b.http.port, 9000);
+}
+
 }  // namespace
 }  // namespace hearth::server::options
