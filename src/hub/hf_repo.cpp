@@ -216,6 +216,28 @@ const RepoFile* find_model(const std::vector<RepoFile>& files, const std::string
   return nullptr;
 }
 
+// The first number of a GGUF name's tag ("Q4_K_M" 4, "BF16" 16), 0 without one; capped so
+// that a hostile name cannot overflow.
+int quant_bits(std::string_view path) {
+  const std::string tag = split_gguf_name(path).tag;
+  const size_t at = tag.find_first_of("0123456789");
+  if (at == std::string::npos) return 0;
+  int bits = 0;
+  for (size_t i = at; i < tag.size() && std::isdigit(static_cast<unsigned char>(tag[i])); ++i)
+    bits = std::min(bits * 10 + (tag[i] - '0'), 1000000);
+  return bits;
+}
+
+// The '/'-separated folders of a path, its file name left out.
+std::vector<std::string_view> folders_of(std::string_view path) {
+  std::vector<std::string_view> folders;
+  for (size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/')) {
+    folders.push_back(path.substr(0, slash));
+    path.remove_prefix(slash + 1);
+  }
+  return folders;
+}
+
 std::string gguf_list(const std::vector<RepoFile>& files) {
   std::string list;
   for (const RepoFile& f : files)
@@ -280,6 +302,32 @@ Result<std::vector<RepoFile>> list_repo_files(const std::string& repo_id, const 
                  fmt::format("{} is not in the cache{}", repo_id,
                              offline ? " (--offline: nothing is downloaded)" : ""));
   return cached;
+}
+
+std::optional<RepoFile> select_projector_file(const std::vector<RepoFile>& files,
+                                              std::string_view model_path) {
+  const std::vector<std::string_view> model_folders = folders_of(model_path);
+  const int model_bits = quant_bits(model_path);
+  const RepoFile* best = nullptr;
+  size_t best_depth = 0;
+  int best_diff = 0;
+  for (const RepoFile& f : files) {
+    if (!f.path.ends_with(".gguf") || f.path.find("mmproj") == std::string::npos) continue;
+    // Its folders must be the model's first folders: the same folder, or one above it.
+    const std::vector<std::string_view> folders = folders_of(f.path);
+    if (folders.size() > model_folders.size() ||
+        !std::equal(folders.begin(), folders.end(), model_folders.begin()))
+      continue;
+    const int diff = std::abs(quant_bits(f.path) - model_bits);
+    if (best == nullptr || folders.size() > best_depth ||
+        (folders.size() == best_depth && diff < best_diff)) {
+      best = &f;
+      best_depth = folders.size();
+      best_diff = diff;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return *best;
 }
 
 Result<std::vector<RepoFile>> select_model_files(const std::vector<RepoFile>& files,

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,14 @@ Result<std::vector<RepoFile>> list_repo_files(const std::string& repo_id, const 
 Result<std::vector<RepoFile>> select_model_files(const std::vector<RepoFile>& files,
                                                  const std::string& repo_id, const std::string& tag,
                                                  const std::string& hf_file);
+
+// The projector (a GGUF with "mmproj" in its path) that goes with the model file `model_path`
+// of the same listing, as llama-server picks it: only files in the model's folder or a folder
+// above it count; the deepest such folder wins, then the quantization whose bits (the first
+// number of the name's tag: Q4_K_M 4, F16 16, none 0) are closest to the model's, then the
+// listing's order. None when the repository has no projector there.
+std::optional<RepoFile> select_projector_file(const std::vector<RepoFile>& files,
+                                              std::string_view model_path);
 
 // The directory of `repo_id` in the cache: <cache>/models--user--model.
 Result<std::string> repo_directory(std::string_view repo_id);

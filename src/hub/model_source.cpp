@@ -23,7 +23,7 @@ std::string url_file_name(const std::string& url) {
   return f.substr(f.rfind('/') + 1);
 }
 
-Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOptions& options) {
+Result<ResolvedModel> resolve_repo(const ModelRequest& request, const DownloadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(const RepoTag rt, split_repo_tag(request.hf_repo));
   if (!request.token.empty() && !is_valid_token(request.token))
     log_warn(
@@ -32,18 +32,27 @@ Result<std::string> resolve_repo(const ModelRequest& request, const DownloadOpti
         "send it");
   HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> files,
                           list_repo_files(rt.repo, request.token, request.offline, options.cancel));
-  HEARTH_ASSIGN_OR_RETURN(const std::vector<RepoFile> model,
+  HEARTH_ASSIGN_OR_RETURN(std::vector<RepoFile> wanted,
                           select_model_files(files, rt.repo, rt.tag, request.hf_file));
+  ResolvedModel resolved{.model_path = wanted.front().final_path, .projector_path = ""};
+  if (request.with_projector) {
+    if (auto projector = select_projector_file(files, wanted.front().path)) {
+      resolved.projector_path = projector->final_path;
+      log_info("projector: {} from {}", projector->path, rt.repo);
+      wanted.push_back(std::move(*projector));
+    }
+  }
   if (request.offline) {
     std::error_code ec;
-    for (const RepoFile& f : model)
+    for (const RepoFile& f : wanted)
       if (!fs::exists(f.final_path, ec))
         return error(ErrorCode::kNotFound, f.final_path + " is not in the cache (--offline)");
   } else {
-    HEARTH_RETURN_IF_ERROR(fetch_repo_files(model, request.token, options));
+    // One call: the files download in parallel and the progress counts all of them.
+    HEARTH_RETURN_IF_ERROR(fetch_repo_files(wanted, request.token, options));
   }
-  log_info("model: {} from {}", model.front().path, rt.repo);
-  return model.front().final_path;
+  log_info("model: {} from {}", wanted.front().path, rt.repo);
+  return resolved;
 }
 
 // The size a HEAD request announces for `url` (followed through redirects), checked after
@@ -56,7 +65,8 @@ uint64_t announced_size(const std::string& url, const DownloadOptions& options) 
 }
 
 Result<std::string> resolve_url(const ModelRequest& request, const DownloadOptions& options) {
-  const std::vector<std::string> parts = url_parts(request.url);
+  const std::vector<std::string> parts =
+      request.url_may_be_split ? url_parts(request.url) : std::vector<std::string>{request.url};
   std::string dir;
   if (!request.path.empty()) {
     dir = fs::path(request.path).parent_path().string();
@@ -132,10 +142,19 @@ std::vector<std::string> url_parts(const std::string& url) {
   return parts;
 }
 
-Result<std::string> resolve_model(const ModelRequest& request, const DownloadOptions& options) {
+Result<ResolvedModel> resolve_model_files(const ModelRequest& request,
+                                          const DownloadOptions& options) {
   if (!request.hf_repo.empty()) return resolve_repo(request, options);
-  if (!request.url.empty()) return resolve_url(request, options);
-  return request.path;
+  if (!request.url.empty()) {
+    HEARTH_ASSIGN_OR_RETURN(std::string path, resolve_url(request, options));
+    return ResolvedModel{.model_path = std::move(path), .projector_path = ""};
+  }
+  return ResolvedModel{.model_path = request.path, .projector_path = ""};
+}
+
+Result<std::string> resolve_model(const ModelRequest& request, const DownloadOptions& options) {
+  HEARTH_ASSIGN_OR_RETURN(ResolvedModel resolved, resolve_model_files(request, options));
+  return std::move(resolved.model_path);
 }
 
 }  // namespace hearth::hub

@@ -1,6 +1,7 @@
 // Where the model file comes from: a local path (-m), a Hugging Face repository (-hf, -hff),
 // or a URL (-mu). Downloads what is missing and returns the path to load (part 1 of a split
-// model).
+// model), and with -hf the repository's projector (mmproj) when asked. A projector from a URL
+// (-mmu) is a request of its own, one file, fetched the way -mu fetches a model.
 #pragma once
 
 #include <string>
@@ -18,6 +19,16 @@ struct ModelRequest {
   std::string url;      // -mu
   std::string token;    // -hft / HF_TOKEN
   bool offline = false;
+  // -hf: also fetch the repository's projector, if it has one (llama-server does unless
+  // --no-mmproj, -mm or -mmu is given).
+  bool with_projector = false;
+  // A URL named like part 1 of a split GGUF brings all its parts (-mu); -mmu's URL is one file.
+  bool url_may_be_split = true;
+};
+
+struct ResolvedModel {
+  std::string model_path;      // what the model loader opens
+  std::string projector_path;  // -hf with_projector: the projector; "" when there is none
 };
 
 // Whether the request needs resolve_model() (a repository or URL); a plain -m does not.
@@ -31,8 +42,14 @@ Result<std::string> llama_cache_directory();
 // else just `url`.
 std::vector<std::string> url_parts(const std::string& url);
 
-// The local path of the model to load, after downloading what the cache lacks. Offline, only
-// the cache is read and a missing file is an error.
+// The local paths of the model (and projector) to load, after downloading what the cache lacks
+// (model and projector together, both counted in `options.progress`). Offline, only the cache
+// is read: a missing model file is an error, and a projector counts only when it is cached (an
+// uncached one is not there to choose, as with llama-server).
+Result<ResolvedModel> resolve_model_files(const ModelRequest& request,
+                                          const DownloadOptions& options);
+
+// resolve_model_files()'s model path.
 Result<std::string> resolve_model(const ModelRequest& request, const DownloadOptions& options);
 
 }  // namespace hearth::hub

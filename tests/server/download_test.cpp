@@ -474,6 +474,93 @@ TEST_F(HubDownload, ModelUrlGoesToTheLlamaCacheWithItsEtag) {
   EXPECT_EQ(after.back()["method"], "HEAD");
 }
 
+// A tiny gemma3 text model and its projector, written by hearth-synth into `dir`.
+void write_gemma3_pair(const fs::path& dir, const std::string& model, const std::string& mmproj) {
+  fs::create_directories(dir);
+  const std::string synth = bin_dir() + "/hearth-synth";
+  ProcessResult r = run_process({synth, "-o", (dir / model).string(), "--arch", "gemma3", "--vocab",
+                                 stories_model(), "--n-embd", "64", "--n-layer", "2", "--n-head",
+                                 "4", "--n-head-kv", "1", "--n-ff", "128", "--type", "q8_0"},
+                                60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_process({synth,
+                   "-o",
+                   (dir / mmproj).string(),
+                   "--projector",
+                   "gemma3",
+                   "--text-n-embd",
+                   "64",
+                   "--n-embd",
+                   "32",
+                   "--n-layer",
+                   "1",
+                   "--n-head",
+                   "2",
+                   "--n-ff",
+                   "64",
+                   "--image-size",
+                   "56",
+                   "--patch-size",
+                   "14",
+                   "--n-merge",
+                   "2",
+                   "--type",
+                   "f16"},
+                  60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+bool takes_images(int port) {
+  const Json props = parse_or_null(http_request(port, "GET", "/props").body);
+  return props["modalities"]["vision"] == true;
+}
+
+TEST_F(HubDownload, HfBringsTheRepositoryProjectorUnlessNoMmprojOrMm) {
+  const std::string repo = "test/gemma3-vision-GGUF";
+  write_gemma3_pair(fs::path(root_) / repo, "g-Q8_0.gguf", "mmproj-g-F16.gguf");
+  auto hub = start_hub();
+  {
+    ServerProcess server;
+    ASSERT_TRUE(server.start({"-hf", repo, "--no-mmproj", "-c", "512"})) << server.log();
+    EXPECT_FALSE(takes_images(server.port()));
+    EXPECT_EQ(fetched(*hub), std::vector<std::string>{"g-Q8_0.gguf"});
+  }
+  {
+    // -mm names the projector: the repository's is not fetched.
+    ServerProcess server;
+    const std::string own = (fs::path(root_) / repo / "mmproj-g-F16.gguf").string();
+    ASSERT_TRUE(server.start({"-hf", repo, "-mm", own, "-c", "512"})) << server.log();
+    EXPECT_TRUE(takes_images(server.port()));
+    EXPECT_EQ(fetched(*hub), std::vector<std::string>{"g-Q8_0.gguf"});
+  }
+  {
+    ServerProcess server;
+    ASSERT_TRUE(server.start({"-hf", repo, "-c", "512"})) << server.log();
+    EXPECT_TRUE(takes_images(server.port()));
+    // The model was cached by the first start: only the projector is fetched now.
+    EXPECT_EQ(fetched(*hub), (std::vector<std::string>{"g-Q8_0.gguf", "mmproj-g-F16.gguf"}));
+    EXPECT_TRUE(fs::exists(snapshot("mmproj-g-F16.gguf", repo)));
+  }
+  // --offline finds the cached projector.
+  ServerProcess offline;
+  ASSERT_TRUE(offline.start({"-hf", repo, "--offline", "-c", "512"})) << offline.log();
+  EXPECT_TRUE(takes_images(offline.port()));
+  EXPECT_EQ(fetched(*hub).size(), 2u);
+}
+
+TEST_F(HubDownload, ProjectorUrlIsDownloadedToTheLlamaCacheAndLoaded) {
+  const fs::path files = fs::path(root_) / "test" / "gemma3-files";
+  write_gemma3_pair(files, "g-Q8_0.gguf", "mmproj-g-F16.gguf");
+  auto hub = start_hub();
+  const std::string url = hub->endpoint() + "files/test/gemma3-files/mmproj-g-F16.gguf";
+  ServerProcess server;
+  ASSERT_TRUE(server.start({"-m", (files / "g-Q8_0.gguf").string(), "-mmu", url, "-c", "512"}))
+      << server.log();
+  EXPECT_TRUE(takes_images(server.port()));
+  EXPECT_TRUE(fs::exists(fs::path(cache_) / "mmproj-g-F16.gguf"));
+  EXPECT_TRUE(fs::exists(fs::path(cache_) / "mmproj-g-F16.gguf.etag"));
+}
+
 TEST_F(HubDownload, ProgressBarIsDrawnOnATerminal) {
   if (std::system("command -v tmux >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "tmux is not installed: the terminal progress bar is not tested";

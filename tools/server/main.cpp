@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "base/log.h"
@@ -79,10 +81,11 @@ std::function<hearth::server::Json()> download_progress_json(
   };
 }
 
-// Downloads what the cache lacks for one model (a progress bar on a terminal, log lines
-// otherwise) and returns its local path; "" after logging the reason.
-std::string fetch(const hearth::hub::ModelRequest& request,
-                  hearth::hub::DownloadProgress& progress) {
+// Downloads what the cache lacks for one request (a progress bar on a terminal, log lines
+// otherwise) and returns its local paths; nullopt after logging the reason.
+std::optional<hearth::hub::ResolvedModel> fetch(const hearth::hub::ModelRequest& request,
+                                                hearth::hub::DownloadProgress& progress,
+                                                std::string_view what = "model") {
   hearth::hub::DownloadOptions options;
   options.progress = &progress;
   options.cancel = &g_stop_downloads;
@@ -91,36 +94,57 @@ std::string fetch(const hearth::hub::ModelRequest& request,
       !request.hf_repo.empty() ? request.hf_repo : hearth::hub::display_url(request.url);
   if (!request.offline)
     reporter = std::make_unique<hearth::hub::ProgressReporter>(progress, label, isatty(2) != 0);
-  auto path = hearth::hub::resolve_model(request, options);
+  auto files = hearth::hub::resolve_model_files(request, options);
   if (reporter) reporter->stop();
-  if (!path && g_stop_downloads.load()) {
+  if (!files && g_stop_downloads.load()) {
     hearth::log_info("download of {} stopped; its partial file is kept to resume", label);
-    return {};
+    return std::nullopt;
   }
-  if (!path) {
-    hearth::log_error("failed to get the model {}: {}", label, path.status().message());
-    return {};
+  if (!files) {
+    hearth::log_error("failed to get the {} {}: {}", what, label, files.status().message());
+    return std::nullopt;
   }
-  return *path;
+  return std::move(*files);
 }
 
-// -hf / -mu / --spec-draft-hf: puts the local paths into `args` and tells the server where
-// the model is. False after logging the reason.
+// -mmu: the projector's URL, downloaded like -mu's model (to the -mm path when given, else
+// into the llama.cpp cache with its .etag), always as one file.
+hearth::hub::ModelRequest projector_url_request(const ServerArgs& args) {
+  hearth::hub::ModelRequest request = repo_request(args, "");
+  request.path = args.mmproj;
+  request.url = args.mmproj_url;
+  request.url_may_be_split = false;
+  return request;
+}
+
+// -hf / -mu / -mmu / --spec-draft-hf: puts the local paths into `args` and tells the server
+// where the model is. False after logging the reason.
 bool fetch_models(ServerArgs& args, hearth::hub::DownloadProgress& progress,
                   hearth::server::Server& server) {
-  const hearth::hub::ModelRequest request = model_request(args);
+  hearth::hub::ModelRequest request = model_request(args);
+  // As llama-server: -hf brings its repository's projector unless --no-mmproj, -mm or -mmu.
+  request.with_projector = args.mmproj_auto && args.mmproj.empty() && args.mmproj_url.empty();
   if (hearth::hub::is_remote(request)) {
-    args.model_path = fetch(request, progress);
-    if (args.model_path.empty()) return false;
+    auto files = fetch(request, progress);
+    if (!files) return false;
+    args.model_path = files->model_path;
+    if (!files->projector_path.empty()) args.mmproj = files->projector_path;
     server.set_model_path(args.model_path);
+  }
+  // Fetched even with --no-mmproj, as llama-server does; load_projector then leaves it.
+  if (!args.mmproj_url.empty()) {
+    auto projector = fetch(projector_url_request(args), progress, "projector");
+    if (!projector) return false;
+    args.mmproj = projector->model_path;
   }
   // Only draft-simple reads a draft model: without it the repository is not fetched.
   if (!args.spec_draft_hf.empty() &&
       !hearth::server::options::uses_spec_type(args, "draft-simple")) {
     hearth::log_warn("--spec-draft-hf has no effect without --spec-type draft-simple");
   } else if (!args.spec_draft_hf.empty()) {
-    args.spec_draft_model = fetch(repo_request(args, args.spec_draft_hf), progress);
-    if (args.spec_draft_model.empty()) return false;
+    auto draft = fetch(repo_request(args, args.spec_draft_hf), progress, "draft model");
+    if (!draft) return false;
+    args.spec_draft_model = draft->model_path;
   }
   return true;
 }

@@ -31,8 +31,6 @@ inline constexpr std::string_view kNoteCpuOnly =
 inline constexpr std::string_view kNoteMediaBatch =
     "Hearth encodes each image on its own, as soon as its request arrives, so there is no "
     "encoding batch to bound (the embeddings are the same either way)";
-inline constexpr std::string_view kReasonMmprojUrl =
-    "downloading the projector from a URL is not implemented yet (use -mm with a file, or -hf)";
 inline constexpr std::string_view kNoteGgml = "it tunes GGML internals that Hearth does not have";
 inline constexpr std::string_view kNoteTimings = "Hearth always collects timings";
 inline constexpr std::string_view kNoteCheckpoints =

@@ -72,7 +72,9 @@ constexpr OptionSpec kEntries[] = {
      "context shift and cache reuse",
      kValue, kSupported, "", "", 0, false, set_member<&ServerArgs::mmproj>, nullptr},
     {"-mmu, --mmproj-url", "", "URL", "LLAMA_ARG_MMPROJ_URL", "",
-     "Download the projector from a URL", kValue, kDeferred, kReasonMmprojUrl, "", 35, false},
+     "Download the projector from a URL (to the -mm path if given, else to the llama.cpp cache "
+     "directory under the URL's last path component)",
+     kValue, kSupported, "", "", 0, false, set_member<&ServerArgs::mmproj_url>, nullptr},
     {"--mmproj-auto", "--no-mmproj, --no-mmproj-auto", "", "LLAMA_ARG_MMPROJ_AUTO", "enabled",
      "With -hf, also fetch the repository's projector (--no-mmproj: run without one, even with "
      "-mm)",

@@ -76,6 +76,43 @@ TEST(HubSelect, HffNamesTheExactFile) {
   EXPECT_EQ(chosen({"a.gguf"}, "", "c.gguf")[0].rfind("error: file 'c.gguf' not found", 0), 0u);
 }
 
+// The projector llama-server's find_best_mmproj picks for `model` ("" for none).
+std::string projector_for(const std::vector<std::string>& paths, const std::string& model) {
+  const auto chosen = select_projector_file(files_named(paths), model);
+  return chosen ? chosen->path : "";
+}
+
+TEST(HubProjector, ClosestQuantizationWinsThenTheListingOrder) {
+  const std::vector<std::string> all = {"m-Q4_K_M.gguf", "mmproj-m-F16.gguf", "mmproj-m-Q8_0.gguf",
+                                        "mmproj-m-BF16.gguf"};
+  EXPECT_EQ(projector_for(all, "m-Q4_K_M.gguf"), "mmproj-m-Q8_0.gguf");  // |4-8| < |4-16|
+  EXPECT_EQ(projector_for(all, "m-F16.gguf"), "mmproj-m-F16.gguf");      // F16 before BF16
+  EXPECT_EQ(projector_for(all, "m-Q8_0.gguf"), "mmproj-m-Q8_0.gguf");
+  // A model name without a number in its tag counts 0 bits: the lowest projector wins.
+  EXPECT_EQ(projector_for(all, "model.gguf"), "mmproj-m-Q8_0.gguf");
+  EXPECT_EQ(projector_for({"mmproj.gguf", "mmproj-Q8_0.gguf"}, "m-Q4_0.gguf"), "mmproj.gguf");
+  // "mmproj" anywhere in the path, lower case, and only GGUF files.
+  EXPECT_EQ(projector_for({"MMPROJ-m.gguf", "mmproj-m.bin", "m.gguf"}, "m.gguf"), "");
+  EXPECT_EQ(projector_for({"vision-mmproj/p-F16.gguf"}, "vision-mmproj/m-F16.gguf"),
+            "vision-mmproj/p-F16.gguf");
+  // A tag too long for an int does not break the choice.
+  EXPECT_EQ(projector_for({"mmproj-Q99999999999999999999.gguf"}, "m-Q4_0.gguf"),
+            "mmproj-Q99999999999999999999.gguf");
+}
+
+TEST(HubProjector, OnlyTheModelsFolderOrOneAboveItDeepestFirst) {
+  const std::vector<std::string> all = {"mmproj-F16.gguf", "q/mmproj-F32.gguf",
+                                        "other/mmproj-Q4_K_M.gguf", "q/sub/mmproj-Q4_K_M.gguf",
+                                        "q/m-Q4_K_M.gguf"};
+  // The model's own folder beats the root even with a farther quantization; a sibling or a
+  // deeper folder never counts.
+  EXPECT_EQ(projector_for(all, "q/m-Q4_K_M.gguf"), "q/mmproj-F32.gguf");
+  EXPECT_EQ(projector_for(all, "q/sub/deeper/m-Q4_K_M.gguf"), "q/sub/mmproj-Q4_K_M.gguf");
+  EXPECT_EQ(projector_for(all, "elsewhere/m-Q4_K_M.gguf"), "mmproj-F16.gguf");
+  EXPECT_EQ(projector_for({"q/mmproj-F16.gguf"}, "m-F16.gguf"), "");
+  EXPECT_EQ(projector_for({"qq/mmproj-F16.gguf"}, "q/m-F16.gguf"), "");
+}
+
 TEST(HubNames, RepoAndTagAreSplitAsTheReferenceDoes) {
   auto rt = split_repo_tag("ggml-org/gemma-3-1b-it-GGUF:Q4_K_M");
   ASSERT_TRUE(rt.is_ok());

@@ -219,6 +219,7 @@ std::map<std::string_view, std::string> test::sample_values(const std::string& d
       {"--slot-save-path", dir},
       {"--media-path", dir},
       {"--mmproj", dir + "/mmproj.gguf"},
+      {"--mmproj-url", "http://127.0.0.1:9/mmproj.gguf"},
       {"--image-min-tokens", "64"},
       {"--image-max-tokens", "256"},
       {"--mtmd-batch-max-tokens", "512"},

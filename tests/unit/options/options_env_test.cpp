@@ -106,11 +106,11 @@ TEST(OptionsEnvTest, RemovedVariablesFail) {
 }
 
 TEST(OptionsEnvTest, RefusedVariableNamesOption) {
-  ParseOutcome out = parse({}, {{"LLAMA_ARG_MMPROJ_URL", "http://127.0.0.1:9/p.gguf"}});
+  ParseOutcome out = parse({}, {{"LLAMA_ARG_ROPE_SCALING_TYPE", "yarn"}});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.exit_code, 1);
-  EXPECT_EQ(out.text.rfind("error: option '--mmproj-url' (from environment variable "
-                           "LLAMA_ARG_MMPROJ_URL) is not supported by hearth-server yet: ",
+  EXPECT_EQ(out.text.rfind("error: option '--rope-scaling' (from environment variable "
+                           "LLAMA_ARG_ROPE_SCALING_TYPE) is not supported by hearth-server yet: ",
                            0),
             0u)
       << out.text;

@@ -31,12 +31,12 @@ TEST(OptionRefusalTest, ReasoningOptionsCheckTheirValues) {
 
 // A feature not built yet is refused naming what is missing and the issue that builds it.
 TEST(OptionRefusalTest, DeferredOptionsNameWhatIsMissingAndTheIssue) {
-  ParseOutcome out = parse({"--mmproj-url", "http://127.0.0.1:9/p.gguf"});
+  ParseOutcome out = parse({"--rope-scaling", "yarn"});
   ASSERT_EQ(out.action, ParseAction::kError);
   EXPECT_EQ(out.text,
-            "error: option '--mmproj-url' is not supported by hearth-server yet: downloading the "
-            "projector from a URL is not implemented yet (use -mm with a file, or -hf) (deferred "
-            "to issue 35)");
+            "error: option '--rope-scaling' is not supported by hearth-server yet: RoPE and YaRN "
+            "overrides are not implemented; the model's own values are used (deferred to issue "
+            "36)");
   EXPECT_NE(parse({"-dr", "ai/smollm2"}).text.find("Docker Hub downloads are not implemented"),
             std::string::npos);
   EXPECT_EQ(parse({"--context-shift"}).action, ParseAction::kError);
