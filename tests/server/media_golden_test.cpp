@@ -135,6 +135,40 @@ Json responses_completed(const std::vector<Json>& frames) {
   return nullptr;
 }
 
+// The vectors of an embeddings answer, flattened per input: native [{index, embedding}] or
+// OpenAI {data: [{embedding}]}.
+std::vector<std::vector<double>> embedding_vectors(const Json& answer) {
+  std::vector<std::vector<double>> out;
+  const Json& items = answer.is_object() ? answer["data"] : answer;
+  for (const Json& item : items) {
+    std::vector<double>& v = out.emplace_back();
+    for (const Json& row : item["embedding"]) {
+      if (row.is_array()) {
+        for (const Json& x : row) v.push_back(x.get<double>());
+      } else {
+        v.push_back(row.get<double>());
+      }
+    }
+  }
+  return out;
+}
+
+// Normalized vectors (last pooling): measured within 3e-4 of the reference's.
+void expect_same_embeddings(const Json& expected, const Json& actual, const std::string& where) {
+  const auto e = embedding_vectors(expected);
+  const auto a = embedding_vectors(actual);
+  ASSERT_EQ(a.size(), e.size()) << where << ": " << actual.dump();
+  for (size_t i = 0; i < e.size(); ++i) {
+    ASSERT_EQ(a[i].size(), e[i].size()) << where << " input " << i;
+    for (size_t k = 0; k < e[i].size(); ++k) {
+      EXPECT_NEAR(a[i][k], e[i][k], 2e-3) << where << " input " << i << " value " << k;
+    }
+  }
+  if (expected.is_object()) {
+    EXPECT_EQ(actual["usage"]["prompt_tokens"], expected["usage"]["prompt_tokens"]) << where;
+  }
+}
+
 class MediaGolden : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -221,6 +255,8 @@ void MediaGolden::check_case(const Json& c) {
   const Json& expected = c["response"];
   if (name == "apply_template")
     EXPECT_EQ(actual["prompt"], expected["prompt"]);
+  else if (name == "embeddings" || name == "v1_embeddings")
+    expect_same_embeddings(expected, actual, name);
   else if (name == "messages_count_tokens")
     EXPECT_EQ(actual["input_tokens"], expected["input_tokens"]);
   else
@@ -235,7 +271,8 @@ TEST_P(MediaGolden, AnswersAsTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Projectors, MediaGolden,
-                         ::testing::Values("gemma3-f32", "gemma3-f16", "gemma3-q8_0", "mlp-f32"),
+                         ::testing::Values("gemma3-f32", "gemma3-f16", "gemma3-q8_0", "mlp-f32",
+                                           "gemma3-f32-embd-last"),
                          [](const ::testing::TestParamInfo<std::string>& config) {
                            std::string name = config.param;
                            for (char& ch : name)
