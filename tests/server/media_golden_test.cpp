@@ -3,7 +3,8 @@
 // (captured from llama-server b10573, CPU, see the README there) gets the same requests in the
 // same order on a fresh server and must answer the same prompt token counts, the same greedy
 // path (up to a near tie), top-10 log-probabilities within the golden tolerance, the same
-// reuse of the image's cache on a follow-up turn, and the same template and token counts.
+// prompt-cache reuse after the same history (the image's KV on a follow-up turn included), and
+// the same template and token counts.
 #include <filesystem>
 #include <map>
 
@@ -194,10 +195,29 @@ class MediaGolden : public ::testing::TestWithParam<std::string> {
   ServerProcess server_;
 };
 
+// The prompt cache on both servers after the same history: how much of the prompt (image
+// included) was reused and how much evaluated, wherever the reference reports it.
+void expect_same_cache_use(const std::vector<Json>& expected, const std::vector<Json>& actual,
+                           const std::string& name) {
+  const Json e = last_with(expected, "timings");
+  if (e.is_object()) {
+    const Json a = last_with(actual, "timings");
+    ASSERT_TRUE(a.is_object()) << name << ": no timings";
+    EXPECT_EQ(a["timings"]["cache_n"], e["timings"]["cache_n"]) << name;
+    EXPECT_EQ(a["timings"]["prompt_n"], e["timings"]["prompt_n"]) << name;
+  }
+  const Json e_cached = last_with(expected, "tokens_cached");
+  if (e_cached.is_object()) {
+    EXPECT_EQ(last_with(actual, "tokens_cached")["tokens_cached"], e_cached["tokens_cached"])
+        << name;
+  }
+}
+
 void MediaGolden::check_stream(const Json& c, const std::vector<Json>& expected,
                                const std::vector<Json>& actual) {
   const std::string name = c["name"];
   const std::string path = c["request"]["path"];
+  expect_same_cache_use(expected, actual, name);
   if (path == "/completion") {
     EXPECT_GE(expect_same_steps(steps_of(expected), steps_of(actual), name), 2u) << name;
     EXPECT_EQ(last_with(actual, "tokens_evaluated")["tokens_evaluated"],
@@ -209,12 +229,10 @@ void MediaGolden::check_stream(const Json& c, const std::vector<Json>& expected,
     const Json a = last_with(actual, "usage");
     ASSERT_TRUE(a.is_object()) << name << ": no usage chunk";
     EXPECT_EQ(a["usage"]["prompt_tokens"], e["usage"]["prompt_tokens"]) << name;
-    if (name == "chat_follow_up") {  // the image's KV reused as the reference reuses it
-      EXPECT_EQ(a["usage"]["prompt_tokens_details"]["cached_tokens"],
-                e["usage"]["prompt_tokens_details"]["cached_tokens"])
-          << a.dump();
-      EXPECT_EQ(a["timings"]["cache_n"], e["timings"]["cache_n"]) << a.dump();
-    }
+    // On chat_follow_up: the first turn's image KV reused as the reference reuses it.
+    EXPECT_EQ(a["usage"]["prompt_tokens_details"]["cached_tokens"],
+              e["usage"]["prompt_tokens_details"]["cached_tokens"])
+        << a.dump();
   } else if (path == "/v1/messages") {
     if (name == "messages_stream_until_error") {
       // The reference failed the stream at the first invalid UTF-8 piece (its output parser);
@@ -237,6 +255,7 @@ void MediaGolden::check_stream(const Json& c, const std::vector<Json>& expected,
     ASSERT_TRUE(a.is_object()) << name << ": no response.completed";
     EXPECT_EQ(a["output"][0]["content"][0]["text"], e["output"][0]["content"][0]["text"]) << name;
     EXPECT_EQ(a["usage"]["input_tokens"], e["usage"]["input_tokens"]) << name;
+    EXPECT_EQ(a["usage"]["input_tokens_details"], e["usage"]["input_tokens_details"]) << name;
   } else {
     ADD_FAILURE() << "no comparison for stream " << path;
   }
