@@ -37,8 +37,11 @@ std::optional<TaskError> TaskLimits::check_media(const Pending& p) const {
     return TaskError{TaskError::Kind::kInvalidRequest, std::move(message), 0, 0};
   };
   if (p.req.media.empty()) return std::nullopt;
-  if (p.req.kind != TaskKind::kCompletion)
-    return invalid("images and audio are not supported in embedding or rerank inputs");
+  // A decoder's embedding input is evaluated in its slot like a prompt, media rows included
+  // (the reference's /embeddings takes multimodal_data); an encoder's input and rerank's
+  // query/document pairs are text only.
+  if (p.req.kind == TaskKind::kRerank || (p.req.kind == TaskKind::kEmbedding && !causal))
+    return invalid("images and audio are not supported in rerank inputs or by encoder models");
   const auto n = static_cast<int64_t>(p.prompt->size());
   int64_t end = 0;  // of the previous chunk
   for (size_t i = 0; i < p.req.media.size(); ++i) {

@@ -84,11 +84,15 @@ http::Response handle_props_post(ServerState& s, const http::Request& r) {
 
 http::Response handle_models(ServerState& s, const http::Request&) {
   const std::string name = s.config.model_name();
+  // The reference lists "multimodal" whenever a projector is loaded (vision or audio).
+  const scheduler::MediaSupport media = s.scheduler->media_support();
+  Json capabilities = media.vision || media.audio ? Json::array({"completion", "multimodal"})
+                                                  : Json::array({"completion"});
   Json details = {{"parent_model", ""}, {"format", "gguf"},     {"family", ""},
                   {"families", {""}},   {"parameter_size", ""}, {"quantization_level", ""}};
   Json ollama = {{"name", name},      {"model", name},     {"modified_at", ""},
                  {"size", ""},        {"digest", ""},      {"type", "model"},
-                 {"description", ""}, {"tags", {""}},      {"capabilities", {"completion"}},
+                 {"description", ""}, {"tags", {""}},      {"capabilities", capabilities},
                  {"parameters", ""},  {"details", details}};
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   Json meta = {{"vocab_type", s.model.vocab_type},

@@ -57,12 +57,19 @@ TEST_F(MediaRoutes, PropsShowTheProjectorsModalities) {
   EXPECT_EQ(props["modalities"]["vision"], true);
   EXPECT_EQ(props["modalities"]["audio"], true);
   EXPECT_EQ(props["media_marker"], "<__media_fake__>");
+  // Ollama-style /models entry, as the reference's peer test test_vision_api.py reads it.
+  Json models = parse_or_null(http_request(port(), "GET", "/models").body);
+  EXPECT_EQ(models["models"][0]["capabilities"], Json::array({"completion", "multimodal"}))
+      << models.dump();
 }
 
 TEST_F(MediaRoutes, NoMmprojLeavesTheProjectorOut) {
   start({"-mm", "fake-mmproj.gguf", "--no-mmproj"});
   EXPECT_EQ(parse_or_null(http_request(port(), "GET", "/props").body)["modalities"]["vision"],
             false);
+  EXPECT_EQ(
+      parse_or_null(http_request(port(), "GET", "/v1/models").body)["models"][0]["capabilities"],
+      Json::array({"completion"}));
   expect_chat_error(image_part("data:image/png;base64," + base64(fake_png(40))),
                     "image input is not supported - hint: if this is unexpected, you may need to "
                     "provide the mmproj");

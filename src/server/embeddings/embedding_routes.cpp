@@ -13,6 +13,7 @@
 #include "server/completion_run.h"
 #include "server/embeddings/embedding_sink.h"
 #include "server/fields/store.h"
+#include "server/media/media_input.h"
 #include "server/request_body.h"
 #include "server/server_state.h"
 
@@ -82,6 +83,25 @@ Check check_dimensions(const ServerState& s, const EmbeddingRequest& request) {
                          "supported)");
 }
 
+// The inputs with multimodal_data: tokenized around their media, which are encoded (out.media
+// gets one entry per prompt, empty for text).
+std::optional<ApiError> place_embedding_media(
+    const ServerState& s, const std::vector<CompletionSettings::MediaPromptText>& entries,
+    EmbeddingRequest& out) {
+  if (entries.empty()) return std::nullopt;
+  out.media.resize(out.prompts.size());
+  for (const CompletionSettings::MediaPromptText& entry : entries) {
+    MediaPrompt placed;
+    if (auto err = build_media_prompt(*s.scheduler, entry.text, s.config.media_marker, entry.files,
+                                      nullptr, placed)) {
+      return err;
+    }
+    out.prompts[entry.index] = std::move(placed.tokens);
+    out.media[entry.index] = std::move(placed.media);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 // A wrong type is the client's mistake (400), where the reference answers 500; members the
@@ -116,25 +136,34 @@ std::optional<ApiError> parse_embedding_request(const ServerState& s, const http
   if (input == nullptr) return invalid_request("\"input\" or \"content\" must be provided");
   if (auto err = check_dimensions(s, out)) return err;
   const tokenizer::Tokenizer& tok = s.scheduler->tokenizer();
-  if (auto err = parse_prompts(tok, *input, out.prompts)) return err;
+  // {"prompt_string", "multimodal_data"} inputs as /completion takes them, with a projector.
+  const scheduler::MediaSupport support = s.scheduler->media_support();
+  std::vector<CompletionSettings::MediaPromptText> media_prompts;
+  if (auto err = parse_prompts(tok, *input, out.prompts,
+                               support.vision || support.audio ? &media_prompts : nullptr)) {
+    return err;
+  }
   const auto max_inputs = static_cast<size_t>(s.scheduler->config().max_queued);
   if (out.prompts.size() > max_inputs)
     return invalid_request("at most " + std::to_string(max_inputs) + " inputs in one request");
+  if (auto err = place_embedding_media(s, media_prompts, out)) return err;
   for (const std::vector<int32_t>& prompt : out.prompts) {
     if (prompt.empty()) return invalid_request("Input content cannot be empty");
   }
-  return check_tokens(tok, out.prompts);
+  return check_tokens(tok, out.prompts, out.media);
 }
 
 http::Response submit_embeddings(ServerState& s, std::vector<std::vector<int32_t>> prompts,
                                  scheduler::TaskKind kind, int embd_normalize,
-                                 EmbeddingSink::Render render) {
+                                 EmbeddingSink::Render render,
+                                 std::vector<std::vector<scheduler::MediaChunk>> media) {
   auto sink =
       std::make_shared<EmbeddingSink>(static_cast<int32_t>(prompts.size()), std::move(render));
   std::vector<scheduler::TaskRequest> tasks(prompts.size());
   for (size_t i = 0; i < prompts.size(); ++i) {
     scheduler::TaskRequest& task = tasks[i];
     task.prompt = std::move(prompts[i]);
+    if (i < media.size()) task.media = std::move(media[i]);
     task.kind = kind;
     task.embd_normalize = embd_normalize;
     task.index = static_cast<int32_t>(i);
@@ -166,7 +195,7 @@ http::Response handle_embeddings(ServerState& s, const http::Request& r) {
   EmbeddingRequest request;
   if (auto err = parse_embedding_request(s, r, false, request)) return error_response(*err);
   return submit_embeddings(s, std::move(request.prompts), scheduler::TaskKind::kEmbedding,
-                           request.embd_normalize, native_embedding_list);
+                           request.embd_normalize, native_embedding_list, std::move(request.media));
 }
 
 Json native_embedding_list(const std::vector<scheduler::EmbeddingResult>& results) {

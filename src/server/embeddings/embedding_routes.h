@@ -25,6 +25,8 @@ struct EmbeddingRequest {
   std::optional<int64_t> dimensions;
   std::optional<std::string> model;           // echoed by the OpenAI shape
   std::vector<std::vector<int32_t>> prompts;  // tokenized with special tokens, never empty
+  // Per prompt, the media chunks of a multimodal_data input; empty when no input has media.
+  std::vector<std::vector<scheduler::MediaChunk>> media;
   int embd_normalize = 2;
   bool base64 = false;        // encoding_format "base64" (OpenAI shape only)
   bool openai_shape = false;  // /v1/embeddings with `input` (not the legacy `content`)
@@ -47,7 +49,8 @@ std::optional<ApiError> parse_embedding_request(const ServerState& s, const http
 // One task of `kind` per prompt (result index = prompt index); `render` builds the body.
 http::Response submit_embeddings(ServerState& s, std::vector<std::vector<int32_t>> prompts,
                                  scheduler::TaskKind kind, int embd_normalize,
-                                 EmbeddingSink::Render render);
+                                 EmbeddingSink::Render render,
+                                 std::vector<std::vector<scheduler::MediaChunk>> media = {});
 
 // A model's rerank template with {query} and {document} filled in, in one pass over the
 // template: text from the request is never searched again (differences.json,

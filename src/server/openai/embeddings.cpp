@@ -28,7 +28,8 @@ http::Response handle_embeddings(ServerState& s, const http::Request& r) {
   if (auto err = parse_embedding_request(s, r, true, request)) return error_response(*err);
   if (!request.openai_shape) {
     return submit_embeddings(s, std::move(request.prompts), scheduler::TaskKind::kEmbedding,
-                             request.embd_normalize, native_embedding_list);
+                             request.embd_normalize, native_embedding_list,
+                             std::move(request.media));
   }
   const std::string model = request.model.value_or(s.config.model_name());
   const bool base64 = request.base64;
@@ -50,7 +51,7 @@ http::Response handle_embeddings(ServerState& s, const http::Request& r) {
                 {"data", std::move(data)}};
   };
   return submit_embeddings(s, std::move(request.prompts), scheduler::TaskKind::kEmbedding,
-                           request.embd_normalize, std::move(render));
+                           request.embd_normalize, std::move(render), std::move(request.media));
 }
 
 }  // namespace hearth::server::openai

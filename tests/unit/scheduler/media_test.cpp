@@ -302,9 +302,10 @@ TEST_F(MediaTest, RefusesMalformedMediaAndEmbeddingInputsWithMedia) {
   TaskRequest too_wide = request(with_chunk(text(4, 14), chunk(600, -9, 32, true), {}), 2, nullptr);
   EXPECT_NE(error_of(std::move(too_wide)).find("increase the physical batch size"),
             std::string::npos);
-  TaskRequest embedding = request(p, 2, nullptr);
-  embedding.kind = TaskKind::kEmbedding;
-  EXPECT_NE(error_of(std::move(embedding)).find("not supported"), std::string::npos);
+  // Rerank inputs are text only (a decoder's embedding input may hold media).
+  TaskRequest rerank = request(p, 2, nullptr);
+  rerank.kind = TaskKind::kRerank;
+  EXPECT_NE(error_of(std::move(rerank)).find("not supported"), std::string::npos);
 }
 
 TEST_F(MediaTest, ASlotHoldingMediaIsNotSaved) {
