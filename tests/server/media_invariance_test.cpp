@@ -129,5 +129,37 @@ TEST_F(MediaInvariance, ACorruptImageLeavesAGeneratingRequestAlone) {
   EXPECT_EQ(streamed_steps(rest.body), expected);
 }
 
+// Embeddings of an input with an image cover every position (differences.json,
+// media-embeddings-pool-whole-input): with pooling none, one row per prompt position, the
+// image's included; the rows of the image differ from those of the text around it.
+TEST(MediaEmbeddings, PoolingNoneReturnsEveryPositionOfTheInput) {
+  Json golden = load_media_golden("gemma3-f32");
+  ASSERT_FALSE(golden.is_null());
+  const std::string dir = make_temp_dir("media-embd-none");
+  const std::string failure = synth_media_pair(golden, dir);
+  if (failure.rfind("SKIPPED", 0) == 0) GTEST_SKIP() << failure;
+  ASSERT_EQ(failure, "");
+  golden["server_flags"] =
+      Json::array({"-np", "1", "-c", "2048", "--embedding", "--pooling", "none"});
+  ServerProcess server;
+  ASSERT_TRUE(start_media_server(server, golden, dir)) << server.log();
+  const Json body = {{"content",
+                      {{"prompt_string", "Look at <__media__> and tell"},
+                       {"multimodal_data", {"{{b64:grad_37x23.png}}"}}}}};
+  const HttpReply r =
+      http_request(server.port(), "POST", "/embeddings", fill_media_placeholders(body));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const Json rows = parse_or_null(r.body)[0]["embedding"];
+  // The same text alone, to count its positions: the image adds its 16 rows and the texts
+  // the projector puts around them.
+  const HttpReply text = http_request(server.port(), "POST", "/tokenize",
+                                      Json{{"content", "Look at  and tell"}}.dump());
+  ASSERT_EQ(text.status, 200);
+  const size_t n_text = parse_or_null(text.body)["tokens"].size();
+  EXPECT_GT(rows.size(), n_text + 16) << rows.size();
+  server.stop();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hearth::test
