@@ -2,7 +2,8 @@
 // seeded random-weight Whisper-based projectors the reference encoded
 // (tests/data/media/audio_encoder/README.md says how), Hearth encodes the reference's own
 // log-mel of the same synthetic 1.3 s signal, and every reference row must agree to cosine
-// >= 0.9999 (F32 and F16), every token's sum and norm closely. Then the loader's and the
+// >= 0.9999 (F32 and F16; Q8_0: see check_against_reference), every token's sum and norm
+// closely. Then the loader's and the
 // encoder's refusals.
 #include <gtest/gtest.h>
 
@@ -128,8 +129,17 @@ class AudioProjectorTest : public ::testing::Test {
   // Encodes the reference's mel with `family` at `type` and compares with the reference's
   // embeddings: each dumped row to cosine >= 0.9999, all of them together likewise, and every
   // token's norm within 0.5% and its sum within 2% of the norm.
+  //
+  // Q8_0 gets the image projectors' looser bounds (projector_test.cpp says why: activations
+  // rounded to 8-bit blocks before each product flip a few codes whenever two engines' floats
+  // differ by one rounding). The reference's own Q8_0 rows sit at cosine 0.99947 (ultravox),
+  // 0.99979 (voxtral), 0.99987 (qwen2a) from its F32 rows on these models; Hearth's Q8_0 rows
+  // sit at 0.99985, 0.99992, 0.99997 (worst row) from the reference's Q8_0 rows.
   void check_against_reference(const std::string& family, TensorType type,
                                const std::string& ref_name) {
+    const bool q8 = type == TensorType::kQ8_0;
+    const double min_row_cos = q8 ? 0.9995 : 0.9999, min_all_cos = q8 ? 0.9998 : 0.9999;
+    const double norm_tol = q8 ? 0.02 : 0.005, sum_tol = q8 ? 0.06 : 0.02;
     auto proj = AudioProjector::load(synthesize(family, type), kTextEmbd);
     ASSERT_TRUE(proj.is_ok()) << proj.status().to_string();
     const Reference ref = read_reference(ref_name);
@@ -147,11 +157,11 @@ class AudioProjectorTest : public ::testing::Test {
     for (const auto& [t, row] : ref.rows) {
       ASSERT_EQ(row.size(), size_t(ref.n_embd));
       const float* ours = out.data() + size_t(t) * size_t(ref.n_embd);
-      EXPECT_GE(cosine(ours, row.data(), row.size()), 0.9999) << "token " << t;
+      EXPECT_GE(cosine(ours, row.data(), row.size()), min_row_cos) << "token " << t;
       all_ours.insert(all_ours.end(), ours, ours + ref.n_embd);
       all_ref.insert(all_ref.end(), row.begin(), row.end());
     }
-    EXPECT_GE(cosine(all_ours.data(), all_ref.data(), all_ref.size()), 0.9999);
+    EXPECT_GE(cosine(all_ours.data(), all_ref.data(), all_ref.size()), min_all_cos);
     for (int32_t t = 0; t < ref.n_tokens; ++t) {
       double sum = 0, sq = 0;
       for (int32_t i = 0; i < ref.n_embd; ++i) {
@@ -160,8 +170,8 @@ class AudioProjectorTest : public ::testing::Test {
         sq += v * v;
       }
       const double norm_ref = ref.norms[size_t(t)];
-      EXPECT_NEAR(std::sqrt(sq), norm_ref, 0.005 * norm_ref) << "token " << t;
-      EXPECT_NEAR(sum, ref.sums[size_t(t)], 0.02 * norm_ref) << "token " << t;
+      EXPECT_NEAR(std::sqrt(sq), norm_ref, norm_tol * norm_ref) << "token " << t;
+      EXPECT_NEAR(sum, ref.sums[size_t(t)], sum_tol * norm_ref) << "token " << t;
     }
   }
 
@@ -192,17 +202,27 @@ TEST_F(AudioProjectorTest, UltravoxF32MatchesReference) {
 TEST_F(AudioProjectorTest, UltravoxF16MatchesReference) {
   check_against_reference("ultravox", TensorType::kF16, "ref-ultravox-f16.txt");
 }
+TEST_F(AudioProjectorTest, UltravoxQ8_0MatchesReference) {
+  check_against_reference("ultravox", TensorType::kQ8_0, "ref-ultravox-q8_0.txt");
+}
 TEST_F(AudioProjectorTest, VoxtralF32MatchesReference) {
   check_against_reference("voxtral", TensorType::kF32, "ref-voxtral-f32.txt");
 }
 TEST_F(AudioProjectorTest, VoxtralF16MatchesReference) {
   check_against_reference("voxtral", TensorType::kF16, "ref-voxtral-f16.txt");
 }
+TEST_F(AudioProjectorTest, VoxtralQ8_0MatchesReference) {
+  check_against_reference("voxtral", TensorType::kQ8_0, "ref-voxtral-q8_0.txt");
+}
 TEST_F(AudioProjectorTest, Qwen2aF32MatchesReference) {
   check_against_reference("qwen2a", TensorType::kF32, "ref-qwen2a-f32.txt");
 }
 TEST_F(AudioProjectorTest, Qwen2aF16MatchesReference) {
   check_against_reference("qwen2a", TensorType::kF16, "ref-qwen2a-f16.txt");
+}
+
+TEST_F(AudioProjectorTest, Qwen2aQ8_0MatchesReference) {
+  check_against_reference("qwen2a", TensorType::kQ8_0, "ref-qwen2a-q8_0.txt");
 }
 
 TEST_F(AudioProjectorTest, FamiliesDescribeThemselves) {
