@@ -66,15 +66,17 @@ class AudioProjector {
 
   // Encodes one window. mel: [n_mel][n_frames] floats, each mel bin's frames contiguous (the
   // reference's mtmd_audio_mel.data, its clip_image_f32 with nx = n_frames, ny = n_mel);
-  // n_mel must be n_mel(), n_frames even and at most max_frames() (the reference always passes
-  // kChunkFrames). out: [n_output_tokens(n_frames)][n_embd_out()].
+  // n_mel must be n_mel(), n_frames even, at most max_frames() and enough for one embedding
+  // (the reference always passes kChunkFrames). out: [n_output_tokens(n_frames)][n_embd_out()].
+  // Const and without state: one loaded projector may encode from several threads.
   virtual Status encode(const float* mel, int32_t n_mel, int32_t n_frames, ThreadPool& pool,
                         float* out) const = 0;
 
  protected:
   AudioProjector(std::unique_ptr<ClipFile> file, WhisperEncoder encoder)
       : file_(std::move(file)), encoder_(std::move(encoder)) {}
-  // kInvalidArgument unless mel is present, n_mel matches and n_frames fits.
+  // kInvalidArgument unless mel is present, n_mel matches and n_frames fits and gives at least
+  // one embedding.
   Status check_mel(const float* mel, int32_t n_mel, int32_t n_frames) const;
 
   std::unique_ptr<ClipFile> file_;  // the mapped tensors the weights point into

@@ -71,6 +71,10 @@ Status AudioProjector::check_mel(const float* mel, int32_t n_mel, int32_t n_fram
                  fmt::format("audio projector {}: a window must be an even number of mel frames "
                              "in 2..{}, got {}",
                              projector_type(), max_frames(), n_frames));
+  if (n_output_tokens(n_frames) < 1)
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("audio projector {}: {} mel frames are too few for one embedding",
+                             projector_type(), n_frames));
   return Status::ok();
 }
 

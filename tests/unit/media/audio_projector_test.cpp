@@ -329,6 +329,9 @@ TEST_F(AudioProjectorTest, RefusesAMelOfAnotherShape) {
   EXPECT_NE(s.message().find("in 2..3000, got 4000"), std::string::npos) << s.to_string();
   s = (*r)->encode(mel.data(), 128, 1001, pool, out.data());
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
+  s = (*r)->encode(mel.data(), 128, 2, pool, out.data());  // (2 + 7) / 8 / 2 = 0 tokens
+  EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("too few"), std::string::npos) << s.to_string();
   s = (*r)->encode(nullptr, 128, kFrames, pool, out.data());
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
 }
