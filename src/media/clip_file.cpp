@@ -170,10 +170,10 @@ Result<VisionHparams> read_vision(const gguf::File& f) {
   return hp;
 }
 
-// clip.projector_type, else the mixed-modality clip.vision.projector_type, else the legacy
-// files' clip.has_llava_projector (LLaVA's MLP).
-Result<std::string> read_projector_type(const gguf::File& f) {
-  for (const char* key : {"clip.projector_type", "clip.vision.projector_type"}) {
+// clip.projector_type, else the mixed-modality clip.<modality>.projector_type, else (vision)
+// the legacy files' clip.has_llava_projector (LLaVA's MLP).
+Result<std::string> read_projector_type(const gguf::File& f, const char* modality_key) {
+  for (const char* key : {"clip.projector_type", modality_key}) {
     if (const gguf::Value* v = f.find(key)) {
       const auto s = v->as_string();
       if (!s || s->empty())
@@ -181,9 +181,38 @@ Result<std::string> read_projector_type(const gguf::File& f) {
       return std::string(*s);
     }
   }
-  HEARTH_ASSIGN_OR_RETURN(bool llava, read_flag(f, "clip.has_llava_projector"));
-  if (llava) return std::string("mlp");
+  if (std::string_view(modality_key) == "clip.vision.projector_type") {
+    HEARTH_ASSIGN_OR_RETURN(bool llava, read_flag(f, "clip.has_llava_projector"));
+    if (llava) return std::string("mlp");
+  }
   return corrupt(f.name(), "the projector file has no clip.projector_type");
+}
+
+Result<AudioHparams> read_audio(const gguf::File& f) {
+  AudioHparams hp;
+  HEARTH_ASSIGN_OR_RETURN(hp.n_embd, read_size(f, "clip.audio.embedding_length", 1 << 16));
+  HEARTH_ASSIGN_OR_RETURN(hp.n_ff, read_size(f, "clip.audio.feed_forward_length", 1 << 18));
+  HEARTH_ASSIGN_OR_RETURN(hp.n_layer, read_size(f, "clip.audio.block_count", 1024));
+  HEARTH_ASSIGN_OR_RETURN(hp.n_head, read_size(f, "clip.audio.attention.head_count", 1024));
+  // The reference's bound: mel filter banks of more than 256 bins are refused.
+  HEARTH_ASSIGN_OR_RETURN(hp.n_mel, read_size(f, "clip.audio.num_mel_bins", 256));
+  HEARTH_ASSIGN_OR_RETURN(hp.projection_dim, read_size(f, "clip.audio.projection_dim", 1 << 18, 1));
+  HEARTH_ASSIGN_OR_RETURN(hp.eps, f.get_f32("clip.audio.attention.layer_norm_epsilon"));
+  if (!(hp.eps >= 0.0f && hp.eps < 1.0f))
+    return corrupt(f.name(), "clip.audio.attention.layer_norm_epsilon is out of range");
+  if (hp.n_embd % hp.n_head != 0)
+    return corrupt(f.name(), fmt::format("audio width {} is not a multiple of {} heads", hp.n_embd,
+                                         hp.n_head));
+  if (const gguf::Value* kv = f.find("clip.audio.attention.head_count_kv");
+      kv != nullptr && kv->as_int() != hp.n_head)
+    return error(
+        ErrorCode::kUnsupported,
+        fmt::format("{}: audio attention with grouped KV heads is not supported", f.name()));
+  if (f.find("clip.audio.projector.stack_factor") != nullptr) {
+    HEARTH_ASSIGN_OR_RETURN(hp.stack_factor,
+                            read_size(f, "clip.audio.projector.stack_factor", 1024));
+  }
+  return hp;
 }
 
 }  // namespace
@@ -207,16 +236,27 @@ Result<ClipFile> open_clip_file(const std::string& path) {
                .projector_type = {},
                .has_vision = false,
                .has_audio = false,
-               .vision = {}};
+               .vision = {},
+               .audio_projector_type = {},
+               .audio = {}};
   const gguf::File& file = out.archive.primary();
   HEARTH_ASSIGN_OR_RETURN(out.has_vision, read_flag(file, "clip.has_vision_encoder"));
   HEARTH_ASSIGN_OR_RETURN(out.has_audio, read_flag(file, "clip.has_audio_encoder"));
-  if (!out.has_vision)
-    return error(ErrorCode::kUnsupported,
-                 fmt::format("{}: the projector file has no vision encoder{}", path,
-                             out.has_audio ? " (audio encoders are not supported yet)" : ""));
-  HEARTH_ASSIGN_OR_RETURN(out.projector_type, read_projector_type(file));
-  HEARTH_ASSIGN_OR_RETURN(out.vision, read_vision(file));
+  if (!out.has_vision && !out.has_audio)
+    return error(
+        ErrorCode::kUnsupported,
+        fmt::format("{}: the projector file has neither a vision nor an audio encoder", path));
+  if (out.has_vision) {
+    HEARTH_ASSIGN_OR_RETURN(out.projector_type,
+                            read_projector_type(file, "clip.vision.projector_type"));
+    HEARTH_ASSIGN_OR_RETURN(out.vision, read_vision(file));
+  }
+  if (out.has_audio) {
+    HEARTH_ASSIGN_OR_RETURN(out.audio_projector_type,
+                            read_projector_type(file, "clip.audio.projector_type"));
+    if (out.audio_projector_type == "qwen2.5o") out.audio_projector_type = "qwen2a";
+    HEARTH_ASSIGN_OR_RETURN(out.audio, read_audio(file));
+  }
   return out;
 }
 

@@ -35,6 +35,11 @@ std::string Projector::supported_types() {
 Result<std::unique_ptr<Projector>> Projector::load(const std::string& path, int32_t n_embd_text,
                                                    engine::LoadOptions options) {
   HEARTH_ASSIGN_OR_RETURN(ClipFile opened, open_clip_file(path));
+  if (!opened.has_vision)
+    return error(
+        ErrorCode::kUnsupported,
+        fmt::format("{}: the projector file has no vision encoder{}", path,
+                    opened.has_audio ? " (it encodes audio: load it as an audio projector)" : ""));
   auto file = std::make_unique<ClipFile>(std::move(opened));
   const std::string type = file->projector_type;
   const Family* family = nullptr;

@@ -42,6 +42,9 @@ void activate(FfnActivation act, float* x, int64_t n) {
     case FfnActivation::kSilu:
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
       break;
+    case FfnActivation::kGeluErf:
+      gelu_erf(x, n);
+      break;
   }
 }
 
@@ -70,13 +73,15 @@ Result<WeightMatrix> load_patch_kernel(engine::TensorLoader& loader, const Visio
                       .layout = kernels::WeightLayout::kRows};
 }
 
-// An FFN pair as the reference reads it: files from old converters swap the names of up and
-// down (and their biases), which shows as an ffn_down whose rows are E wide.
+// An FFN pair as the reference reads it: files of the vision families from old converters
+// swap the names of up and down (and their biases), which shows as an ffn_down whose rows are
+// E wide (the reference never swaps an audio encoder's).
 Status load_ffn(engine::TensorLoader& loader, const std::string& b, const VisionHparams& hp,
-                VitLayer& l) {
+                bool legacy_swap, VitLayer& l) {
   const int64_t E = hp.n_embd, F = hp.n_ff;
   std::string up = b + "ffn_up", down = b + "ffn_down";
-  if (const gguf::TensorInfo* d = loader.find_info(down + ".weight"); d && d->ne[0] == E)
+  if (const gguf::TensorInfo* d = loader.find_info(down + ".weight");
+      legacy_swap && d && d->ne[0] == E)
     std::swap(up, down);
   HEARTH_ASSIGN_OR_RETURN(l.ffn_up, loader.matrix(up + ".weight", E, F));
   HEARTH_ASSIGN_OR_RETURN(l.ffn_up_b, loader.vector(up + ".bias", F, true));
@@ -85,8 +90,9 @@ Status load_ffn(engine::TensorLoader& loader, const std::string& b, const Vision
   return Status::ok();
 }
 
-Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& hp, int32_t il) {
-  const std::string b = fmt::format("v.blk.{}.", il);
+Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& hp, int32_t il,
+                            std::string_view prefix) {
+  const std::string b = fmt::format("{}.blk.{}.", prefix, il);
   const int64_t E = hp.n_embd;
   VitLayer l;
   HEARTH_ASSIGN_OR_RETURN(l.ln1_w, loader.vector(b + "ln1.weight", E));
@@ -101,7 +107,7 @@ Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& h
   HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.bo, loader.vector(b + "attn_out.bias", E, true));
-  HEARTH_RETURN_IF_ERROR(load_ffn(loader, b, hp, l));
+  HEARTH_RETURN_IF_ERROR(load_ffn(loader, b, hp, prefix == "v", l));
   return l;
 }
 
@@ -121,6 +127,11 @@ void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens) {
   if (b.empty()) return;
   const auto n = static_cast<int64_t>(b.size());
   for (int64_t t = 0; t < n_tokens; ++t) engine::ops::add_inplace(x + t * n, b.data(), n);
+}
+
+void gelu_erf(float* x, int64_t n) {
+  constexpr float kInvSqrt2 = 0.70710678118654752f;
+  for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * kInvSqrt2));
 }
 
 void gelu_inplace(float* x, int64_t n, ThreadPool& pool) {
@@ -149,9 +160,24 @@ Result<Vit> Vit::load(engine::TensorLoader& loader, const VisionHparams& hp) {
   HEARTH_ASSIGN_OR_RETURN(v.post_ln_w_, loader.vector("v.post_ln.weight", E, true));
   HEARTH_ASSIGN_OR_RETURN(v.post_ln_b_, loader.vector("v.post_ln.bias", E, true));
   for (int32_t il = 0; il < hp.n_layer; ++il) {
-    HEARTH_ASSIGN_OR_RETURN(VitLayer layer, load_layer(loader, hp, il));
+    HEARTH_ASSIGN_OR_RETURN(VitLayer layer, load_layer(loader, hp, il, "v"));
     v.layers_.push_back(std::move(layer));
   }
+  return v;
+}
+
+Result<Vit> Vit::load_blocks(engine::TensorLoader& loader, const VisionHparams& hp,
+                             std::string_view prefix) {
+  Vit v;
+  v.hp_ = hp;
+  for (int32_t il = 0; il < hp.n_layer; ++il) {
+    HEARTH_ASSIGN_OR_RETURN(VitLayer layer, load_layer(loader, hp, il, prefix));
+    v.layers_.push_back(std::move(layer));
+  }
+  const int64_t E = hp.n_embd;
+  const std::string post = fmt::format("{}.post_ln.", prefix);
+  HEARTH_ASSIGN_OR_RETURN(v.post_ln_w_, loader.vector(post + "weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.post_ln_b_, loader.vector(post + "bias", E, true));
   return v;
 }
 

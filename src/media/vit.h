@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -27,6 +28,11 @@ class Vit {
   // Reads the v.* tensors, checking each shape against `hp` (the position table covers the
   // patches of one image_size x image_size image, plus the class token when there is one).
   static Result<Vit> load(engine::TensorLoader& loader, const VisionHparams& hp);
+  // Only the blocks `<prefix>.blk.N.*` and the optional `<prefix>.post_ln`, for encoders that
+  // make their own first-block input (the Whisper encoder: prefix "a"). Of `hp` the blocks
+  // read n_embd, n_ff, n_layer, n_head, eps and ffn_act. embed() must not be called on it.
+  static Result<Vit> load_blocks(engine::TensorLoader& loader, const VisionHparams& hp,
+                                 std::string_view prefix);
 
   const VisionHparams& hparams() const { return hp_; }
   bool has_class_embedding() const { return !class_embd_.empty(); }
@@ -64,6 +70,9 @@ void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vec
                      float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool);
 // x[t][i] += b[i] for every token (b empty: nothing).
 void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens);
+// The exact GELU (erf form) in f32 over n values in place, as the reference's CPU computes
+// ggml_gelu_erf on f32 (no table).
+void gelu_erf(float* x, int64_t n);
 // The reference's CPU GELU (tanh form through an f16 table) over n values in place.
 void gelu_inplace(float* x, int64_t n, ThreadPool& pool);
 

@@ -77,13 +77,18 @@ struct SynthParams {
   int32_t patch_size = 14;
   int32_t n_merge = 4;    // gemma3: the pooling kernel (projector.scale_factor)
   bool use_gelu = false;  // mlp: clip.use_gelu (GELU instead of CLIP's quick GELU)
+  // Audio projectors ("ultravox", "voxtral", "qwen2a": a Whisper encoder shaped by n_embd,
+  // n_layer, n_head, n_ff): the mel bins it reads and the frames its projector stacks (0: the
+  // family's default, ultravox 8, voxtral 4).
+  int32_t n_mel = 128;
+  int32_t stack_factor = 0;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).
 Status synthesize(const SynthParams& params, const std::string& out_path);
 
-// Writes a random-weight projector GGUF (params.projector names the family) with every key
-// llama.cpp's clip loader needs.
+// Writes a random-weight projector GGUF (params.projector names the family: gemma3, mlp,
+// ultravox, voxtral, qwen2a) with every key llama.cpp's clip loader needs.
 Status synthesize_projector(const SynthParams& params, const std::string& out_path);
 
 // Rewrites `in_path` with every 2-D weight converted to `type` (dequantize, then the

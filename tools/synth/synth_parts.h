@@ -38,5 +38,9 @@ void write_shape_keys(gguf::Writer& w, const SynthParams& p);
 // bert / nomic-bert / jina-bert-v2 / modern-bert (synth_encoder.cpp).
 Status synthesize_encoder(const SynthParams& p, const std::string& out_path);
 
+// ultravox / voxtral / qwen2a: a Whisper encoder and its projector (synth_audio_projector.cpp).
+bool is_audio_projector(std::string_view family);
+Status synthesize_audio_projector(const SynthParams& p, const std::string& out_path);
+
 }  // namespace detail
 }  // namespace hearth::synth
