@@ -150,6 +150,11 @@ Result<std::vector<MelChunk>> whisper_log_mel(std::span<const float> samples,
   std::vector<float> mel(static_cast<size_t>(params.n_mel) * n_frames);
   audio_detail::RealFft fft(frame);
   std::vector<float> windowed(frame), spectrum(2 * static_cast<size_t>(frame)), power(n_bins);
+  // A frame whose windowed samples are all zero has zero power in every bin (the FFT of zeros is
+  // zeros), so its column is the same for every such frame: most frames of short audio, which
+  // is padded with 30 s of silence.
+  std::vector<float> silent_column(params.n_mel);
+  mel_column(power.data(), filters, params.n_mel, n_bins, silent_column.data(), 1);
   for (size_t t = 0; t < n_frames; ++t) {
     const float* x = padded.data() + t * hop;
     bool silent = true;
@@ -158,13 +163,13 @@ Result<std::vector<MelChunk>> whisper_log_mel(std::span<const float> samples,
       silent = silent && windowed[j] == 0.0f;
     }
     if (silent) {
-      // Zero power in every bin: each mel energy is the floor (the FFT of zeros is zeros).
-      std::fill(power.begin(), power.end(), 0.0f);
-    } else {
-      fft.forward(windowed.data(), spectrum.data());
-      for (int32_t k = 0; k < n_bins; ++k) {
-        power[k] = spectrum[2 * k] * spectrum[2 * k] + spectrum[2 * k + 1] * spectrum[2 * k + 1];
-      }
+      for (int32_t m = 0; m < params.n_mel; ++m)
+        mel[static_cast<size_t>(m) * n_frames + t] = silent_column[m];
+      continue;
+    }
+    fft.forward(windowed.data(), spectrum.data());
+    for (int32_t k = 0; k < n_bins; ++k) {
+      power[k] = spectrum[2 * k] * spectrum[2 * k] + spectrum[2 * k + 1] * spectrum[2 * k + 1];
     }
     mel_column(power.data(), filters, params.n_mel, n_bins, mel.data() + t, n_frames);
   }
