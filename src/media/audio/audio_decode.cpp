@@ -46,16 +46,16 @@ Result<AudioPcm> decode_audio(std::span<const uint8_t> bytes, int32_t target_rat
   if (!looks_like_audio(bytes)) {
     return error(ErrorCode::kInvalidArgument, "audio: not a WAV, MP3 or FLAC file");
   }
-  if (is_flac(bytes)) return error(ErrorCode::kUnsupported, "audio: FLAC is not supported");
-
-  auto source = is_wav(bytes) ? audio_detail::decode_wav(bytes, limits)
-                              : audio_detail::decode_mp3(bytes, limits);
+  auto source = is_wav(bytes)    ? audio_detail::decode_wav(bytes, limits)
+                : is_flac(bytes) ? audio_detail::decode_flac(bytes, limits)
+                                 : audio_detail::decode_mp3(bytes, limits);
   if (!source) return source.status();
   const auto& src = source.value();
   const auto rate_in = static_cast<uint32_t>(src.sample_rate);
   const auto rate_out = static_cast<uint32_t>(target_rate);
+  const uint64_t declared = src.declared_frames != 0 ? src.declared_frames : src.mono.size();
   const uint64_t out_frames =
-      audio_detail::frame_count_after_resampling(rate_out, rate_in, src.mono.size());
+      audio_detail::frame_count_after_resampling(rate_out, rate_in, declared);
   if (static_cast<double>(out_frames) / target_rate > limits.max_seconds + 1.0) {
     return error(ErrorCode::kOutOfRange, "audio: resampled length is over the duration limit");
   }

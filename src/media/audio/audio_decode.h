@@ -1,8 +1,9 @@
 // Decoding an uploaded audio file into mono f32 samples at the projector's sample rate, as the
 // reference does (llama.cpp decodes with miniaudio asked for f32, one channel, the target rate:
 // channels averaged, then miniaudio's default linear resampler with its 4th-order low-pass).
-// WAV is parsed here; MP3 goes through Debian's libmpg123. Limits are checked on the header
-// (WAV) or on the scanned stream length (MP3) before the sample buffer is allocated.
+// WAV is parsed here; MP3 goes through Debian's libmpg123 and FLAC through Debian's libFLAC.
+// Limits are checked on the header (WAV, FLAC) or on the scanned stream length (MP3) before the
+// sample buffer is allocated.
 #pragma once
 
 #include <cstdint>
@@ -35,13 +36,13 @@ struct AudioPcm {
 bool looks_like_audio(std::span<const uint8_t> bytes);
 
 // Decodes WAV (PCM 8/16/24/32-bit integer, IEEE float 32/64-bit, plain or
-// WAVE_FORMAT_EXTENSIBLE) and MP3 into mono f32 at target_rate (the projector's rate, 16000
-// for whisper-style encoders). The output length is miniaudio's: the source frame count scaled
-// by its frame-count formula, with any frames the resampler cannot produce from the input left
-// at zero (the reference sizes its buffer before reading). Errors start with "audio: " and name
-// the problem: empty or unrecognised input, a malformed header or chunk, an encoding the
-// reference cannot read (FLAC, A-law, mu-law and ADPCM WAV are refused by name), a size or
-// duration over the limits.
+// WAVE_FORMAT_EXTENSIBLE), MP3 and FLAC into mono f32 at target_rate (the projector's rate,
+// 16000 for whisper-style encoders). The output length is miniaudio's: the source frame count
+// (FLAC: STREAMINFO's total) scaled by its frame-count formula, with any frames the resampler
+// cannot produce from the input left at zero (the reference sizes its buffer before reading).
+// Errors start with "audio: " and name the problem: empty or unrecognised input, a malformed
+// header or chunk, an encoding Hearth does not read (A-law, mu-law and ADPCM WAV, which the
+// reference reads, are refused by name), a size or duration over the limits.
 Result<AudioPcm> decode_audio(std::span<const uint8_t> bytes, int32_t target_rate,
                               const AudioLimits& limits = {});
 

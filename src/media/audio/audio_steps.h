@@ -16,6 +16,9 @@ namespace hearth::media::audio_detail {
 struct SourcePcm {
   int32_t sample_rate = 0;
   std::vector<float> mono;
+  // The length the container states, which the reference sizes its output by (FLAC's
+  // STREAMINFO total can exceed what the stream holds); 0: mono.size().
+  uint64_t declared_frames = 0;
 };
 
 // WAV in a RIFF container ("RIFF" .... "WAVE"), read as dr_wav reads it with f32 output.
@@ -23,6 +26,9 @@ Result<SourcePcm> decode_wav(std::span<const uint8_t> bytes, const AudioLimits& 
 
 // MP3 (with or without ID3v2 tags) through libmpg123, f32 output.
 Result<SourcePcm> decode_mp3(std::span<const uint8_t> bytes, const AudioLimits& limits);
+
+// FLAC ("fLaC" stream) through libFLAC, f32 output as dr_flac converts.
+Result<SourcePcm> decode_flac(std::span<const uint8_t> bytes, const AudioLimits& limits);
 
 // miniaudio's ma_calculate_frame_count_after_resampling: how many frames the reference sizes
 // its output buffer to (sample rates not reduced; one more than the floor when the formula says
