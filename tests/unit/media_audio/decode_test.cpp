@@ -48,6 +48,29 @@ TEST(AudioDecode, WavClipsEqualTheReferenceBitForBit) {
   EXPECT_EQ(checked, 9);
 }
 
+// libFLAC decodes the same integers as the reference's dr_flac (FLAC is lossless); the float
+// conversion and mixing are then the reference's.
+TEST(AudioDecode, FlacClipsEqualTheReferenceBitForBit) {
+  for (const char* name : {"mono_16_44k.flac", "stereo_24_48k.flac", "stereo_16_16k.flac"}) {
+    SCOPED_TRACE(name);
+    auto pcm = decode_audio(audio_bytes(name), kRate);
+    ASSERT_TRUE(pcm) << pcm.status().message();
+    expect_matches_reference(pcm.value().samples, audio_reference().at(name));
+  }
+}
+
+// A FLAC stream cut after its first frame: the reference sizes its output by STREAMINFO's total
+// and leaves what it cannot decode at zero; cut inside the first frame, it fails.
+TEST(AudioDecode, TruncatedFlacIsReadAsTheReferenceReadsIt) {
+  auto flac = audio_bytes("stereo_24_48k.flac");
+  std::vector<uint8_t> cut(flac.begin(), flac.begin() + 40000);
+  auto pcm = decode_audio(cut, kRate);
+  ASSERT_TRUE(pcm) << pcm.status().message();
+  expect_matches_reference(pcm.value().samples, audio_reference().at("stereo_24_48k.flac[:40000]"));
+  cut.resize(12000);
+  EXPECT_EQ(decode_audio(cut, kRate).status().message(), "audio: FLAC holds no decodable frame");
+}
+
 TEST(AudioDecode, LongClipEqualsTheReference) {
   const auto bytes = testing::long_u8_clip();
   auto pcm = decode_audio(bytes, kRate);
@@ -189,7 +212,14 @@ TEST(AudioDecodeBadInput, ImpossibleFormats) {
   EXPECT_EQ(decode_error(wav_header(1, 1, 16000, 16, 0, 0)),
             "audio: WAV data chunk holds no samples");
   std::vector<uint8_t> flac = {'f', 'L', 'a', 'C', 0, 0, 0, 34, 0, 0, 0, 0, 0, 0};
-  EXPECT_EQ(decode_error(flac), "audio: FLAC is not supported");
+  EXPECT_EQ(decode_error(flac), "audio: FLAC has no readable STREAMINFO block");
+  // STREAMINFO's total sample count zeroed (bytes 21..25 hold its low 36 bits): the reference
+  // sizes its buffer by it and reads nothing.
+  auto no_length = audio_bytes("mono_16_44k.flac");
+  no_length[21] &= 0xF0;
+  std::fill(no_length.begin() + 22, no_length.begin() + 26, 0);
+  EXPECT_EQ(decode_error(no_length),
+            "audio: FLAC does not state its length (STREAMINFO total is 0)");
 }
 
 TEST(AudioDecodeBadInput, DurationAndSizeLimitsComeFromTheHeader) {
@@ -203,8 +233,10 @@ TEST(AudioDecodeBadInput, DurationAndSizeLimitsComeFromTheHeader) {
       decode_error(audio_bytes("mono_u8_8k.wav"), small).rfind("audio: 3244 bytes, more than", 0),
       0u);
   AudioLimits short_audio;
-  short_audio.max_seconds = 1.0;
+  short_audio.max_seconds = 0.1;
   EXPECT_EQ(decode_error(audio_bytes("test-2.mp3"), short_audio).rfind("audio: MP3 lasts", 0), 0u);
+  EXPECT_EQ(
+      decode_error(audio_bytes("mono_16_44k.flac"), short_audio).rfind("audio: FLAC lasts", 0), 0u);
   EXPECT_EQ(decode_audio(audio_bytes("mono_u8_8k.wav"), 0).status().message(),
             "audio: target sample rate 0 is out of range");
 }

@@ -40,9 +40,11 @@ void expect_mel_matches(const std::vector<float>& pcm, const nlohmann::json& ref
   }
 }
 
-TEST(LogMel, WavClipsEqualTheReferenceBitForBit) {
+TEST(LogMel, WavAndFlacClipsEqualTheReferenceBitForBit) {
   for (const auto& [name, ref] : audio_reference().items()) {
-    if (name == "test-2.mp3" || name == "long_u8_8k.wav") continue;
+    if (name == "test-2.mp3" || name == "long_u8_8k.wav" || name.find('[') != std::string::npos) {
+      continue;
+    }
     SCOPED_TRACE(name);
     auto pcm = decode_audio(testing::audio_bytes(name), 16000);
     ASSERT_TRUE(pcm) << pcm.status().message();
