@@ -12,6 +12,9 @@ PACKAGES=(
   # Images: stb_image decodes PNG/JPEG/GIF/BMP as the reference does (issue 35); zlib measures
   # a PNG's inflated size before stb_image allocates it.
   libstb-dev zlib1g-dev
+  # Audio: MP3 through libmpg123 and FLAC through libFLAC (the reference vendors miniaudio's
+  # dr_mp3 and dr_flac; WAV is parsed here).
+  libmpg123-dev libflac-dev
   python3 python3-jsonschema python3-jinja2
   # The download tests draw the progress bar in tmux; the web UI tests drive Chromium.
   tmux chromium
