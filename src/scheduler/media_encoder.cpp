@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "media/audio/audio_decode.h"
+#include "media/audio/log_mel.h"
 #include "media/image/image_decode.h"
 
 namespace hearth::scheduler::detail {
@@ -47,15 +49,26 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
 
 Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& config,
                                                            int32_t n_threads) {
-  if (!config.projector) return error(ErrorCode::kInvalidArgument, "no projector");
-  HEARTH_ASSIGN_OR_RETURN(media::PreprocessParams params,
-                          preprocess_params(*config.projector, config));
+  if (!config.projector && !config.audio_projector) {
+    return error(ErrorCode::kInvalidArgument, "no projector");
+  }
+  media::PreprocessParams params;
+  if (config.projector) {
+    HEARTH_ASSIGN_OR_RETURN(params, preprocess_params(*config.projector, config));
+  }
+  if (config.audio_projector &&
+      !media::uses_whisper_log_mel(config.audio_projector->projector_type())) {
+    return error(ErrorCode::kUnsupported,
+                 "audio projector type " + config.audio_projector->projector_type() +
+                     " does not take the whisper log-mel features");
+  }
   return std::unique_ptr<MediaEncoder>(new MediaEncoder(config, std::move(params), n_threads));
 }
 
 MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams params,
                            int32_t n_threads)
     : projector_(config.projector),
+      audio_(config.audio_projector),
       params_(std::move(params)),
       cache_bytes_(config.cache_bytes),
       pool_(std::max(n_threads, 1)) {}
@@ -120,17 +133,27 @@ Result<EncodedMedia> MediaEncoder::encode(std::span<const uint8_t> bytes,
                                           const std::atomic<bool>* cancel) {
   const Key key = content_key(bytes);
   EncodedMedia out;
-  out.begin_text = std::string(projector_->image_begin());
-  out.end_text = std::string(projector_->image_end());
-  out.chunk.non_causal = projector_->non_causal_decode();
+  const bool audio = media::looks_like_audio(bytes);
+  if (audio && audio_) {
+    out.begin_text = std::string(audio_->audio_begin());
+    out.end_text = std::string(audio_->audio_end());
+    out.chunk.non_causal = audio_->non_causal_decode();
+  } else if (!audio && projector_) {
+    out.begin_text = std::string(projector_->image_begin());
+    out.end_text = std::string(projector_->image_end());
+    out.chunk.non_causal = projector_->non_causal_decode();
+  }
+  const int32_t width = audio && audio_ ? audio_->n_embd_out()
+                        : projector_    ? projector_->n_embd_out()
+                                        : 1;
   {
     std::lock_guard<std::mutex> lock(mu_);
     out.chunk.placeholder = placeholder_for(key);
     auto it = known_.find(key);
     if (it->second.embd) {
       out.chunk.embd = it->second.embd;
-      out.chunk.n_tokens = static_cast<int32_t>(out.chunk.embd->size() /
-                                                static_cast<size_t>(projector_->n_embd_out()));
+      out.chunk.n_tokens =
+          static_cast<int32_t>(out.chunk.embd->size() / static_cast<size_t>(width));
       lru_.remove(key);
       lru_.push_front(key);
       return out;

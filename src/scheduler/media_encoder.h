@@ -1,5 +1,7 @@
-// Images for prompts: a file's bytes decoded, preprocessed as the projector's family wants
-// and encoded by the projector into rows of the text model's width, on a thread pool of its
+// Images and audio for prompts: a file's bytes decoded (an image, or an audio clip where the
+// reference's sniff says audio), preprocessed as the projector's family wants (the pixel
+// tensor, or the whisper log-mel in 30 s windows) and encoded by the projector into rows of
+// the text model's width (an audio clip's windows one after the other, in one chunk), on a thread pool of its
 // own (one encode at a time), with each distinct content given one placeholder id for the
 // prompt (never reused) and its embeddings remembered for a while, so a follow-up turn about
 // the same image neither encodes it again nor misses the prefix cache. Internal to the
@@ -18,6 +20,7 @@
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "media/image/image_preprocess.h"
+#include "media/audio_projector.h"
 #include "media/projector.h"
 #include "scheduler/scheduler.h"
 
@@ -27,7 +30,9 @@ class MediaEncoder {
  public:
   static Result<std::unique_ptr<MediaEncoder>> create(const MediaConfig& config, int32_t n_threads);
 
-  MediaSupport support() const { return {.vision = true, .audio = false}; }
+  MediaSupport support() const {
+    return {.vision = projector_ != nullptr, .audio = audio_ != nullptr};
+  }
   Result<EncodedMedia> encode(std::span<const uint8_t> bytes, const std::atomic<bool>* cancel);
 
  private:
@@ -40,10 +45,15 @@ class MediaEncoder {
   };
   Result<std::shared_ptr<const std::vector<float>>> run(std::span<const uint8_t> bytes,
                                                         int32_t& n_tokens);
+  Result<std::shared_ptr<const std::vector<float>>> run_image(std::span<const uint8_t> bytes,
+                                                              int32_t& n_tokens);
+  Result<std::shared_ptr<const std::vector<float>>> run_audio(std::span<const uint8_t> bytes,
+                                                              int32_t& n_tokens);
   int32_t placeholder_for(const Key& key);
   void remember(const Key& key, std::shared_ptr<const std::vector<float>> embd);
 
-  std::shared_ptr<const media::Projector> projector_;
+  std::shared_ptr<const media::Projector> projector_;        // null: no images
+  std::shared_ptr<const media::AudioProjector> audio_;       // null: no audio
   media::PreprocessParams params_;
   size_t cache_bytes_;
   std::mutex encode_mu_;  // one encode at a time: the pool is the machine's cores

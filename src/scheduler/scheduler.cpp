@@ -258,16 +258,18 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
     HEARTH_ASSIGN_OR_RETURN(draft_ctx, create_draft_context(*model, config, cp, placements));
   }
   std::unique_ptr<detail::MediaEncoder> media;
-  if (config.media.projector) {
-    if (config.media.projector->n_embd_out() != hp.n_embd) {
-      return error(ErrorCode::kInvalidArgument,
-                   fmt::format("the projector's output width ({}) differs from the model's "
-                               "embedding width ({})",
-                               config.media.projector->n_embd_out(), hp.n_embd));
-    }
-    // Images are encoded with the prompt-processing threads (-tb).
-    HEARTH_ASSIGN_OR_RETURN(media,
-                            detail::MediaEncoder::create(config.media, pool_threads(config).batch));
+  const MediaConfig& mc = config.media;
+  const int32_t image_width = mc.projector ? mc.projector->n_embd_out() : hp.n_embd;
+  const int32_t audio_width = mc.audio_projector ? mc.audio_projector->n_embd_out() : hp.n_embd;
+  if (image_width != hp.n_embd || audio_width != hp.n_embd) {
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("the projector's output width ({}) differs from the model's "
+                             "embedding width ({})",
+                             image_width != hp.n_embd ? image_width : audio_width, hp.n_embd));
+  }
+  if (mc.projector || mc.audio_projector) {
+    // Media are encoded with the prompt-processing threads (-tb).
+    HEARTH_ASSIGN_OR_RETURN(media, detail::MediaEncoder::create(mc, pool_threads(config).batch));
   }
   auto impl = std::make_unique<detail::SchedulerImpl>(std::move(model), std::move(tok), adjusted,
                                                       std::move(ctx), std::move(draft_ctx));

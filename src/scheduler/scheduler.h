@@ -27,6 +27,7 @@
 
 namespace hearth::media {
 class Projector;
+class AudioProjector;
 }  // namespace hearth::media
 
 namespace hearth::scheduler {
@@ -84,7 +85,8 @@ struct SpeculativeConfig {
 
 // The multimodal projector (-mm) and the bounds the options put on its images.
 struct MediaConfig {
-  std::shared_ptr<const media::Projector> projector;  // null: no media
+  std::shared_ptr<const media::Projector> projector;             // null: no images
+  std::shared_ptr<const media::AudioProjector> audio_projector;  // null: no audio
   int32_t image_min_tokens = -1;                      // --image-min-tokens (<= 0: the file's value)
   int32_t image_max_tokens = -1;                      // --image-max-tokens (<= 0: the file's value)
   // Encoded images kept for reuse, in bytes of embeddings.

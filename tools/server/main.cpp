@@ -22,6 +22,8 @@
 #include "chat_setup.h"
 #include "hub/http_client.h"
 #include "hub/model_source.h"
+#include "media/audio_projector.h"
+#include "media/clip_file.h"
 #include "media/projector.h"
 #include "model_info.h"
 #include "models/registry.h"
@@ -277,16 +279,35 @@ bool load_projector(const ServerArgs& args, const hearth::engine::Model& model,
     hearth::log_info("--no-mmproj: the projector '{}' is not loaded", args.mmproj);
     return true;
   }
-  auto projector =
-      hearth::media::Projector::load(args.mmproj, model.hparams().n_embd, load_options(args));
-  if (!projector) {
+  auto file = hearth::media::open_clip_file(args.mmproj);
+  if (!file) {
     hearth::log_error("failed to load the multimodal projector '{}': {}", args.mmproj,
-                      projector.status().message());
+                      file.status().message());
     return false;
   }
-  hearth::log_info("loaded the multimodal projector '{}' ({}): images are taken", args.mmproj,
-                   (*projector)->projector_type());
-  config.media.projector = std::move(*projector);
+  const int32_t n_embd = model.hparams().n_embd;
+  if (file->has_vision) {
+    auto projector = hearth::media::Projector::load(args.mmproj, n_embd, load_options(args));
+    if (!projector) {
+      hearth::log_error("failed to load the multimodal projector '{}': {}", args.mmproj,
+                        projector.status().message());
+      return false;
+    }
+    hearth::log_info("loaded the vision projector '{}' ({}): images are taken", args.mmproj,
+                     (*projector)->projector_type());
+    config.media.projector = std::move(*projector);
+  }
+  if (file->has_audio) {
+    auto audio = hearth::media::AudioProjector::load(args.mmproj, n_embd, load_options(args));
+    if (!audio) {
+      hearth::log_error("failed to load the audio projector '{}': {}", args.mmproj,
+                        audio.status().message());
+      return false;
+    }
+    hearth::log_info("loaded the audio projector '{}' ({}): audio is taken", args.mmproj,
+                     (*audio)->projector_type());
+    config.media.audio_projector = std::move(*audio);
+  }
   config.media.image_min_tokens = args.image_min_tokens;
   config.media.image_max_tokens = args.image_max_tokens;
   return true;
