@@ -10,16 +10,21 @@
 
 namespace hearth::media {
 
-// Walks a JPEG's marker segments (between scans too: progressive files define tables after
-// their first scan) and refuses a DHT table declaring more than 256 codes. Debian's
-// stb_image 2.27 writes past its 257-entry code-length array on such a table (found by
-// image_fuzz; upstream 2.28 added the same refusal, "bad size list", so the reference refuses
-// these files too). Anything that is not a JPEG, or ends early, passes: stb_image judges it.
-// Also refuses more than kMaxJpegScans scans: each progressive scan walks every block of the
-// image, so a small file of many empty scans over a large frame costs minutes of CPU (real
-// files have about ten; libjpeg's tools stop at 1000 too).
+// Walks a JPEG's marker segments as stb_image reads them (between scans too: progressive
+// files define tables after their first scan) and refuses, with the reason:
+// - a Huffman table declaring more than 256 codes: stb_image 2.27 writes past its 257-entry
+//   code-length array (found by image_fuzz; 2.28 added the same refusal, "bad size list", so
+//   the reference refuses these files too);
+// - a scan using a Huffman table, or a frame component using a quantization table, that no
+//   segment defined: 2.27 reads its uninitialised table (found by image_fuzz: an index far out
+//   of bounds; otherwise leftover heap bytes become pixels). 2.30 zeroes its state first and
+//   decodes such a file to grey; libjpeg refuses it, as Hearth does;
+// - more than kMaxJpegScans scans: each progressive scan walks every block of the image, so a
+//   small file of many empty scans over a large frame costs minutes of CPU (real files have
+//   about ten; libjpeg's tools stop at 1000 too).
+// Anything that is not a JPEG, or ends early, passes: stb_image judges it.
 inline constexpr int kMaxJpegScans = 1000;
-Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes);
+Status check_jpeg_structure(std::span<const uint8_t> bytes);
 
 // Refuses a binary PNM (P5/P6) whose header holds an integer over INT_MAX: 2.27 overflows a
 // signed int parsing it (undefined behaviour, found by image_fuzz); 2.30 refuses it with

@@ -60,7 +60,7 @@ Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits
     // support); stb_image cannot.
     return image_error(ErrorCode::kUnsupported, "WebP images are not supported");
   }
-  HEARTH_RETURN_IF_ERROR(check_jpeg_huffman_tables(bytes));
+  HEARTH_RETURN_IF_ERROR(check_jpeg_structure(bytes));
   HEARTH_RETURN_IF_ERROR(check_pnm_header(bytes));
   const int len = static_cast<int>(bytes.size());
   // The header first: a small file may claim a huge canvas (a decompression bomb).

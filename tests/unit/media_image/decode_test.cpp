@@ -196,7 +196,7 @@ TEST(MediaImageDecode, TooManyJpegScans) {
 }
 
 // Inputs image_fuzz found to make Debian's stb_image 2.27 misbehave (tests/fuzz/corpus/image/
-// regression-*) are refused by the checks before it, with the reference's reasons.
+// regression-*) are refused by the checks before it.
 TEST(MediaImageDecode, FuzzRegressionsRefused) {
   const std::string dir = std::string(HEARTH_IMAGE_CORPUS_DIR) + "/";
   expect_error(decode_image(read_bytes(dir + "regression-huffman-257-codes.jpg")),
@@ -205,6 +205,9 @@ TEST(MediaImageDecode, FuzzRegressionsRefused) {
                "Huffman table declares");
   expect_error(decode_image(read_bytes(dir + "regression-huffman-after-fill.jpg")),
                "Huffman table declares");
+  // Its scans use an AC Huffman table and a quantization table no segment defines.
+  expect_error(decode_image(read_bytes(dir + "regression-undefined-huffman-table.jpg")),
+               "undefined quantization table");
   expect_error(decode_image(read_bytes(dir + "regression-pnm-int-overflow.ppm")),
                "header number overflows");
 }
