@@ -1,6 +1,7 @@
 // Structural checks run before stb_image sees the bytes, refusing inputs that Debian's
-// stb_image 2.27 mishandles and that the reference's 2.30 refuses (so refusing them keeps
-// parity). Internal.
+// stb_image 2.27 mishandles (memory errors, undefined behaviour, unbounded work). The
+// reference's 2.30 refuses most of them too; where it decodes them (see each), it is a
+// corrupt file either way. Internal.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,9 @@ namespace hearth::media {
 // Walks a JPEG's marker segments as stb_image reads them (between scans too: progressive
 // files define tables after their first scan) and refuses, with the reason:
 // - a Huffman table declaring more than 256 codes: stb_image 2.27 writes past its 257-entry
-//   code-length array (found by image_fuzz; 2.28 added the same refusal, "bad size list", so
-//   the reference refuses these files too);
+//   code-length array (found by image_fuzz). 2.28 added the refusal "bad size list": the
+//   reference refuses the file when the table comes before the first scan, and after it
+//   stops there and returns what it has (for a progressive file, pixels it never computed);
 // - a scan using a Huffman table, or a frame component using a quantization table, that no
 //   segment defined: 2.27 reads its uninitialised table (found by image_fuzz: an index far out
 //   of bounds; otherwise leftover heap bytes become pixels). 2.30 zeroes its state first and

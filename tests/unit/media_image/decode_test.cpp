@@ -196,7 +196,9 @@ TEST(MediaImageDecode, TooManyJpegScans) {
 }
 
 // Inputs image_fuzz found to make Debian's stb_image 2.27 misbehave (tests/fuzz/corpus/image/
-// regression-*) are refused by the checks before it.
+// regression-*) are refused by the checks before it. (The reference's 2.30 refuses the
+// overrun segment and the PNM; it stops at the bad table or marker of the others after their
+// first scan and returns a partial image.)
 TEST(MediaImageDecode, FuzzRegressionsRefused) {
   const std::string dir = std::string(HEARTH_IMAGE_CORPUS_DIR) + "/";
   expect_error(decode_image(read_bytes(dir + "regression-huffman-257-codes.jpg")),
