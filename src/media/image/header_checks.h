@@ -36,8 +36,10 @@ Status check_pnm_header(std::span<const uint8_t> bytes);
 // Refuses a PNG whose compressed image data inflates to more than twice what its header's
 // size needs. stb_image (both versions) inflates the whole stream into memory, growing its
 // buffer as it goes, so a 400 KB file declaring 1 x 1 pixels can take 400 MB: a decompression
-// bomb that the header's size does not reveal. Inflates in constant memory to count; anything
-// that is not a PNG, or whose data is corrupt, passes for stb_image to judge.
+// bomb that the header's size does not reveal. Inflates in constant memory to count. Also
+// refuses an IDAT chunk longer than the rest of the file, for which stb_image allocates the
+// declared length (found by image_fuzz: 2 GB) before failing. Anything that is not a PNG, or
+// whose data is otherwise corrupt, passes for stb_image to judge.
 Status check_png_inflated_size(std::span<const uint8_t> bytes);
 
 }  // namespace hearth::media

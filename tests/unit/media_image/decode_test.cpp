@@ -210,6 +210,8 @@ TEST(MediaImageDecode, FuzzRegressionsRefused) {
   // Its scans use an AC Huffman table and a quantization table no segment defines.
   expect_error(decode_image(read_bytes(dir + "regression-undefined-huffman-table.jpg")),
                "undefined quantization table");
+  expect_error(decode_image(read_bytes(dir + "regression-idat-length-2gb.png")),
+               "IDAT chunk runs past the end");
   expect_error(decode_image(read_bytes(dir + "regression-pnm-int-overflow.ppm")),
                "header number overflows");
 }
