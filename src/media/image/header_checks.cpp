@@ -1,5 +1,6 @@
 #include "media/image/header_checks.h"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -21,16 +22,18 @@ class PnmHeader {
       while (!at_end() && c != '\n' && c != '\r') c = next();
     }
   }
-  // False when the number does not fit an int.
-  bool read_integer(char& c) {
+  // The number, or -1 when it does not fit an int.
+  int64_t read_integer(char& c) {
     int64_t value = 0;
     while (!at_end() && c >= '0' && c <= '9') {
       value = value * 10 + (c - '0');
-      if (value > INT_MAX) return false;
+      if (value > INT_MAX) return -1;
       c = next();
     }
-    return true;
+    return value;
   }
+  // Bytes after the last one read: where stb_image starts reading the samples.
+  size_t remaining() const { return bytes_.size() - std::min(pos_, bytes_.size()); }
 
  private:
   static bool is_space(char c) {
@@ -48,11 +51,27 @@ Status check_pnm_header(std::span<const uint8_t> bytes) {
   }
   PnmHeader header(bytes.subspan(2));
   char c = header.next();
-  for (int field = 0; field < 3; ++field) {  // width, height, maximum value
+  int64_t fields[3] = {0, 0, 0};  // width, height, maximum value
+  for (int64_t& field : fields) {
     header.skip_whitespace(c);
-    if (!header.read_integer(c)) {
+    field = header.read_integer(c);
+    if (field < 0) {
       return error(ErrorCode::kCorruptFile, "image: corrupt PNM (a header number overflows)");
     }
+  }
+  const bool grey = bytes[1] == '5';
+  const bool sixteen_bit = fields[2] > 255;
+  if (grey && sixteen_bit) {
+    return error(ErrorCode::kUnsupported, "image: 16-bit greyscale PNM is not supported");
+  }
+  // Sizes stb_image will refuse are left to it; the product below stays in range.
+  if (fields[0] <= 0 || fields[1] <= 0 || fields[0] > (1 << 24) || fields[1] > (1 << 24)) {
+    return Status::ok();
+  }
+  const uint64_t needed =
+      uint64_t(fields[0]) * uint64_t(fields[1]) * (grey ? 1 : 3) * (sixteen_bit ? 2 : 1);
+  if (header.remaining() < needed) {
+    return error(ErrorCode::kCorruptFile, "image: corrupt PNM (truncated pixel data)");
   }
   return Status::ok();
 }

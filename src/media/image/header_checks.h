@@ -28,9 +28,15 @@ namespace hearth::media {
 inline constexpr int kMaxJpegScans = 1000;
 Status check_jpeg_structure(std::span<const uint8_t> bytes);
 
-// Refuses a binary PNM (P5/P6) whose header holds an integer over INT_MAX: 2.27 overflows a
-// signed int parsing it (undefined behaviour, found by image_fuzz); 2.30 refuses it with
-// "integer parse overflow". Anything else passes.
+// Refuses, in a binary PNM (P5/P6), what stb_image 2.27 mishandles (all found by image_fuzz):
+// - a header integer over INT_MAX, which overflows a signed int (2.30: "integer parse
+//   overflow");
+// - fewer sample bytes than the header declares: 2.27 ignores the short read and returns the
+//   rest of its buffer uninitialised, leftover heap bytes as pixels (2.30: "bad PNM");
+// - 16-bit greyscale (P5 with a maximum value over 255): 2.27 converts its samples as 8-bit
+//   and then reads twice the buffer's size (a heap overflow). 2.30 decodes it; Hearth refuses
+//   it as unsupported, a deliberate difference for a format nobody uploads.
+// Anything else passes.
 Status check_pnm_header(std::span<const uint8_t> bytes);
 
 // Refuses a PNG whose compressed image data inflates to more than twice what its header's

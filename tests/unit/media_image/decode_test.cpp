@@ -212,6 +212,8 @@ TEST(MediaImageDecode, FuzzRegressionsRefused) {
                "undefined quantization table");
   expect_error(decode_image(read_bytes(dir + "regression-idat-length-2gb.png")),
                "IDAT chunk runs past the end");
+  expect_error(decode_image(read_bytes(dir + "regression-pgm-16bit.pgm")),
+               "16-bit greyscale PNM is not supported");
   expect_error(decode_image(read_bytes(dir + "regression-pnm-int-overflow.ppm")),
                "header number overflows");
 }
@@ -238,6 +240,9 @@ TEST(MediaImageDecode, PnmDecodes) {
   Result<ImageRgb8> r = decode_image(ppm);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->rgb, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6}));
+  // One sample byte short: refused rather than filled from uninitialised memory.
+  ppm.pop_back();
+  expect_error(decode_image(ppm), "truncated pixel data");
 }
 
 }  // namespace
