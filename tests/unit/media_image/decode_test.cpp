@@ -102,6 +102,14 @@ TEST(MediaImageDecode, WebpRefusedByName) {
   EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
 }
 
+// Radiance HDR: Debian's stb_image 2.27 never ends on a zero run length.
+TEST(MediaImageDecode, HdrRefusedByName) {
+  const std::string hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 16\n\x02\x02\x00\x10\x00";
+  Result<ImageRgb8> r = decode_image(std::vector<uint8_t>(hdr.begin(), hdr.end()));
+  expect_error(r, "Radiance HDR images are not supported");
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+}
+
 TEST(MediaImageDecode, Garbage) {
   const std::string text = "hello, this is not an image at all; just some words";
   const std::vector<uint8_t> bytes(text.begin(), text.end());
