@@ -104,7 +104,8 @@ TEST(MediaImageDecode, WebpRefusedByName) {
 
 // Radiance HDR: Debian's stb_image 2.27 never ends on a zero run length.
 TEST(MediaImageDecode, HdrRefusedByName) {
-  const std::string hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 16\n\x02\x02\x00\x10\x00";
+  // The header of a 16 x 1 image; its pixel data is never read.
+  const std::string hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 16\n";
   Result<ImageRgb8> r = decode_image(std::vector<uint8_t>(hdr.begin(), hdr.end()));
   expect_error(r, "Radiance HDR images are not supported");
   EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
