@@ -59,8 +59,11 @@ ProjectorHparams family_config(uint8_t selector) {
       h.preproc_max_tiles = 4;
       break;
     default:
+      // Real patch and merge sizes: LFM2's tiles are 512 px whatever the patch, so smaller
+      // limits would tile nearly every input and slow the run down.
       h.family = ProjectorFamily::kLfm2;
-      h.patch_size = 2;
+      h.patch_size = 16;
+      h.n_merge = 2;
       break;
   }
   return h;

@@ -1,81 +1,10 @@
 #include "media/image/header_checks.h"
 
-#include <climits>
-
 #include <algorithm>
+#include <climits>
 #include <string>
 
 namespace hearth::media {
-namespace {
-
-constexpr uint8_t kMarkerPrefix = 0xFF;
-constexpr uint8_t kDefineHuffmanTable = 0xC4;
-constexpr uint8_t kEndOfImage = 0xD9;
-constexpr uint8_t kStartOfScan = 0xDA;
-
-// Markers with no length field: stuffed zero, TEM, RST0..7, SOI.
-bool standalone_marker(uint8_t m) {
-  return m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD8);
-}
-
-// One DHT segment at `pos` (after its length field), read as stb_image reads it: tables of a
-// class/id byte, 16 code counts and the symbols, while the declared length lasts, taking
-// bytes past the segment (or zeros past the end of the input) when a table overruns it.
-// Returns false when stb_image would stop on the segment.
-Result<bool> check_dht(std::span<const uint8_t> bytes, size_t pos, int64_t remaining) {
-  auto byte_at = [&](size_t i) -> size_t { return i < bytes.size() ? bytes[i] : 0; };
-  while (remaining > 0) {
-    ++pos;  // table class and id; stb_image checks them itself
-    size_t codes = 0;
-    for (size_t i = 0; i < 16; ++i) codes += byte_at(pos + i);
-    if (codes > 256) {
-      return error(ErrorCode::kCorruptFile, "image: corrupt JPEG (a Huffman table declares " +
-                                                std::to_string(codes) + " codes, over 256)");
-    }
-    pos += 16 + codes;
-    remaining -= 17 + static_cast<int64_t>(codes);
-  }
-  return remaining == 0;
-}
-
-}  // namespace
-
-Status check_jpeg_huffman_tables(std::span<const uint8_t> bytes) {
-  const size_t n = bytes.size();
-  // stb_image takes any run of 0xFF before the start-of-image marker.
-  size_t pos = 0;
-  while (pos < n && bytes[pos] == kMarkerPrefix) ++pos;
-  if (pos == 0 || pos >= n || bytes[pos] != 0xD8) return Status::ok();
-  ++pos;
-  int scans = 0;
-  while (pos < n) {
-    // Entropy-coded data (after a scan header) runs until the next real marker.
-    if (bytes[pos] != kMarkerPrefix) {
-      ++pos;
-      continue;
-    }
-    while (pos < n && bytes[pos] == kMarkerPrefix) ++pos;  // fill bytes
-    if (pos >= n) break;
-    const uint8_t marker = bytes[pos++];
-    if (marker == kEndOfImage) break;
-    if (standalone_marker(marker)) continue;
-    if (pos + 2 > n) break;
-    const size_t length = (size_t{bytes[pos]} << 8) | bytes[pos + 1];
-    if (length < 2) break;
-    const size_t end = std::min(pos + length, n);
-    if (marker == kStartOfScan && ++scans > kMaxJpegScans) {
-      return error(ErrorCode::kResourceExhausted,
-                   "image: JPEG with more than " + std::to_string(kMaxJpegScans) + " scans");
-    }
-    if (marker == kDefineHuffmanTable) {
-      HEARTH_ASSIGN_OR_RETURN(const bool well_formed,
-                              check_dht(bytes, pos + 2, static_cast<int64_t>(length) - 2));
-      if (!well_formed) break;  // stb_image refuses the file here
-    }
-    pos = end;
-  }
-  return Status::ok();
-}
 
 namespace {
 
@@ -93,16 +22,18 @@ class PnmHeader {
       while (!at_end() && c != '\n' && c != '\r') c = next();
     }
   }
-  // False when the number does not fit an int.
-  bool read_integer(char& c) {
+  // The number, or -1 when it does not fit an int.
+  int64_t read_integer(char& c) {
     int64_t value = 0;
     while (!at_end() && c >= '0' && c <= '9') {
       value = value * 10 + (c - '0');
-      if (value > INT_MAX) return false;
+      if (value > INT_MAX) return -1;
       c = next();
     }
-    return true;
+    return value;
   }
+  // Bytes after the last one read: where stb_image starts reading the samples.
+  size_t remaining() const { return bytes_.size() - std::min(pos_, bytes_.size()); }
 
  private:
   static bool is_space(char c) {
@@ -120,11 +51,27 @@ Status check_pnm_header(std::span<const uint8_t> bytes) {
   }
   PnmHeader header(bytes.subspan(2));
   char c = header.next();
-  for (int field = 0; field < 3; ++field) {  // width, height, maximum value
+  int64_t fields[3] = {0, 0, 0};  // width, height, maximum value
+  for (int64_t& field : fields) {
     header.skip_whitespace(c);
-    if (!header.read_integer(c)) {
+    field = header.read_integer(c);
+    if (field < 0) {
       return error(ErrorCode::kCorruptFile, "image: corrupt PNM (a header number overflows)");
     }
+  }
+  const bool grey = bytes[1] == '5';
+  const bool sixteen_bit = fields[2] > 255;
+  if (grey && sixteen_bit) {
+    return error(ErrorCode::kUnsupported, "image: 16-bit greyscale PNM is not supported");
+  }
+  // Sizes stb_image will refuse are left to it; the product below stays in range.
+  if (fields[0] <= 0 || fields[1] <= 0 || fields[0] > (1 << 24) || fields[1] > (1 << 24)) {
+    return Status::ok();
+  }
+  const uint64_t needed =
+      uint64_t(fields[0]) * uint64_t(fields[1]) * (grey ? 1 : 3) * (sixteen_bit ? 2 : 1);
+  if (header.remaining() < needed) {
+    return error(ErrorCode::kCorruptFile, "image: corrupt PNM (truncated pixel data)");
   }
   return Status::ok();
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace hearth::media {
 namespace {
@@ -19,6 +20,11 @@ Status image_error(ErrorCode code, const std::string& what) {
 std::string stb_reason() {
   const char* reason = stbi_failure_reason();
   return reason != nullptr ? reason : "unknown error";
+}
+
+bool starts_with(std::span<const uint8_t> bytes, std::string_view prefix) {
+  return bytes.size() >= prefix.size() &&
+         std::memcmp(bytes.data(), prefix.data(), prefix.size()) == 0;
 }
 
 struct StbFree {
@@ -60,7 +66,12 @@ Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits
     // support); stb_image cannot.
     return image_error(ErrorCode::kUnsupported, "WebP images are not supported");
   }
-  HEARTH_RETURN_IF_ERROR(check_jpeg_huffman_tables(bytes));
+  if (starts_with(bytes, "#?RADIANCE\n") || starts_with(bytes, "#?RGBE\n")) {
+    // Debian's stb_image 2.27 loops forever on a zero run length in Radiance HDR data (and
+    // writes past its scanline on a long one); 2.28 fixed both. Refused rather than decoded.
+    return image_error(ErrorCode::kUnsupported, "Radiance HDR images are not supported");
+  }
+  HEARTH_RETURN_IF_ERROR(check_jpeg_structure(bytes));
   HEARTH_RETURN_IF_ERROR(check_pnm_header(bytes));
   const int len = static_cast<int>(bytes.size());
   // The header first: a small file may claim a huge canvas (a decompression bomb).

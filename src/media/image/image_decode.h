@@ -32,10 +32,11 @@ struct ImageRgb8 {
   std::vector<uint8_t> rgb;
 };
 
-// Decodes PNG, JPEG (baseline and progressive), GIF (first frame), BMP, TGA, PSD, HDR, PIC and
-// PNM: what stb_image reads (WebP is refused by name: the reference reads it only through an
-// external ffmpeg). Errors start with "image: " and name the problem (empty input, too many
-// bytes, unrecognised or corrupt data, a size over the limits).
+// Decodes PNG, JPEG (baseline and progressive), GIF (first frame), BMP, TGA, PSD, PIC and PNM:
+// what stb_image reads, less Radiance HDR and 16-bit greyscale PNM (which Debian's stb_image
+// 2.27 mishandles; see header_checks.h), and WebP (the reference reads it only through an
+// external ffmpeg), each refused by name. Errors start with "image: " and name the problem (empty
+// input, too many bytes, unrecognised or corrupt data, a size over the limits).
 Result<ImageRgb8> decode_image(std::span<const uint8_t> bytes, const ImageLimits& limits = {});
 
 }  // namespace hearth::media

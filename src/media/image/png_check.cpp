@@ -98,9 +98,17 @@ Status check_png_inflated_size(std::span<const uint8_t> bytes) {
   while (pos + 8 <= bytes.size()) {
     const uint32_t length = read_be32(bytes, pos);
     const size_t data = pos + 8;
-    if (length > bytes.size() - data) break;  // truncated: stb_image reports it
-    if (std::memcmp(bytes.data() + pos + 4, "IDAT", 4) == 0 &&
-        !counter.feed(bytes.subspan(data, length))) {
+    const bool idat = std::memcmp(bytes.data() + pos + 4, "IDAT", 4) == 0;
+    if (length > bytes.size() - data) {
+      // stb_image sizes its buffer for an IDAT chunk from the declared length before reading
+      // it (up to 4 GB for a few bytes of file), then fails; refuse first.
+      if (idat) {
+        return error(ErrorCode::kCorruptFile,
+                     "image: corrupt PNG (an IDAT chunk runs past the end of the file)");
+      }
+      break;  // truncated: stb_image reports it
+    }
+    if (idat && !counter.feed(bytes.subspan(data, length))) {
       return error(ErrorCode::kResourceExhausted,
                    "image: PNG data inflates to more than its " + std::to_string(width) + "x" +
                        std::to_string(height) + " size needs (a decompression bomb)");

@@ -102,6 +102,15 @@ TEST(MediaImageDecode, WebpRefusedByName) {
   EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
 }
 
+// Radiance HDR: Debian's stb_image 2.27 never ends on a zero run length.
+TEST(MediaImageDecode, HdrRefusedByName) {
+  // The header of a 16 x 1 image; its pixel data is never read.
+  const std::string hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 16\n";
+  Result<ImageRgb8> r = decode_image(std::vector<uint8_t>(hdr.begin(), hdr.end()));
+  expect_error(r, "Radiance HDR images are not supported");
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+}
+
 TEST(MediaImageDecode, Garbage) {
   const std::string text = "hello, this is not an image at all; just some words";
   const std::vector<uint8_t> bytes(text.begin(), text.end());
@@ -196,7 +205,9 @@ TEST(MediaImageDecode, TooManyJpegScans) {
 }
 
 // Inputs image_fuzz found to make Debian's stb_image 2.27 misbehave (tests/fuzz/corpus/image/
-// regression-*) are refused by the checks before it, with the reference's reasons.
+// regression-*) are refused by the checks before it. (The reference's 2.30 refuses the
+// overrun segment and the PNM; it stops at the bad table or marker of the others after their
+// first scan and returns a partial image.)
 TEST(MediaImageDecode, FuzzRegressionsRefused) {
   const std::string dir = std::string(HEARTH_IMAGE_CORPUS_DIR) + "/";
   expect_error(decode_image(read_bytes(dir + "regression-huffman-257-codes.jpg")),
@@ -205,6 +216,13 @@ TEST(MediaImageDecode, FuzzRegressionsRefused) {
                "Huffman table declares");
   expect_error(decode_image(read_bytes(dir + "regression-huffman-after-fill.jpg")),
                "Huffman table declares");
+  // Its scans use an AC Huffman table and a quantization table no segment defines.
+  expect_error(decode_image(read_bytes(dir + "regression-undefined-huffman-table.jpg")),
+               "undefined quantization table");
+  expect_error(decode_image(read_bytes(dir + "regression-idat-length-2gb.png")),
+               "IDAT chunk runs past the end");
+  expect_error(decode_image(read_bytes(dir + "regression-pgm-16bit.pgm")),
+               "16-bit greyscale PNM is not supported");
   expect_error(decode_image(read_bytes(dir + "regression-pnm-int-overflow.ppm")),
                "header number overflows");
 }
@@ -231,6 +249,9 @@ TEST(MediaImageDecode, PnmDecodes) {
   Result<ImageRgb8> r = decode_image(ppm);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->rgb, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6}));
+  // One sample byte short: refused rather than filled from uninitialised memory.
+  ppm.pop_back();
+  expect_error(decode_image(ppm), "truncated pixel data");
 }
 
 }  // namespace

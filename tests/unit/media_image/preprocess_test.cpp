@@ -44,6 +44,22 @@ PreprocessParams params_from(const nlohmann::json& c) {
   file.image_max_tokens = c.at("image_max_tokens");
   Result<PreprocessParams> params = preprocess_params_for(file);
   EXPECT_TRUE(params.is_ok()) << params.status().message();
+  // Configurations that exercise the other resize algorithms and padding styles set them
+  // over what the loader chose, as the dumper did.
+  if (c.contains("resize_algo")) {
+    const std::string algo = c.at("resize_algo");
+    params->resize_algo = algo == "bicubic_pillow" ? ResizeAlgo::kBicubicPillow
+                          : algo == "lanczos"      ? ResizeAlgo::kLanczos
+                          : algo == "bicubic"      ? ResizeAlgo::kBicubic
+                                                   : ResizeAlgo::kBilinear;
+  }
+  if (c.contains("resize_pad")) {
+    const std::string pad = c.at("resize_pad");
+    params->resize_pad = pad == "nearest" ? PadStyle::kNearest
+                         : pad == "ceil"  ? PadStyle::kCeil
+                                          : PadStyle::kNone;
+    params->pad_color = c.at("pad_color").get<std::array<uint8_t, 3>>();
+  }
   return *params;
 }
 
@@ -95,7 +111,8 @@ INSTANTIATE_TEST_SUITE_P(Families, MediaImagePreprocess,
                          ::testing::Values("gemma3", "llava15", "llava16", "qwen2vl",
                                            "qwen3vl_min1024", "qwen25vl_max64", "pixtral",
                                            "idefics3", "internvl", "lfm2", "gemma4v",
-                                           "gemma4uv_max100"),
+                                           "gemma4uv_max100", "fixed_pillow_bicubic_nearest",
+                                           "fixed_lanczos_stretch", "dyn_pillow_bicubic"),
                          [](const ::testing::TestParamInfo<const char*>& param_info) {
                            return std::string(param_info.param);
                          });
