@@ -58,9 +58,9 @@ Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& co
   }
   if (config.audio_projector &&
       !media::uses_whisper_log_mel(config.audio_projector->projector_type())) {
-    return error(ErrorCode::kUnsupported,
-                 "audio projector type " + config.audio_projector->projector_type() +
-                     " does not take the whisper log-mel features");
+    return error(ErrorCode::kUnsupported, "audio projector type " +
+                                              config.audio_projector->projector_type() +
+                                              " does not take the whisper log-mel features");
   }
   return std::unique_ptr<MediaEncoder>(new MediaEncoder(config, std::move(params), n_threads));
 }
@@ -75,6 +75,42 @@ MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams pa
 
 Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(std::span<const uint8_t> bytes,
                                                                     int32_t& n_tokens) {
+  // As the reference: what its sniff calls audio is audio, anything else an image.
+  if (media::looks_like_audio(bytes)) {
+    if (!audio_) return error(ErrorCode::kUnsupported, "the model does not take audio input");
+    return run_audio(bytes, n_tokens);
+  }
+  if (!projector_) return error(ErrorCode::kUnsupported, "the model does not take image input");
+  return run_image(bytes, n_tokens);
+}
+
+// The whole clip at 16 kHz, its log-mel over 30 s windows, each window encoded; the rows of
+// the windows follow one another (the reference's consecutive chunks of one clip).
+Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_audio(
+    std::span<const uint8_t> bytes, int32_t& n_tokens) {
+  media::MelParams mel;
+  mel.n_mel = audio_->n_mel();
+  Result<media::AudioPcm> pcm = media::decode_audio(bytes, mel.sample_rate);
+  if (!pcm.is_ok()) return error(ErrorCode::kInvalidArgument, pcm.status().message());
+  Result<std::vector<media::MelChunk>> windows = media::whisper_log_mel(pcm->samples, mel);
+  if (!windows.is_ok()) return error(ErrorCode::kInvalidArgument, windows.status().message());
+  const auto width = static_cast<size_t>(audio_->n_embd_out());
+  auto embd = std::make_shared<std::vector<float>>();
+  n_tokens = 0;
+  std::lock_guard<std::mutex> lock(encode_mu_);
+  for (const media::MelChunk& window : *windows) {
+    const int32_t n = audio_->n_output_tokens(window.n_frames);
+    const size_t at = embd->size();
+    embd->resize(at + static_cast<size_t>(n) * width);
+    HEARTH_RETURN_IF_ERROR(audio_->encode(window.data.data(), window.n_mel, window.n_frames, pool_,
+                                          embd->data() + at));
+    n_tokens += n;
+  }
+  return std::shared_ptr<const std::vector<float>>(std::move(embd));
+}
+
+Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
+    std::span<const uint8_t> bytes, int32_t& n_tokens) {
   // A file that does not decode, or is beyond the limits, is the client's mistake.
   Result<media::ImageRgb8> image = media::decode_image(bytes);
   if (!image.is_ok()) return error(ErrorCode::kInvalidArgument, image.status().message());
