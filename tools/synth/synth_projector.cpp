@@ -8,10 +8,10 @@
 //   mlp:    LLaVA's CLIP with a class embedding and a pre-LN, no post-LN; the projector is
 //           mm.0 [E, T] + bias, GELU, mm.2 [T, T] + bias.
 // Matrices are N(0, 1/fan_in) so activations keep unit scale; LayerNorm weights sit near 1,
-// biases near 0. The patch kernel and gemma3's projection stay F16 (F32 when --type f32)
-// for a quantized --type: the reference convolves through an im2col of the kernel's type and
-// transposes the projection at run time, neither of which a block type allows. The position
-// table is F32: gemma3's graph adds it to the patches as it is, which needs F32.
+// biases near 0. The patch kernel and gemma3's projection are F16 for any --type but f32
+// (then F32): the reference convolves through an im2col of the kernel's type and transposes
+// the projection at run time, which neither a block type nor (on its CPU) BF16 allows. The
+// position table is F32: gemma3's graph adds it to the patches as it is, which needs F32.
 #include <fmt/format.h>
 
 #include <array>
@@ -24,10 +24,6 @@ namespace hearth::synth {
 namespace {
 
 using detail::add_random;
-
-bool is_float_type(TensorType t) {
-  return t == TensorType::kF32 || t == TensorType::kF16 || t == TensorType::kBF16;
-}
 
 Status check_projector_params(const SynthParams& p) {
   if (p.projector != "gemma3" && p.projector != "mlp")
@@ -106,7 +102,7 @@ Status add_vit_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
 Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
   HEARTH_RETURN_IF_ERROR(check_projector_params(p));
   const bool gemma3 = p.projector == "gemma3";
-  const TensorType side_type = is_float_type(p.type) ? p.type : TensorType::kF16;
+  const TensorType side_type = p.type == TensorType::kF32 ? p.type : TensorType::kF16;
   const int64_t E = p.n_embd, T = p.text_n_embd, P = p.patch_size;
   const int64_t n_patches = (p.image_size / P) * (p.image_size / P);
   gguf::Writer w;
