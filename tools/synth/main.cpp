@@ -86,6 +86,9 @@ void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--patch-size", p.patch_size, "projector: patch side")->capture_default_str();
   app.add_option("--n-merge", p.n_merge, "gemma3 projector: pooling kernel")->capture_default_str();
   app.add_flag("--use-gelu", p.use_gelu, "mlp projector: GELU in the ViT instead of quick GELU");
+  app.add_option("--feature-layers", p.feature_layers,
+                 "mlp projector: layers whose inputs the projector reads, side by side")
+      ->delimiter(',');
 }
 
 // Writes the model (or the conversion) the options ask for; the exit code.

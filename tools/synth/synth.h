@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "base/tensor_type.h"
@@ -77,6 +78,9 @@ struct SynthParams {
   int32_t patch_size = 14;
   int32_t n_merge = 4;    // gemma3: the pooling kernel (projector.scale_factor)
   bool use_gelu = false;  // mlp: clip.use_gelu (GELU instead of CLIP's quick GELU)
+  // mlp: clip.vision.feature_layer (the layers whose inputs the projector reads side by
+  // side; n_layer: the output); empty: not written (the second-to-last layer's output).
+  std::vector<int32_t> feature_layers;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).

@@ -14,6 +14,7 @@
 // position table is F32: gemma3's graph adds it to the patches as it is, which needs F32.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -42,6 +43,9 @@ Status check_projector_params(const SynthParams& p) {
   const int32_t side = p.image_size / p.patch_size;
   if (p.projector == "gemma3" && (p.n_merge <= 0 || side % p.n_merge != 0))
     return error(ErrorCode::kInvalidArgument, "gemma3: the patch grid must divide by n_merge");
+  for (int32_t layer : p.feature_layers)
+    if (layer < 0 || layer > p.n_layer)
+      return error(ErrorCode::kInvalidArgument, "feature layers must be in 0..n_layer");
   if (!kernels::can_quantize(p.type))
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("cannot write weights of type {}", tensor_type_name(p.type)));
@@ -71,6 +75,7 @@ void write_projector_keys(gguf::Writer& w, const SynthParams& p, bool gemma3) {
   w.set_f32_array("clip.vision.image_mean", gemma3 ? siglip_mean : clip_mean);
   w.set_f32_array("clip.vision.image_std", gemma3 ? siglip_std : clip_std);
   if (gemma3) w.set_u32("clip.vision.projector.scale_factor", static_cast<uint32_t>(p.n_merge));
+  if (!p.feature_layers.empty()) w.set_i32_array("clip.vision.feature_layer", p.feature_layers);
 }
 
 Status add_layer_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
@@ -128,7 +133,8 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
     HEARTH_RETURN_IF_ERROR(add_random(w, p, "mm.input_projection.weight", {T, E}, side_type,
                                       1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
   } else {
-    HEARTH_RETURN_IF_ERROR(add_linear(w, p, "mm.0", E, T, p.type));
+    const auto n_features = static_cast<int64_t>(std::max<size_t>(1, p.feature_layers.size()));
+    HEARTH_RETURN_IF_ERROR(add_linear(w, p, "mm.0", E * n_features, T, p.type));
     HEARTH_RETURN_IF_ERROR(add_linear(w, p, "mm.2", T, T, p.type));
   }
   return w.write(out_path);

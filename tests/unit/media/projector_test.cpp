@@ -108,12 +108,15 @@ class ProjectorTest : public ::testing::Test {
   void SetUp() override { dir_ = test::make_temp_dir("projector"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::string synthesize(const std::string& family, TensorType type) {
+  std::string synthesize(const synth::SynthParams& p) {
     const std::string path =
-        dir_ + "/mmproj-" + family + "-" + std::string(tensor_type_name(type)) + ".gguf";
-    const Status s = synth::synthesize(projector_params(family, type), path);
+        dir_ + "/mmproj-" + p.projector + "-" + std::string(tensor_type_name(p.type)) + ".gguf";
+    const Status s = synth::synthesize(p, path);
     EXPECT_TRUE(s.is_ok()) << s.to_string();
     return path;
+  }
+  std::string synthesize(const std::string& family, TensorType type) {
+    return synthesize(projector_params(family, type));
   }
 
   // Encodes the test image with `family` at `type` and compares with the reference's dump.
@@ -125,13 +128,17 @@ class ProjectorTest : public ::testing::Test {
   // as close to the reference's (0.99982 worst, 0.99999 once gemma3 pools 16 patches).
   void check_against_reference(const std::string& family, TensorType type,
                                const std::string& ref_name) {
+    check_against_reference(projector_params(family, type), ref_name);
+  }
+  void check_against_reference(const synth::SynthParams& params, const std::string& ref_name) {
+    const TensorType type = params.type;
     const bool q8 = type == TensorType::kQ8_0;
     // BF16 activations keep 8 bits of mantissa: the same flips, smaller; the rows still meet
     // 0.9999 but a token's sum can move by more than 2% of its norm.
     const bool coarse = q8 || type == TensorType::kBF16;
     const double min_row_cos = q8 ? 0.9995 : 0.9999, min_all_cos = q8 ? 0.9998 : 0.9999;
     const double norm_tol = coarse ? 0.02 : 0.005, sum_tol = coarse ? 0.06 : 0.02;
-    auto proj = Projector::load(synthesize(family, type), kTextEmbd);
+    auto proj = Projector::load(synthesize(params), kTextEmbd);
     ASSERT_TRUE(proj.is_ok()) << proj.status().to_string();
     const Reference ref = read_reference(ref_name);
     ASSERT_EQ((*proj)->n_output_tokens(kSide, kSide), ref.n_tokens);
@@ -224,6 +231,15 @@ TEST_F(ProjectorTest, MlpBF16MatchesReference) {
 }
 TEST_F(ProjectorTest, MlpQ8_0MatchesReference) {
   check_against_reference("mlp", TensorType::kQ8_0, "ref-mlp-q8_0.txt");
+}
+
+// clip.vision.feature_layer [1, 3]: the input of layer 1 and the output of layer 3 side by
+// side into mm.0 [256, 64]; the ViT's FFN with GELU (clip.use_gelu) instead of quick GELU.
+TEST_F(ProjectorTest, MlpFeatureLayersMatchReference) {
+  synth::SynthParams p = projector_params("mlp", TensorType::kF32);
+  p.feature_layers = {1, 3};
+  p.use_gelu = true;
+  check_against_reference(p, "ref-mlp-features-f32.txt");
 }
 
 TEST_F(ProjectorTest, FamiliesDescribeThemselves) {
