@@ -19,9 +19,9 @@ using engine::WeightMatrix;
 
 class Gemma3Projector final : public Projector {
  public:
-  Gemma3Projector(std::unique_ptr<ClipFile> file, Vit vit, std::vector<float> soft_emb_norm,
-                  WeightMatrix input_proj)
-      : Projector(std::move(file), std::move(vit)),
+  Gemma3Projector(std::unique_ptr<ClipFile> file, Vit vit, std::vector<engine::OwnedBytes> owned,
+                  std::vector<float> soft_emb_norm, WeightMatrix input_proj)
+      : Projector(std::move(file), std::move(vit), std::move(owned)),
         soft_emb_norm_(std::move(soft_emb_norm)),
         input_proj_(input_proj) {}
 
@@ -59,10 +59,6 @@ class Gemma3Projector final : public Projector {
     }
     kernels::matmul(input_proj_, pooled.data(), n_out, out, pool);
     return Status::ok();
-  }
-
-  void keep(std::vector<engine::OwnedBytes> bytes) {
-    for (auto& b : bytes) owned_.push_back(std::move(b));
   }
 
  private:
@@ -144,9 +140,8 @@ Result<std::unique_ptr<Projector>> load_gemma3(std::unique_ptr<ClipFile> file,
         fmt::format("{}: required tensor 'mm.input_projection.weight' is missing", file->path));
   std::vector<engine::OwnedBytes> owned = loader.take_repacked();
   HEARTH_ASSIGN_OR_RETURN(WeightMatrix wp, transposed_projection(*proj, hp.n_embd, owned));
-  auto out =
-      std::make_unique<Gemma3Projector>(std::move(file), std::move(vit), std::move(norm), wp);
-  out->keep(std::move(owned));
+  auto out = std::make_unique<Gemma3Projector>(std::move(file), std::move(vit), std::move(owned),
+                                               std::move(norm), wp);
   return std::unique_ptr<Projector>(std::move(out));
 }
 

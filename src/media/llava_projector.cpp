@@ -35,8 +35,9 @@ struct MlpWeights {
 
 class LlavaProjector final : public Projector {
  public:
-  LlavaProjector(std::unique_ptr<ClipFile> file, Vit vit, MlpWeights mm)
-      : Projector(std::move(file), std::move(vit)), mm_(std::move(mm)) {}
+  LlavaProjector(std::unique_ptr<ClipFile> file, Vit vit, std::vector<engine::OwnedBytes> owned,
+                 MlpWeights mm)
+      : Projector(std::move(file), std::move(vit), std::move(owned)), mm_(std::move(mm)) {}
 
   std::string_view family() const override { return "llava"; }
   int32_t n_output_tokens(int32_t nx, int32_t ny) const override {
@@ -56,10 +57,6 @@ class LlavaProjector final : public Projector {
     const int64_t first = vit_.has_class_embedding() ? 1 : 0;
     project(features.data() + first * width, n_patches, pool, out);
     return Status::ok();
-  }
-
-  void keep(std::vector<engine::OwnedBytes> bytes) {
-    for (auto& b : bytes) owned_.push_back(std::move(b));
   }
 
  private:
@@ -162,8 +159,8 @@ Result<std::unique_ptr<Projector>> load_llava(std::unique_ptr<ClipFile> file,
   HEARTH_ASSIGN_OR_RETURN(Vit vit, Vit::load(loader, hp));
   HEARTH_ASSIGN_OR_RETURN(MlpWeights mm, load_mlp(loader, hp));
   std::vector<engine::OwnedBytes> owned = loader.take_repacked();
-  auto out = std::make_unique<LlavaProjector>(std::move(file), std::move(vit), std::move(mm));
-  out->keep(std::move(owned));
+  auto out = std::make_unique<LlavaProjector>(std::move(file), std::move(vit), std::move(owned),
+                                              std::move(mm));
   return std::unique_ptr<Projector>(std::move(out));
 }
 

@@ -59,8 +59,9 @@ class Projector {
                         float* out) const = 0;
 
  protected:
-  Projector(std::unique_ptr<ClipFile> file, Vit vit)
-      : file_(std::move(file)), vit_(std::move(vit)) {}
+  // `owned`: the storage of the matrices repacked or transposed at load.
+  Projector(std::unique_ptr<ClipFile> file, Vit vit, std::vector<engine::OwnedBytes> owned)
+      : file_(std::move(file)), vit_(std::move(vit)), owned_(std::move(owned)) {}
   // kInvalidArgument unless nx x ny is the native image size.
   Status check_image(const float* pixels, int32_t nx, int32_t ny) const;
 

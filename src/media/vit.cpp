@@ -115,11 +115,14 @@ Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& h
 
 void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vector<float>& b,
                      float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool) {
-  const std::vector<float> ones = w.empty() ? std::vector<float>(size_t(n), 1.0f) : w;
+  // ops::layer_norm always scales: ones stand in for a missing weight.
+  const std::vector<float> ones =
+      w.empty() ? std::vector<float>(size_t(n), 1.0f) : std::vector<float>();
+  const float* scale = w.empty() ? ones.data() : w.data();
   const float* bias = b.empty() ? nullptr : b.data();
   pool.parallel_for(n_tokens, [&](int64_t begin, int64_t end, int) {
     for (int64_t t = begin; t < end; ++t)
-      engine::ops::layer_norm(x + t * n, ones.data(), bias, y + t * n, n, eps);
+      engine::ops::layer_norm(x + t * n, scale, bias, y + t * n, n, eps);
   });
 }
 

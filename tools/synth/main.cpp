@@ -91,6 +91,9 @@ void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--stack-factor", p.stack_factor,
                  "ultravox/voxtral projector: frames stacked (0: the family's default)")
       ->capture_default_str();
+  app.add_option("--feature-layers", p.feature_layers,
+                 "mlp projector: layers whose inputs the projector reads, side by side")
+      ->delimiter(',');
 }
 
 // Writes the model (or the conversion) the options ask for; the exit code.

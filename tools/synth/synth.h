@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "base/tensor_type.h"
@@ -82,6 +83,9 @@ struct SynthParams {
   // family's default, ultravox 8, voxtral 4).
   int32_t n_mel = 128;
   int32_t stack_factor = 0;
+  // mlp: clip.vision.feature_layer (the layers whose inputs the projector reads side by
+  // side; n_layer: the output); empty: not written (the second-to-last layer's output).
+  std::vector<int32_t> feature_layers;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).

@@ -8,12 +8,13 @@
 //   mlp:    LLaVA's CLIP with a class embedding and a pre-LN, no post-LN; the projector is
 //           mm.0 [E, T] + bias, GELU, mm.2 [T, T] + bias.
 // Matrices are N(0, 1/fan_in) so activations keep unit scale; LayerNorm weights sit near 1,
-// biases near 0. The patch kernel and gemma3's projection stay F16 (F32 when --type f32)
-// for a quantized --type: the reference convolves through an im2col of the kernel's type and
-// transposes the projection at run time, neither of which a block type allows. The position
-// table is F32: gemma3's graph adds it to the patches as it is, which needs F32.
+// biases near 0. The patch kernel and gemma3's projection are F16 for any --type but f32
+// (then F32): the reference convolves through an im2col of the kernel's type and transposes
+// the projection at run time, which neither a block type nor (on its CPU) BF16 allows. The
+// position table is F32: gemma3's graph adds it to the patches as it is, which needs F32.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -24,10 +25,6 @@ namespace hearth::synth {
 namespace {
 
 using detail::add_random;
-
-bool is_float_type(TensorType t) {
-  return t == TensorType::kF32 || t == TensorType::kF16 || t == TensorType::kBF16;
-}
 
 Status check_projector_params(const SynthParams& p) {
   if (p.projector != "gemma3" && p.projector != "mlp")
@@ -47,6 +44,9 @@ Status check_projector_params(const SynthParams& p) {
   const int32_t side = p.image_size / p.patch_size;
   if (p.projector == "gemma3" && (p.n_merge <= 0 || side % p.n_merge != 0))
     return error(ErrorCode::kInvalidArgument, "gemma3: the patch grid must divide by n_merge");
+  for (int32_t layer : p.feature_layers)
+    if (layer < 0 || layer > p.n_layer)
+      return error(ErrorCode::kInvalidArgument, "feature layers must be in 0..n_layer");
   if (!kernels::can_quantize(p.type))
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("cannot write weights of type {}", tensor_type_name(p.type)));
@@ -76,6 +76,7 @@ void write_projector_keys(gguf::Writer& w, const SynthParams& p, bool gemma3) {
   w.set_f32_array("clip.vision.image_mean", gemma3 ? siglip_mean : clip_mean);
   w.set_f32_array("clip.vision.image_std", gemma3 ? siglip_std : clip_std);
   if (gemma3) w.set_u32("clip.vision.projector.scale_factor", static_cast<uint32_t>(p.n_merge));
+  if (!p.feature_layers.empty()) w.set_i32_array("clip.vision.feature_layer", p.feature_layers);
 }
 
 Status add_layer_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
@@ -109,7 +110,7 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
     return detail::synthesize_audio_projector(p, out_path);
   HEARTH_RETURN_IF_ERROR(check_projector_params(p));
   const bool gemma3 = p.projector == "gemma3";
-  const TensorType side_type = is_float_type(p.type) ? p.type : TensorType::kF16;
+  const TensorType side_type = p.type == TensorType::kF32 ? p.type : TensorType::kF16;
   const int64_t E = p.n_embd, T = p.text_n_embd, P = p.patch_size;
   const int64_t n_patches = (p.image_size / P) * (p.image_size / P);
   gguf::Writer w;
@@ -135,7 +136,8 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
     HEARTH_RETURN_IF_ERROR(add_random(w, p, "mm.input_projection.weight", {T, E}, side_type,
                                       1.0f / std::sqrt(static_cast<float>(E)), 0.0f));
   } else {
-    HEARTH_RETURN_IF_ERROR(add_linear(w, p, "mm.0", E, T, p.type));
+    const auto n_features = static_cast<int64_t>(std::max<size_t>(1, p.feature_layers.size()));
+    HEARTH_RETURN_IF_ERROR(add_linear(w, p, "mm.0", E * n_features, T, p.type));
     HEARTH_RETURN_IF_ERROR(add_linear(w, p, "mm.2", T, T, p.type));
   }
   return w.write(out_path);
