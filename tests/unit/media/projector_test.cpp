@@ -325,7 +325,7 @@ TEST_F(ProjectorTest, NamesBadHyperParameters) {
             std::string::npos);
   EXPECT_NE(
       load_error(src, "", [](gguf::Writer& w) { w.set_bool("clip.has_vision_encoder", false); })
-          .find("no vision encoder"),
+          .find("neither a vision nor an audio encoder"),
       std::string::npos);
   EXPECT_NE(load_error(src, "",
                        [](gguf::Writer& w) { w.set_u32("clip.vision.projector.scale_factor", 3); })
