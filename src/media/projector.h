@@ -32,7 +32,7 @@ class Projector {
   static Result<std::unique_ptr<Projector>> load(const std::string& path, int32_t n_embd_text,
                                                  engine::LoadOptions options = {});
 
-  // The projector families Hearth runs, by clip.projector_type ("gemma3, mlp").
+  // The projector families Hearth runs, by clip.projector_type ("gemma3, mlp, ...").
   static std::string supported_types();
 
   // The family's name ("gemma3", "llava") and the file's clip.projector_type.
@@ -51,6 +51,10 @@ class Projector {
   // The text the reference puts around an image's embeddings (empty: none).
   virtual std::string_view image_begin() const { return {}; }
   virtual std::string_view image_end() const { return {}; }
+  // Whether an image the preprocessor splits into several entries (tiles, then the overview)
+  // is encoded entry by entry into one run of rows with no text between them (internvl:
+  // mtmd's empty slice texts, overview last). False: such images are refused.
+  virtual bool joins_tiles() const { return false; }
 
   // Encodes one image. pixels: nx * ny * 3 floats, interleaved RGB rows (the reference's
   // clip_image_f32), normalized with hparams().image_mean/std; nx and ny must be the
