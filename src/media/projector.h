@@ -1,6 +1,7 @@
 // A projector file loaded for encoding images: the vision encoder and the projector that
 // maps its output into the text model's embedding space. One family per file under
-// src/media (gemma3_projector.cpp, llava_projector.cpp) behind the registry in
+// src/media (gemma3_projector.cpp, llava_projector.cpp, pixtral_projector.cpp,
+// internvl_projector.cpp) behind the registry in
 // projector_registry.cpp, keyed by clip.projector_type.
 //
 //   auto proj = Projector::load("mmproj.gguf", model_n_embd);
@@ -58,7 +59,8 @@ class Projector {
 
   // Encodes one image. pixels: nx * ny * 3 floats, interleaved RGB rows (the reference's
   // clip_image_f32), normalized with hparams().image_mean/std; nx and ny must be the
-  // encoder's image_size. out: [n_output_tokens(nx, ny)][n_embd_out()].
+  // encoder's image_size (pixtral: any multiples of patch_size x n_merge, the dynamic size
+  // its preprocessor picks). out: [n_output_tokens(nx, ny)][n_embd_out()].
   virtual Status encode(const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool,
                         float* out) const = 0;
 
