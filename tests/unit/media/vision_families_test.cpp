@@ -39,7 +39,7 @@ ImageRgb8 test_image(int32_t nx, int32_t ny) {
 }
 
 // The sizes the reference files were made with (data/README.md).
-synth::SynthParams family_params(const std::string& family, TensorType type) {
+synth::SynthParams family_params(const std::string& family, TensorType type, int32_t n_merge = 2) {
   synth::SynthParams p;
   p.projector = family;
   p.text_n_embd = kTextEmbd;
@@ -49,7 +49,7 @@ synth::SynthParams family_params(const std::string& family, TensorType type) {
   p.n_ff = 128;
   p.image_size = family == "pixtral" ? 64 : 32;
   p.patch_size = 8;
-  p.n_merge = 2;
+  p.n_merge = n_merge;
   p.type = type;
   p.seed = 7;
   return p;
@@ -105,9 +105,9 @@ class VisionFamiliesTest : public ::testing::Test {
   void SetUp() override { dir_ = test::make_temp_dir("vision-families"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<Projector> load(const std::string& family, TensorType type) {
+  std::unique_ptr<Projector> load(const std::string& family, TensorType type, int32_t n_merge = 2) {
     const std::string path = dir_ + "/mmproj-" + family + ".gguf";
-    const Status s = synth::synthesize(family_params(family, type), path);
+    const Status s = synth::synthesize(family_params(family, type, n_merge), path);
     EXPECT_TRUE(s.is_ok()) << s.to_string();
     auto proj = Projector::load(path, kTextEmbd);
     EXPECT_TRUE(proj.is_ok()) << proj.status().to_string();
@@ -131,8 +131,8 @@ class VisionFamiliesTest : public ::testing::Test {
   }
 
   void check(const std::string& family, TensorType type, int32_t nx, int32_t ny,
-             const std::string& ref_name, size_t expected_entries) {
-    auto proj = load(family, type);
+             const std::string& ref_name, size_t expected_entries, int32_t n_merge = 2) {
+    auto proj = load(family, type, n_merge);
     ASSERT_NE(proj, nullptr);
     const Reference ref = read_reference(ref_name);
     ASSERT_EQ(proj->n_embd_out(), ref.n_embd);
@@ -198,6 +198,11 @@ TEST_F(VisionFamiliesTest, PixtralF32MatchesReference) {
 }
 TEST_F(VisionFamiliesTest, PixtralF16MatchesReference) {
   check("pixtral", TensorType::kF16, 40, 24, "ref-pixtral-f16.txt", 1);
+}
+// The original Pixtral: no patch merger (spatial merge 1), the 40x24 image kept as it is:
+// 5x3 patches and 2 [IMG_BREAK] rows.
+TEST_F(VisionFamiliesTest, PixtralWithoutMergerMatchesReference) {
+  check("pixtral", TensorType::kF32, 40, 24, "ref-pixtral-nomerge-f32.txt", 1, 1);
 }
 // A 70x40 image: six 32x32 tiles (3x2) and the overview, 4 tokens each.
 TEST_F(VisionFamiliesTest, InternVlF32MatchesReference) {
