@@ -38,6 +38,10 @@ struct VisionHparams {
   // clip.vision.feature_layer: the layers whose inputs (index = layer number; n_layer: the
   // final output) the LLaVA projector reads, concatenated. Empty: the output of layer n-2.
   std::vector<int32_t> feature_layers;
+  // clip.vision.preproc_min_tiles / preproc_max_tiles (internvl; 0: absent, the family's
+  // defaults apply).
+  int32_t preproc_min_tiles = 0;
+  int32_t preproc_max_tiles = 0;
 
   int32_t patches_per_side() const { return patch_size > 0 ? image_size / patch_size : 0; }
 };

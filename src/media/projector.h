@@ -1,6 +1,7 @@
 // A projector file loaded for encoding images: the vision encoder and the projector that
 // maps its output into the text model's embedding space. One family per file under
-// src/media (gemma3_projector.cpp, llava_projector.cpp) behind the registry in
+// src/media (gemma3_projector.cpp, llava_projector.cpp, pixtral_projector.cpp,
+// internvl_projector.cpp) behind the registry in
 // projector_registry.cpp, keyed by clip.projector_type.
 //
 //   auto proj = Projector::load("mmproj.gguf", model_n_embd);
@@ -32,7 +33,7 @@ class Projector {
   static Result<std::unique_ptr<Projector>> load(const std::string& path, int32_t n_embd_text,
                                                  engine::LoadOptions options = {});
 
-  // The projector families Hearth runs, by clip.projector_type ("gemma3, mlp").
+  // The projector families Hearth runs, by clip.projector_type ("gemma3, mlp, ...").
   static std::string supported_types();
 
   // The family's name ("gemma3", "llava") and the file's clip.projector_type.
@@ -51,10 +52,15 @@ class Projector {
   // The text the reference puts around an image's embeddings (empty: none).
   virtual std::string_view image_begin() const { return {}; }
   virtual std::string_view image_end() const { return {}; }
+  // Whether an image the preprocessor splits into several entries (tiles, then the overview)
+  // is encoded entry by entry into one run of rows with no text between them (internvl:
+  // mtmd's empty slice texts, overview last). False: such images are refused.
+  virtual bool joins_tiles() const { return false; }
 
   // Encodes one image. pixels: nx * ny * 3 floats, interleaved RGB rows (the reference's
   // clip_image_f32), normalized with hparams().image_mean/std; nx and ny must be the
-  // encoder's image_size. out: [n_output_tokens(nx, ny)][n_embd_out()].
+  // encoder's image_size (pixtral: any multiples of patch_size x n_merge, the dynamic size
+  // its preprocessor picks). out: [n_output_tokens(nx, ny)][n_embd_out()].
   virtual Status encode(const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool,
                         float* out) const = 0;
 

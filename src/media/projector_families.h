@@ -16,4 +16,12 @@ Result<std::unique_ptr<Projector>> load_gemma3(std::unique_ptr<ClipFile> file,
 Result<std::unique_ptr<Projector>> load_llava(std::unique_ptr<ClipFile> file,
                                               const engine::LoadOptions& options);
 
+// pixtral: RMSNorm ViT with 2-D RoPE, optional patch merger, GELU MLP, [IMG_BREAK] rows
+// (pixtral_projector.cpp).
+Result<std::unique_ptr<Projector>> load_pixtral(std::unique_ptr<ClipFile> file,
+                                                const engine::LoadOptions& options);
+// internvl: InternViT, pixel shuffle, LayerNorm + MLP (internvl_projector.cpp).
+Result<std::unique_ptr<Projector>> load_internvl(std::unique_ptr<ClipFile> file,
+                                                 const engine::LoadOptions& options);
+
 }  // namespace hearth::media::detail

@@ -40,6 +40,8 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
   file.image_mean = hp.image_mean;
   file.image_std = hp.image_std;
   file.n_merge = hp.n_merge;
+  file.preproc_min_tiles = hp.preproc_min_tiles;
+  file.preproc_max_tiles = hp.preproc_max_tiles;
   file.image_min_tokens = config.image_min_tokens > 0 ? config.image_min_tokens : -1;
   file.image_max_tokens = config.image_max_tokens > 0 ? config.image_max_tokens : -1;
   return media::preprocess_params_for(file);
@@ -119,20 +121,29 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
     return error(ErrorCode::kInvalidArgument, preprocessed.status().message());
   }
   const media::PreprocessedImage& pre = *preprocessed;
-  if (pre.entries.size() != 1 || pre.has_overview()) {
+  // The entries in the prompt's order: tiles row by row, then the overview (families that
+  // join tiles put no text between entries and the overview last, mtmd's ov_img_first false).
+  std::vector<const media::PixelTensor*> entries;
+  for (const media::PixelTensor& e : pre.entries) entries.push_back(&e);
+  if (pre.has_overview()) entries.push_back(&pre.overview);
+  if (entries.size() != 1 && !projector_->joins_tiles()) {
     return error(ErrorCode::kUnsupported,
                  fmt::format("images split into tiles ({} for this one) are not supported yet "
                              "for projector type {}",
-                             pre.entries.size() + (pre.has_overview() ? 1 : 0),
-                             projector_->projector_type()));
+                             entries.size(), projector_->projector_type()));
   }
-  const media::PixelTensor& pixels = pre.entries.front();
-  n_tokens = projector_->n_output_tokens(pixels.nx, pixels.ny);
-  auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n_tokens) *
-                                                   static_cast<size_t>(projector_->n_embd_out()));
+  if (entries.empty()) return error(ErrorCode::kInvalidArgument, "the image gave no pixels");
+  const auto width = static_cast<size_t>(projector_->n_embd_out());
+  n_tokens = 0;
+  for (const media::PixelTensor* e : entries) n_tokens += projector_->n_output_tokens(e->nx, e->ny);
+  auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n_tokens) * width);
   std::lock_guard<std::mutex> lock(encode_mu_);
-  HEARTH_RETURN_IF_ERROR(
-      projector_->encode(pixels.data.data(), pixels.nx, pixels.ny, pool_, embd->data()));
+  size_t at = 0;
+  for (const media::PixelTensor* e : entries) {
+    HEARTH_RETURN_IF_ERROR(
+        projector_->encode(e->data.data(), e->nx, e->ny, pool_, embd->data() + at));
+    at += static_cast<size_t>(projector_->n_output_tokens(e->nx, e->ny)) * width;
+  }
   return std::shared_ptr<const std::vector<float>>(std::move(embd));
 }
 

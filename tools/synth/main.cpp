@@ -80,12 +80,15 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
 // shape options (--n-embd, --n-layer, --n-head, --n-ff).
 void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--projector", p.projector,
-                 "write a projector file of this family: gemma3, mlp, ultravox, voxtral, qwen2a");
+                 "write a projector file of this family: gemma3, mlp, pixtral, internvl, ultravox, "
+                 "voxtral, qwen2a");
   app.add_option("--text-n-embd", p.text_n_embd, "projector: the text model's width")
       ->capture_default_str();
   app.add_option("--image-size", p.image_size, "projector: image side")->capture_default_str();
   app.add_option("--patch-size", p.patch_size, "projector: patch side")->capture_default_str();
-  app.add_option("--n-merge", p.n_merge, "gemma3 projector: pooling kernel")->capture_default_str();
+  app.add_option("--n-merge", p.n_merge,
+                 "gemma3: pooling kernel; pixtral: spatial merge; internvl: pixel shuffle")
+      ->capture_default_str();
   app.add_flag("--use-gelu", p.use_gelu, "mlp projector: GELU in the ViT instead of quick GELU");
   app.add_option("--n-mel", p.n_mel, "audio projector: mel bins")->capture_default_str();
   app.add_option("--stack-factor", p.stack_factor,

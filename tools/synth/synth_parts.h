@@ -42,5 +42,9 @@ Status synthesize_encoder(const SynthParams& p, const std::string& out_path);
 bool is_audio_projector(std::string_view family);
 Status synthesize_audio_projector(const SynthParams& p, const std::string& out_path);
 
+// pixtral / internvl: the vision families with their own ViT (synth_vision_families.cpp).
+bool is_vision_family_projector(std::string_view family);
+Status synthesize_vision_family_projector(const SynthParams& p, const std::string& out_path);
+
 }  // namespace detail
 }  // namespace hearth::synth

@@ -28,9 +28,11 @@ using detail::add_random;
 
 Status check_projector_params(const SynthParams& p) {
   if (p.projector != "gemma3" && p.projector != "mlp")
-    return error(ErrorCode::kInvalidArgument,
-                 fmt::format("unknown projector '{}' (gemma3, mlp, ultravox, voxtral, qwen2a)",
-                             p.projector));
+    return error(
+        ErrorCode::kInvalidArgument,
+        fmt::format(
+            "unknown projector '{}' (gemma3, mlp, pixtral, internvl, ultravox, voxtral, qwen2a)",
+            p.projector));
   if (p.text_n_embd <= 0)
     return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_ff <= 0 || p.n_embd % p.n_head)
@@ -108,6 +110,8 @@ Status add_vit_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
 Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
   if (detail::is_audio_projector(p.projector))
     return detail::synthesize_audio_projector(p, out_path);
+  if (detail::is_vision_family_projector(p.projector))
+    return detail::synthesize_vision_family_projector(p, out_path);
   HEARTH_RETURN_IF_ERROR(check_projector_params(p));
   const bool gemma3 = p.projector == "gemma3";
   const TensorType side_type = p.type == TensorType::kF32 ? p.type : TensorType::kF16;

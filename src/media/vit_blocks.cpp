@@ -1,0 +1,329 @@
+#include "media/vit_blocks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/ops.h"
+#include "kernels/attention_ops.h"
+#include "kernels/quant.h"
+#include "media/vit.h"
+
+namespace hearth::media {
+namespace {
+
+using engine::WeightMatrix;
+
+// The patch kernel [P, P, 3, E] as E rows of 3*P*P inputs in the reference's im2col order.
+Result<WeightMatrix> patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp) {
+  const std::string name = "v.patch_embd.weight";
+  const gguf::TensorInfo* t = loader.find_info(name);
+  const int64_t P = hp.patch_size, E = hp.n_embd;
+  if (t == nullptr)
+    return error(ErrorCode::kCorruptFile, fmt::format("projector tensor '{}' is missing", name));
+  if (t->ne[0] != P || t->ne[1] != P || t->ne[2] != 3 || t->ne[3] != E)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("projector tensor '{}' has shape {}, expected [{}, {}, 3, {}]", name,
+                             t->shape_string(), P, P, E));
+  if (t->type != TensorType::kF32 && t->type != TensorType::kF16 && t->type != TensorType::kBF16)
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("projector tensor '{}' has type {} (F32, F16 or BF16 expected)", name,
+                             tensor_type_name(t->type)));
+  return WeightMatrix{.type = t->type,
+                      .n_cols = 3 * P * P,
+                      .n_rows = E,
+                      .row_stride = row_bytes(traits_of(t->type), uint64_t(3 * P * P)),
+                      .data = t->data,
+                      .layout = kernels::WeightLayout::kRows};
+}
+
+// q_norm / k_norm: [E] (over the whole projection) or [D] (per head), or absent.
+Result<std::vector<float>> qk_norm(engine::TensorLoader& loader, const std::string& name, int64_t E,
+                                   int64_t D) {
+  const gguf::TensorInfo* t = loader.find_info(name);
+  if (t == nullptr) return std::vector<float>{};
+  return loader.vector(name, t->ne[0] == D ? D : E);
+}
+
+Result<VitBlockLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& hp,
+                                 int32_t il) {
+  const std::string b = fmt::format("v.blk.{}.", il);
+  const int64_t E = hp.n_embd, F = hp.n_ff, D = hp.n_embd / hp.n_head;
+  VitBlockLayer l;
+  HEARTH_ASSIGN_OR_RETURN(l.ln1_w, loader.vector(b + "ln1.weight", E));
+  HEARTH_ASSIGN_OR_RETURN(l.ln1_b, loader.vector(b + "ln1.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ln2_w, loader.vector(b + "ln2.weight", E));
+  HEARTH_ASSIGN_OR_RETURN(l.ln2_b, loader.vector(b + "ln2.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.wq, loader.matrix(b + "attn_q.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.wk, loader.matrix(b + "attn_k.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.wv, loader.matrix(b + "attn_v.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.wo, loader.matrix(b + "attn_out.weight", E, E));
+  HEARTH_ASSIGN_OR_RETURN(l.bq, loader.vector(b + "attn_q.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.bo, loader.vector(b + "attn_out.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.q_norm, qk_norm(loader, b + "attn_q_norm.weight", E, D));
+  HEARTH_ASSIGN_OR_RETURN(l.k_norm, qk_norm(loader, b + "attn_k_norm.weight", E, D));
+  HEARTH_ASSIGN_OR_RETURN(l.ls1, loader.vector(b + "ls1.weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ls2, loader.vector(b + "ls2.weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_up, loader.matrix(b + "ffn_up.weight", E, F));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_up_b, loader.vector(b + "ffn_up.bias", F, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_gate, loader.matrix(b + "ffn_gate.weight", E, F, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_gate_b, loader.vector(b + "ffn_gate.bias", F, true));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_down, loader.matrix(b + "ffn_down.weight", F, E));
+  HEARTH_ASSIGN_OR_RETURN(l.ffn_down_b, loader.vector(b + "ffn_down.bias", E, true));
+  return l;
+}
+
+void multiply_rows(float* x, const std::vector<float>& w, int64_t n_tokens) {
+  if (w.empty()) return;
+  const auto n = static_cast<int64_t>(w.size());
+  for (int64_t t = 0; t < n_tokens; ++t)
+    for (int64_t i = 0; i < n; ++i) x[t * n + i] *= w[size_t(i)];
+}
+
+}  // namespace
+
+void activate_values(FfnActivation act, float* x, int64_t n, ThreadPool& pool) {
+  switch (act) {
+    case FfnActivation::kGelu:
+      gelu_inplace(x, n, pool);
+      return;
+    case FfnActivation::kSilu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      return;
+    case FfnActivation::kGeluErf:
+      gelu_erf(x, n);
+      return;
+    case FfnActivation::kGeluQuick:
+      return;  // refused at load
+  }
+}
+
+Result<VitBlocks> VitBlocks::load(engine::TensorLoader& loader, const VisionHparams& hp,
+                                  VitBlocksOptions options) {
+  if (hp.n_head <= 0 || hp.n_embd % hp.n_head != 0 || (hp.n_embd / hp.n_head) % 4 != 0)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("projector: n_embd {} does not split into {} heads of a multiple "
+                             "of 4 values",
+                             hp.n_embd, hp.n_head));
+  if (hp.ffn_act == FfnActivation::kGeluQuick)
+    return error(ErrorCode::kUnsupported,
+                 "projector: this family's ViT runs with GELU or SiLU (clip.use_gelu or "
+                 "clip.use_silu), not quick GELU");
+  VitBlocks v;
+  v.hp_ = hp;
+  v.options_ = options;
+  const int64_t E = hp.n_embd;
+  HEARTH_ASSIGN_OR_RETURN(v.patch_embd_, patch_kernel(loader, hp));
+  HEARTH_ASSIGN_OR_RETURN(v.patch_bias_, loader.vector("v.patch_embd.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.pre_ln_w_, loader.vector("v.pre_ln.weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.pre_ln_b_, loader.vector("v.pre_ln.bias", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.post_ln_w_, loader.vector("v.post_ln.weight", E, true));
+  HEARTH_ASSIGN_OR_RETURN(v.post_ln_b_, loader.vector("v.post_ln.bias", E, true));
+  for (int32_t il = 0; il < hp.n_layer; ++il) {
+    HEARTH_ASSIGN_OR_RETURN(VitBlockLayer layer, load_layer(loader, hp, il));
+    v.layers_.push_back(std::move(layer));
+  }
+  return v;
+}
+
+std::vector<float> VitBlocks::patch_embed(const float* pixels, int32_t nx, int32_t ny,
+                                          ThreadPool& pool) const {
+  const int64_t P = hp_.patch_size, E = hp_.n_embd, K = 3 * P * P;
+  const int64_t px_n = nx / P, n_patches = px_n * (ny / P);
+  std::vector<float> gathered(size_t(n_patches * K));
+  pool.parallel_for(n_patches, [&](int64_t begin, int64_t end, int) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t x0 = (p % px_n) * P, y0 = (p / px_n) * P;
+      float* dst = gathered.data() + p * K;
+      for (int64_t c = 0; c < 3; ++c)
+        for (int64_t y = 0; y < P; ++y)
+          for (int64_t x = 0; x < P; ++x)
+            dst[(c * P + y) * P + x] = pixels[((y0 + y) * nx + (x0 + x)) * 3 + c];
+    }
+  });
+  std::vector<float> h(size_t(n_patches * E));
+  kernels::matmul(patch_embd_, gathered.data(), n_patches, h.data(), pool);
+  add_bias_rows(h.data(), patch_bias_, n_patches);
+  return h;
+}
+
+void VitBlocks::norm_rows(const float* x, const std::vector<float>& w, const std::vector<float>& b,
+                          float* y, int64_t n_tokens, int64_t n, float eps,
+                          ThreadPool& pool) const {
+  if (options_.norm == VitNorm::kLayer) {
+    layer_norm_rows(x, w, b, y, n_tokens, n, eps, pool);
+    return;
+  }
+  pool.parallel_for(n_tokens, [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t)
+      engine::ops::rms_norm(x + t * n, w.data(), y + t * n, n, eps);
+  });
+  add_bias_rows(y, b, n_tokens);
+}
+
+void VitBlocks::pre_norm(float* x, int64_t n, ThreadPool& pool) const {
+  if (!pre_ln_w_.empty()) norm_rows(x, pre_ln_w_, pre_ln_b_, x, n, hp_.n_embd, hp_.eps, pool);
+}
+
+void VitBlocks::post_norm(float* x, int64_t n, ThreadPool& pool) const {
+  if (!post_ln_w_.empty()) norm_rows(x, post_ln_w_, post_ln_b_, x, n, hp_.n_embd, hp_.eps, pool);
+}
+
+void VitBlocks::run(float* x, int64_t n, int32_t grid_x, ThreadPool& pool) const {
+  for (const VitBlockLayer& l : layers_) run_layer(l, x, n, grid_x, pool);
+}
+
+void VitBlocks::run_layer(const VitBlockLayer& l, float* x, int64_t n, int32_t grid_x,
+                          ThreadPool& pool) const {
+  const int64_t E = hp_.n_embd;
+  std::vector<float> xn(size_t(n * E)), delta(size_t(n * E));
+  norm_rows(x, l.ln1_w, l.ln1_b, xn.data(), n, E, hp_.eps, pool);
+  attention(l, xn.data(), n, grid_x, delta.data(), pool);
+  multiply_rows(delta.data(), l.ls1, n);
+  engine::ops::add_inplace(x, delta.data(), n * E);
+  norm_rows(x, l.ln2_w, l.ln2_b, xn.data(), n, E, hp_.eps, pool);
+  ffn(l, xn.data(), n, delta.data(), pool);
+  multiply_rows(delta.data(), l.ls2, n);
+  engine::ops::add_inplace(x, delta.data(), n * E);
+}
+
+// The reference's build_rope_2d: each head's first D/2 values rotate (in adjacent pairs) by
+// the patch row, the second D/2 by the column at frequencies shifted by theta^(-2/D), so the
+// two halves interleave the frequencies of one D-wide rotation. Angles as ggml's rope forms
+// them: p * freq_scale * theta_scale^i, the power built by repeated f32 products.
+void VitBlocks::rope(float* q, int64_t n, int32_t grid_x) const {
+  const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H, half = D / 2;
+  const float base = options_.rope_theta;
+  const float theta_scale = std::pow(base, -2.0f / static_cast<float>(half));
+  const float scale_odd = std::pow(base, -2.0f / static_cast<float>(D));
+  std::vector<float> cos_v(static_cast<size_t>(half)), sin_v(static_cast<size_t>(half));
+  for (int64_t t = 0; t < n; ++t) {
+    const float pos[2] = {static_cast<float>(t / grid_x), static_cast<float>(t % grid_x)};
+    const float freq_scale[2] = {1.0f, scale_odd};
+    for (int part = 0; part < 2; ++part) {
+      float theta = pos[part];
+      for (int64_t i = 0; i < half / 2; ++i) {
+        const float angle = freq_scale[part] * theta;
+        cos_v[size_t(part * (half / 2) + i)] = std::cos(angle);
+        sin_v[size_t(part * (half / 2) + i)] = std::sin(angle);
+        theta *= theta_scale;
+      }
+    }
+    for (int64_t h = 0; h < H; ++h) {
+      float* head = q + t * E + h * D;
+      for (int64_t i = 0; i < D / 2; ++i) {
+        const float x0 = head[2 * i], x1 = head[2 * i + 1];
+        const float c = cos_v[size_t(i)], s = sin_v[size_t(i)];
+        head[2 * i] = x0 * c - x1 * s;
+        head[2 * i + 1] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n, int32_t grid_x,
+                          float* out, ThreadPool& pool) const {
+  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
+  const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
+  std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
+  kernels::matmul(l.wq, xn, n, q.data(), pool);
+  kernels::matmul(l.wk, xn, n, k.data(), pool);
+  kernels::matmul(l.wv, xn, n, v.data(), pool);
+  add_bias_rows(q.data(), l.bq, n);
+  add_bias_rows(k.data(), l.bk, n);
+  add_bias_rows(v.data(), l.bv, n);
+  // q/k norms: [E] over each token's row, [D] over each head's slice (no bias).
+  for (auto [x, w] : {std::pair{q.data(), &l.q_norm}, std::pair{k.data(), &l.k_norm}}) {
+    if (w->empty()) continue;
+    const auto width = static_cast<int64_t>(w->size());
+    norm_rows(x, *w, {}, x, n * (E / width), width, hp_.eps, pool);
+  }
+  if (options_.rope_2d) {
+    rope(q.data(), n, grid_x);
+    rope(k.data(), n, grid_x);
+  }
+  // Keys per head in tiles of kT positions, transposed ([D][kT]), values [kT][D].
+  const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
+  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
+      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
+  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t h = it / n_tiles, j0 = (it % n_tiles) * kT;
+      float* kt = k_tiles.data() + it * tile_floats;
+      float* vt = v_tiles.data() + it * tile_floats;
+      for (int64_t j = 0; j < std::min(kT, n - j0); ++j) {
+        const int64_t row = (j0 + j) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
+        std::copy_n(v.data() + row, D, vt + j * D);
+      }
+    }
+  });
+  std::vector<float> merged(size_t(n * E));
+  const int64_t n_blocks = (n + kQueryBlock - 1) / kQueryBlock;
+  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
+    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
+        acc(size_t(kQueryBlock * D));
+    std::vector<int> n_valid(kQueryBlock);
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t h = it / n_blocks, t0 = (it % n_blocks) * kQueryBlock;
+      const int64_t nq = std::min(kQueryBlock, n - t0);
+      for (int64_t i = 0; i < nq; ++i)
+        std::copy_n(q.data() + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      std::fill(m.begin(), m.end(), -INFINITY);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      kernels::AttentionTile tile;
+      tile.q = qb.data();
+      tile.n_q = static_cast<int>(nq);
+      tile.n_valid = n_valid.data();
+      tile.d_k = static_cast<int>(D);
+      tile.d_v = static_cast<int>(D);
+      tile.scale = 1.0f / std::sqrt(static_cast<float>(D));
+      tile.m = m.data();
+      tile.sum = sum.data();
+      tile.acc = acc.data();
+      for (int64_t jt = 0; jt < n_tiles; ++jt) {
+        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(std::min(kT, n - jt * kT)));
+        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        kernels::attend_tile(tile);
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        const float inv = 1.0f / sum[size_t(i)];
+        float* dst = merged.data() + (t0 + i) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
+      }
+    }
+  });
+  kernels::matmul(l.wo, merged.data(), n, out, pool);
+  add_bias_rows(out, l.bo, n);
+}
+
+void VitBlocks::ffn(const VitBlockLayer& l, const float* xn, int64_t n, float* out,
+                    ThreadPool& pool) const {
+  const int64_t F = l.ffn_up.n_rows, total = n * F;
+  std::vector<float> up(static_cast<size_t>(total));
+  kernels::matmul(l.ffn_up, xn, n, up.data(), pool);
+  add_bias_rows(up.data(), l.ffn_up_b, n);
+  if (engine::present(l.ffn_gate)) {
+    // The reference's parallel gated FFN: act(gate(x)) * up(x).
+    std::vector<float> gate(static_cast<size_t>(total));
+    kernels::matmul(l.ffn_gate, xn, n, gate.data(), pool);
+    add_bias_rows(gate.data(), l.ffn_gate_b, n);
+    if (hp_.ffn_act == FfnActivation::kSilu) {
+      engine::ops::swiglu(gate.data(), up.data(), up.data(), total);
+    } else {
+      activate_values(hp_.ffn_act, gate.data(), total, pool);
+      for (int64_t i = 0; i < total; ++i) up[size_t(i)] *= gate[size_t(i)];
+    }
+  } else {
+    activate_values(hp_.ffn_act, up.data(), total, pool);
+  }
+  kernels::matmul(l.ffn_down, up.data(), n, out, pool);
+  add_bias_rows(out, l.ffn_down_b, n);
+}
+
+}  // namespace hearth::media

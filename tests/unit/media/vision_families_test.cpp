@@ -1,0 +1,265 @@
+// The pixtral and internvl projectors against llama.cpp's libmtmd (b10573): hearth-synth
+// writes the seeded random-weight projector the reference encoded (data/README.md), Hearth
+// preprocesses the same synthetic image as the reference's preprocessor does (pixtral: one
+// dynamic-size image; internvl: six 32x32 tiles, then the overview) and encodes every entry;
+// every reference row (all image chunks, concatenated in the prompt's order) must agree to
+// cosine >= 0.9999, every token's sum and norm closely. Then the token counts and refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "gguf/file.h"
+#include "gguf/writer.h"
+#include "media/image/image_preprocess.h"
+#include "media/projector.h"
+#include "support/test_paths.h"
+#include "tools/synth/synth.h"
+
+namespace hearth::media {
+namespace {
+
+constexpr int32_t kTextEmbd = 64;
+
+uint8_t pixel(int x, int y, int c) {
+  return static_cast<uint8_t>((x * 3 + y * 5 + c * 85 + ((x ^ y) & 15) * 4) % 256);
+}
+
+ImageRgb8 test_image(int32_t nx, int32_t ny) {
+  ImageRgb8 img;
+  img.nx = nx;
+  img.ny = ny;
+  img.rgb.resize(size_t(nx) * size_t(ny) * 3);
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x)
+      for (int c = 0; c < 3; ++c)
+        img.rgb[(size_t(y) * size_t(nx) + size_t(x)) * 3 + size_t(c)] = pixel(x, y, c);
+  return img;
+}
+
+// The sizes the reference files were made with (data/README.md).
+synth::SynthParams family_params(const std::string& family, TensorType type, int32_t n_merge = 2) {
+  synth::SynthParams p;
+  p.projector = family;
+  p.text_n_embd = kTextEmbd;
+  p.n_embd = 64;
+  p.n_layer = 2;
+  p.n_head = 4;
+  p.n_ff = 128;
+  p.image_size = family == "pixtral" ? 64 : 32;
+  p.patch_size = 8;
+  p.n_merge = n_merge;
+  p.type = type;
+  p.seed = 7;
+  return p;
+}
+
+struct Reference {
+  int32_t n_tokens = 0, n_embd = 0;
+  std::vector<double> sums, norms;
+  std::vector<std::pair<int32_t, std::vector<float>>> rows;
+};
+
+Reference read_reference(const std::string& name) {
+  Reference r;
+  std::istringstream in(test::read_file(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + name));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "#") {
+      std::string k1, k2;
+      ls >> k1 >> r.n_tokens >> k2 >> r.n_embd;
+    } else if (tag == "sum") {
+      int t = 0;
+      double s = 0, q = 0;
+      ls >> t >> s >> q;
+      r.sums.push_back(s);
+      r.norms.push_back(q);
+    } else if (tag == "row") {
+      int t = 0;
+      ls >> t;
+      std::vector<float> row;
+      float v = 0;
+      while (ls >> v) row.push_back(v);
+      r.rows.emplace_back(t, std::move(row));
+    }
+  }
+  return r;
+}
+
+double cosine(const float* a, const float* b, size_t n) {
+  double ab = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ab += double(a[i]) * b[i];
+    aa += double(a[i]) * a[i];
+    bb += double(b[i]) * b[i];
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+class VisionFamiliesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("vision-families"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<Projector> load(const std::string& family, TensorType type, int32_t n_merge = 2) {
+    const std::string path = dir_ + "/mmproj-" + family + ".gguf";
+    const Status s = synth::synthesize(family_params(family, type, n_merge), path);
+    EXPECT_TRUE(s.is_ok()) << s.to_string();
+    auto proj = Projector::load(path, kTextEmbd);
+    EXPECT_TRUE(proj.is_ok()) << proj.status().to_string();
+    return proj.is_ok() ? std::move(*proj) : nullptr;
+  }
+
+  // The scheduler's preprocessing of an nx x ny test image for `proj`.
+  static PreprocessedImage preprocess(const Projector& proj, int32_t nx, int32_t ny) {
+    ProjectorHparams file;
+    file.family = *projector_family_from_name(proj.projector_type());
+    file.image_size = proj.hparams().image_size;
+    file.patch_size = proj.hparams().patch_size;
+    file.image_mean = proj.hparams().image_mean;
+    file.image_std = proj.hparams().image_std;
+    file.n_merge = proj.hparams().n_merge;
+    auto params = preprocess_params_for(file);
+    EXPECT_TRUE(params.is_ok()) << params.status().to_string();
+    auto pre = preprocess_image(test_image(nx, ny), *params);
+    EXPECT_TRUE(pre.is_ok()) << pre.status().to_string();
+    return pre.is_ok() ? std::move(*pre) : PreprocessedImage{};
+  }
+
+  void check(const std::string& family, TensorType type, int32_t nx, int32_t ny,
+             const std::string& ref_name, size_t expected_entries, int32_t n_merge = 2) {
+    auto proj = load(family, type, n_merge);
+    ASSERT_NE(proj, nullptr);
+    const Reference ref = read_reference(ref_name);
+    ASSERT_EQ(proj->n_embd_out(), ref.n_embd);
+    PreprocessedImage pre = preprocess(*proj, nx, ny);
+    std::vector<const PixelTensor*> entries;
+    for (const PixelTensor& e : pre.entries) entries.push_back(&e);
+    if (pre.has_overview()) entries.push_back(&pre.overview);
+    ASSERT_EQ(entries.size(), expected_entries);
+    int32_t n_tokens = 0;
+    for (const PixelTensor* e : entries) n_tokens += proj->n_output_tokens(e->nx, e->ny);
+    ASSERT_EQ(n_tokens, ref.n_tokens);
+    std::vector<float> out(size_t(n_tokens) * size_t(ref.n_embd));
+    ThreadPool pool(2);
+    size_t at = 0;
+    for (const PixelTensor* e : entries) {
+      const Status s = proj->encode(e->data.data(), e->nx, e->ny, pool, out.data() + at);
+      ASSERT_TRUE(s.is_ok()) << s.to_string();
+      at += size_t(proj->n_output_tokens(e->nx, e->ny)) * size_t(ref.n_embd);
+    }
+    ASSERT_EQ(ref.rows.size(), size_t(ref.n_tokens));
+    for (const auto& [t, row] : ref.rows) {
+      ASSERT_EQ(row.size(), size_t(ref.n_embd));
+      const float* ours = out.data() + size_t(t) * size_t(ref.n_embd);
+      EXPECT_GE(cosine(ours, row.data(), row.size()), 0.9999) << "token " << t;
+    }
+    for (int32_t t = 0; t < ref.n_tokens; ++t) {
+      double sum = 0, sq = 0;
+      for (int32_t i = 0; i < ref.n_embd; ++i) {
+        const double v = out[size_t(t) * size_t(ref.n_embd) + size_t(i)];
+        sum += v;
+        sq += v * v;
+      }
+      const double norm_ref = ref.norms[size_t(t)];
+      EXPECT_NEAR(std::sqrt(sq), norm_ref, 0.005 * norm_ref) << "token " << t;
+      EXPECT_NEAR(sum, ref.sums[size_t(t)], 0.02 * norm_ref) << "token " << t;
+    }
+  }
+
+  // Copies `src` to `dst` without tensor `drop_tensor` and key `drop_key`.
+  static void rewrite(const std::string& src, const std::string& dst,
+                      const std::string& drop_tensor, const std::string& drop_key) {
+    auto in = gguf::File::open(src);
+    ASSERT_TRUE(in.is_ok());
+    gguf::Writer w;
+    for (const auto& kv : in->metadata())
+      if (kv.key != drop_key) w.set_value(kv.key, kv.value);
+    for (const auto& t : in->tensors()) {
+      if (t.name == drop_tensor) continue;
+      std::vector<int64_t> ne(t.ne.begin(), t.ne.begin() + t.n_dims);
+      ASSERT_TRUE(w.add_tensor(t.name, t.type, ne, std::vector<uint8_t>(t.data, t.data + t.n_bytes))
+                      .is_ok());
+    }
+    ASSERT_TRUE(w.write(dst).is_ok());
+  }
+
+  std::string dir_;
+};
+
+// A 40x24 image: the reference scales it to 64x48 (at least 8 tokens), 4x3 merged tokens
+// with an [IMG_BREAK] after the first two rows: 14 rows.
+TEST_F(VisionFamiliesTest, PixtralF32MatchesReference) {
+  check("pixtral", TensorType::kF32, 40, 24, "ref-pixtral-f32.txt", 1);
+}
+TEST_F(VisionFamiliesTest, PixtralF16MatchesReference) {
+  check("pixtral", TensorType::kF16, 40, 24, "ref-pixtral-f16.txt", 1);
+}
+// The original Pixtral: no patch merger (spatial merge 1), the 40x24 image kept as it is:
+// 5x3 patches and 2 [IMG_BREAK] rows.
+TEST_F(VisionFamiliesTest, PixtralWithoutMergerMatchesReference) {
+  check("pixtral", TensorType::kF32, 40, 24, "ref-pixtral-nomerge-f32.txt", 1, 1);
+}
+// A 70x40 image: six 32x32 tiles (3x2) and the overview, 4 tokens each.
+TEST_F(VisionFamiliesTest, InternVlF32MatchesReference) {
+  check("internvl", TensorType::kF32, 70, 40, "ref-internvl-f32.txt", 7);
+}
+TEST_F(VisionFamiliesTest, InternVlF16MatchesReference) {
+  check("internvl", TensorType::kF16, 70, 40, "ref-internvl-f16.txt", 7);
+}
+
+TEST_F(VisionFamiliesTest, TextAroundImagesAndTileJoining) {
+  auto pixtral = load("pixtral", TensorType::kF32);
+  auto internvl = load("internvl", TensorType::kF32);
+  ASSERT_NE(pixtral, nullptr);
+  ASSERT_NE(internvl, nullptr);
+  EXPECT_EQ(pixtral->image_begin(), "");
+  EXPECT_EQ(pixtral->image_end(), "[IMG_END]");
+  EXPECT_FALSE(pixtral->joins_tiles());
+  EXPECT_EQ(internvl->image_begin(), "<img>");
+  EXPECT_EQ(internvl->image_end(), "</img>");
+  EXPECT_TRUE(internvl->joins_tiles());
+  // One row of merged tokens has no [IMG_BREAK]; each further row adds one.
+  EXPECT_EQ(pixtral->n_output_tokens(64, 16), 4);
+  EXPECT_EQ(pixtral->n_output_tokens(16, 64), 4 + 3);
+  EXPECT_EQ(internvl->n_output_tokens(32, 32), 4);
+}
+
+TEST_F(VisionFamiliesTest, RefusesBadImageSizes) {
+  auto pixtral = load("pixtral", TensorType::kF32);
+  auto internvl = load("internvl", TensorType::kF32);
+  ASSERT_NE(pixtral, nullptr);
+  ASSERT_NE(internvl, nullptr);
+  std::vector<float> px(size_t(40) * 24 * 3, 0.0f), out(size_t(64) * 64);
+  ThreadPool pool(1);
+  const Status p = pixtral->encode(px.data(), 40, 24, pool, out.data());
+  EXPECT_EQ(p.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(p.message().find("multiples of 16"), std::string::npos) << p.to_string();
+  const Status i = internvl->encode(px.data(), 40, 24, pool, out.data());
+  EXPECT_EQ(i.code(), ErrorCode::kInvalidArgument) << i.to_string();
+}
+
+// The reference requires v.token_embd.img_break of a pixtral file and the scale factor of an
+// internvl one; Hearth refuses files without them, naming what is missing.
+TEST_F(VisionFamiliesTest, RefusesFilesMissingWhatTheReferenceRequires) {
+  const std::string pixtral = dir_ + "/pixtral.gguf", internvl = dir_ + "/internvl.gguf";
+  ASSERT_TRUE(synth::synthesize(family_params("pixtral", TensorType::kF32), pixtral).is_ok());
+  ASSERT_TRUE(synth::synthesize(family_params("internvl", TensorType::kF32), internvl).is_ok());
+  const std::string no_break = dir_ + "/no-break.gguf", no_scale = dir_ + "/no-scale.gguf";
+  rewrite(pixtral, no_break, "v.token_embd.img_break", "");
+  rewrite(internvl, no_scale, "", "clip.vision.projector.scale_factor");
+  auto a = Projector::load(no_break, kTextEmbd);
+  ASSERT_FALSE(a.is_ok());
+  EXPECT_NE(a.status().message().find("v.token_embd.img_break"), std::string::npos)
+      << a.status().to_string();
+  auto b = Projector::load(no_scale, kTextEmbd);
+  ASSERT_FALSE(b.is_ok());
+  EXPECT_NE(b.status().message().find("scale_factor"), std::string::npos) << b.status().to_string();
+}
+
+}  // namespace
+}  // namespace hearth::media
