@@ -151,6 +151,13 @@ Result<MlpWeights> load_mlp(engine::TensorLoader& loader, const VisionHparams& h
 Result<std::unique_ptr<Projector>> load_llava(std::unique_ptr<ClipFile> file,
                                               const engine::LoadOptions& options) {
   const VisionHparams& hp = file->vision;
+  // LLaVA-1.6 files list the tile grids its images are cut into; Hearth encodes only whole
+  // images at the base size, which would not be the reference's answer: refuse the file.
+  if (file->archive.primary().find("clip.vision.image_grid_pinpoints") != nullptr)
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("{}: LLaVA-1.6 image tiles (clip.vision.image_grid_pinpoints) are "
+                             "not supported yet",
+                             file->path));
   if (hp.n_layer < 2 && hp.feature_layers.empty())
     return error(ErrorCode::kCorruptFile,
                  fmt::format("{}: a LLaVA projector reads the second-to-last layer of at least 2",
