@@ -49,7 +49,7 @@ std::vector<float> pixel_shuffle(const std::vector<float>& x, int64_t E, int64_t
 class InternVlProjector final : public Projector {
  public:
   InternVlProjector(std::unique_ptr<ClipFile> file, VitBlocks vit, InternVlWeights w)
-      : Projector(std::move(file), Vit{}), blocks_(std::move(vit)), w_(std::move(w)) {}
+      : Projector(std::move(file), Vit{}, {}), blocks_(std::move(vit)), w_(std::move(w)) {}
 
   std::string_view family() const override { return "internvl"; }
   int32_t n_output_tokens(int32_t nx, int32_t ny) const override {

@@ -28,7 +28,7 @@ struct PixtralWeights {
 class PixtralProjector final : public Projector {
  public:
   PixtralProjector(std::unique_ptr<ClipFile> file, VitBlocks vit, PixtralWeights w)
-      : Projector(std::move(file), Vit{}), blocks_(std::move(vit)), w_(std::move(w)) {}
+      : Projector(std::move(file), Vit{}, {}), blocks_(std::move(vit)), w_(std::move(w)) {}
 
   std::string_view family() const override { return "pixtral"; }
   int32_t n_output_tokens(int32_t nx, int32_t ny) const override {
