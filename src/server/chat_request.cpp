@@ -245,6 +245,7 @@ std::optional<ApiError> prepare_inputs(const ChatRequest& request, const ChatSet
 
 std::optional<ApiError> build_chat_prompt(const ChatRequest& request, const ChatSettings& settings,
                                           ChatPromptRequest& out) {
+  out.files = request.files;
   if (auto err = prepare_inputs(request, settings, out)) return err;
   if (auto err = named_tool(request, out.inputs.tools, out.forced_tool)) return err;
   Result<chat::ChatPrompt> prompt = settings.templates->apply(out.inputs);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "chat/chat_templates.h"
 #include "server/api_error.h"
@@ -50,6 +51,10 @@ struct ChatRequest {
   // The body without the members only the chat layer reads: what the native field table
   // parses (the chat layer adds its own grammar, stops and n_probs to it).
   Json native = Json::object();
+  // Media handed in beside the messages (not a body member): /v1/audio/transcriptions puts
+  // its uploaded file here and its marker in the message text. build_chat_prompt places
+  // these before the files of the messages' parts, as the reference's converter does.
+  std::vector<MediaBytes> files;
 };
 
 // Reads `body` (a JSON object) through the chat field table: a member of the wrong type is

@@ -11,9 +11,6 @@ namespace hearth::server {
 
 namespace {
 
-http::Response audio_disabled(ServerState&, const http::Request&) {
-  return handle_not_supported("This server does not support audio transcription");
-}
 http::Response feature_disabled(ServerState&, const http::Request&) {
   return feature_disabled_response();
 }
@@ -51,6 +48,8 @@ std::vector<Route> build_routes() {
       {"POST", "/v1/messages", resumable(openai::handle_messages)},
       {"POST", "/v1/messages/count_tokens", openai::handle_count_tokens},
       {"POST", "/v1/embeddings", openai::handle_embeddings},
+      {"POST", "/v1/audio/transcriptions", resumable(openai::handle_transcriptions)},
+      {"POST", "/audio/transcriptions", resumable(openai::handle_transcriptions)},
       // Resumable streams (routes_streams.cpp): generations started with X-Conversation-Id.
       {"GET", "/v1/stream", handle_stream_get},
       {"DELETE", "/v1/stream", handle_stream_delete},
@@ -63,8 +62,6 @@ std::vector<Route> build_routes() {
       {"POST", "/v1/rerank", handle_rerank},
       {"POST", "/v1/reranking", handle_rerank},
       // Refused as the reference refuses them when their feature is off.
-      {"POST", "/v1/audio/transcriptions", audio_disabled},
-      {"POST", "/audio/transcriptions", audio_disabled},
       {"GET", "/tools", feature_disabled},
       {"POST", "/tools", feature_disabled},
       {"GET", "/cors-proxy", feature_disabled},

@@ -30,6 +30,8 @@ http::Response handle_count_tokens(ServerState& s, const http::Request& r);
 http::Response handle_responses(ServerState& s, const http::Request& r);
 http::Response handle_responses_input_tokens(ServerState& s, const http::Request& r);
 http::Response handle_embeddings(ServerState& s, const http::Request& r);
+// POST /v1/audio/transcriptions (transcriptions.cpp).
+http::Response handle_transcriptions(ServerState& s, const http::Request& r);
 
 // A running chat completion as the control route sees it.
 struct ControlEntry {
