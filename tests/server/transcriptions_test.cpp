@@ -1,6 +1,8 @@
 // POST /v1/audio/transcriptions over the fake server with a fake projector (-mm): multipart
 // forms built here, the transcript.text.done body and its usage against a chat request of
 // the same prompt, the stream's events and its end, the reference's 400s and 501.
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -133,6 +135,38 @@ TEST_F(Transcriptions, StreamSendsDeltasThenDoneThenDone) {
   EXPECT_EQ(done["text"], joined);
   EXPECT_EQ(done["usage"]["output_tokens"].get<int64_t>(), 4) << reply.body;
   EXPECT_EQ(events.size() - 2, 4u) << reply.body;
+}
+
+// A template with LFM2's tool-list markers gets the reference's LFM2 preset: a system
+// message "Perform ASR." and an empty user prompt before the audio. The same conversation
+// sent to the chat route counts the same input tokens; the default preset counts others.
+TEST_F(Transcriptions, Lfm2TemplatesGetTheirOwnPreset) {
+  const std::string dir = make_temp_dir("asr_lfm2");
+  const std::string path = dir + "/lfm2.jinja";
+  std::ofstream(path) << "{#- <|tool_list_start|> <|tool_list_end|> -#}"
+                         "{%- for m in messages -%}[{{ m.role }}] {{ m.content }}|{%- endfor -%}";
+  start({"-mm", "fake-mmproj.gguf", "--jinja", "--chat-template-file", path});
+  Json asr = post_form_json({audio_file(), {"max_tokens", "1"}});
+  ASSERT_EQ(status_, 200) << asr.dump();
+  const std::string wav64 = base64_encode(std::span<const unsigned char>(
+      reinterpret_cast<const unsigned char*>(fake_wav(64).data()), 64));
+  const Json audio = {{"type", "input_audio"},
+                      {"input_audio", {{"data", wav64}, {"format", "wav"}}}};
+  auto chat_prompt_tokens = [&](const Json& messages) {
+    Json r = post_json(port(), "/v1/chat/completions", {{"messages", messages}, {"max_tokens", 1}},
+                       &status_);
+    EXPECT_EQ(status_, 200) << r.dump();
+    return r["usage"]["prompt_tokens"];
+  };
+  EXPECT_EQ(asr["usage"]["input_tokens"],
+            chat_prompt_tokens({{{"role", "system"}, {"content", "Perform ASR."}},
+                                {{"role", "user"}, {"content", Json::array({audio})}}}));
+  EXPECT_NE(
+      asr["usage"]["input_tokens"],
+      chat_prompt_tokens(
+          {{{"role", "user"},
+            {"content", {{{"type", "text"}, {"text", "Transcribe audio to text"}}, audio}}}}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(Transcriptions, BothPathsAnswer) {
