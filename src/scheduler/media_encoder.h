@@ -1,9 +1,9 @@
 // Images and audio for prompts: a file's bytes decoded (an image, or an audio clip where the
 // reference's sniff says audio), preprocessed as the projector's family wants (the pixel
 // tensor, or the whisper log-mel in 30 s windows) and encoded by the projector into rows of
-// the text model's width (an audio clip's windows one after the other, in one chunk), on a thread pool of its
-// own (one encode at a time), with each distinct content given one placeholder id for the
-// prompt (never reused) and its embeddings remembered for a while, so a follow-up turn about
+// the text model's width (an audio clip's windows one after the other, in one chunk), on a thread
+// pool of its own (one encode at a time), with each distinct content given one placeholder id for
+// the prompt (never reused) and its embeddings remembered for a while, so a follow-up turn about
 // the same image neither encodes it again nor misses the prefix cache. Internal to the
 // library; the façade's encode_media() calls it from the server's threads.
 #pragma once
@@ -19,8 +19,8 @@
 
 #include "base/status.h"
 #include "base/thread_pool.h"
-#include "media/image/image_preprocess.h"
 #include "media/audio_projector.h"
+#include "media/image/image_preprocess.h"
 #include "media/projector.h"
 #include "scheduler/scheduler.h"
 
@@ -52,8 +52,8 @@ class MediaEncoder {
   int32_t placeholder_for(const Key& key);
   void remember(const Key& key, std::shared_ptr<const std::vector<float>> embd);
 
-  std::shared_ptr<const media::Projector> projector_;        // null: no images
-  std::shared_ptr<const media::AudioProjector> audio_;       // null: no audio
+  std::shared_ptr<const media::Projector> projector_;   // null: no images
+  std::shared_ptr<const media::AudioProjector> audio_;  // null: no audio
   media::PreprocessParams params_;
   size_t cache_bytes_;
   std::mutex encode_mu_;  // one encode at a time: the pool is the machine's cores

@@ -87,8 +87,8 @@ struct SpeculativeConfig {
 struct MediaConfig {
   std::shared_ptr<const media::Projector> projector;             // null: no images
   std::shared_ptr<const media::AudioProjector> audio_projector;  // null: no audio
-  int32_t image_min_tokens = -1;                      // --image-min-tokens (<= 0: the file's value)
-  int32_t image_max_tokens = -1;                      // --image-max-tokens (<= 0: the file's value)
+  int32_t image_min_tokens = -1;  // --image-min-tokens (<= 0: the file's value)
+  int32_t image_max_tokens = -1;  // --image-max-tokens (<= 0: the file's value)
   // Encoded images kept for reuse, in bytes of embeddings.
   size_t cache_bytes = size_t{256} << 20;
 };
