@@ -48,31 +48,6 @@ void activate(FfnActivation act, float* x, int64_t n) {
   }
 }
 
-// The patch kernel [P, P, 3, E] as a matrix of E rows of 3*P*P inputs ordered (channel, y,
-// x): the reference's im2col order, so a patch's gathered pixels dot each row directly.
-Result<WeightMatrix> load_patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp) {
-  const std::string name = "v.patch_embd.weight";
-  const gguf::TensorInfo* t = loader.find_info(name);
-  const int64_t P = hp.patch_size, E = hp.n_embd;
-  if (t == nullptr)
-    return error(ErrorCode::kCorruptFile, fmt::format("projector tensor '{}' is missing", name));
-  if (t->ne[0] != P || t->ne[1] != P || t->ne[2] != 3 || t->ne[3] != E)
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("projector tensor '{}' has shape {}, expected [{}, {}, 3, {}]", name,
-                             t->shape_string(), P, P, E));
-  if (t->type != TensorType::kF32 && t->type != TensorType::kF16 && t->type != TensorType::kBF16)
-    return error(ErrorCode::kUnsupported,
-                 fmt::format("projector tensor '{}' has type {} (F32, F16 or BF16 expected)", name,
-                             tensor_type_name(t->type)));
-  // Not a TensorLoader matrix (it is 4-D), so nothing repacks it: the row layout as stored.
-  return WeightMatrix{.type = t->type,
-                      .n_cols = 3 * P * P,
-                      .n_rows = E,
-                      .row_stride = row_bytes(traits_of(t->type), uint64_t(3 * P * P)),
-                      .data = t->data,
-                      .layout = kernels::WeightLayout::kRows};
-}
-
 // An FFN pair as the reference reads it: files of the vision families from old converters
 // swap the names of up and down (and their biases), which shows as an ffn_down whose rows are
 // E wide (the reference never swaps an audio encoder's).
@@ -112,6 +87,51 @@ Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& h
 }
 
 }  // namespace
+
+// The patch kernel [P, P, 3, E] as a matrix of E rows of 3*P*P inputs ordered (channel, y,
+// x): the reference's im2col order, so a patch's gathered pixels dot each row directly.
+Result<WeightMatrix> load_patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp) {
+  const std::string name = "v.patch_embd.weight";
+  const gguf::TensorInfo* t = loader.find_info(name);
+  const int64_t P = hp.patch_size, E = hp.n_embd;
+  if (t == nullptr)
+    return error(ErrorCode::kCorruptFile, fmt::format("projector tensor '{}' is missing", name));
+  if (t->ne[0] != P || t->ne[1] != P || t->ne[2] != 3 || t->ne[3] != E)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("projector tensor '{}' has shape {}, expected [{}, {}, 3, {}]", name,
+                             t->shape_string(), P, P, E));
+  if (t->type != TensorType::kF32 && t->type != TensorType::kF16 && t->type != TensorType::kBF16)
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("projector tensor '{}' has type {} (F32, F16 or BF16 expected)", name,
+                             tensor_type_name(t->type)));
+  // Not a TensorLoader matrix (it is 4-D), so nothing repacks it: the row layout as stored.
+  return WeightMatrix{.type = t->type,
+                      .n_cols = 3 * P * P,
+                      .n_rows = E,
+                      .row_stride = row_bytes(traits_of(t->type), uint64_t(3 * P * P)),
+                      .data = t->data,
+                      .layout = kernels::WeightLayout::kRows};
+}
+
+void embed_patches(const WeightMatrix& kernel, const std::vector<float>& bias, const float* pixels,
+                   int32_t nx, int32_t ny, int32_t patch_size, ThreadPool& pool, float* out) {
+  const int64_t P = patch_size, K = 3 * P * P;
+  const int64_t px_n = nx / P, n_patches = px_n * (ny / P);
+  // Each patch's pixels in the kernel's (channel, y, x) order: [n_patches][3*P*P].
+  std::vector<float> gathered(size_t(n_patches * K));
+  pool.parallel_for(n_patches, [&](int64_t begin, int64_t end, int) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t x0 = (p % px_n) * P, y0 = (p / px_n) * P;
+      float* dst = gathered.data() + p * K;
+      for (int64_t c = 0; c < 3; ++c)
+        for (int64_t y = 0; y < P; ++y)
+          for (int64_t x = 0; x < P; ++x)
+            dst[(c * P + y) * P + x] = pixels[((y0 + y) * nx + (x0 + x)) * 3 + c];
+    }
+  });
+  kernels::matmul(kernel, gathered.data(), n_patches, out, pool);
+  add_bias_rows(out, bias, n_patches);
+}
 
 void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vector<float>& b,
                      float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool) {
@@ -185,23 +205,10 @@ Result<Vit> Vit::load_blocks(engine::TensorLoader& loader, const VisionHparams& 
 }
 
 std::vector<float> Vit::embed(const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool) const {
-  const int64_t P = hp_.patch_size, E = hp_.n_embd, K = 3 * P * P;
-  const int64_t px_n = nx / P, py_n = ny / P, n_patches = px_n * py_n;
-  // Each patch's pixels in the kernel's (channel, y, x) order: [n_patches][3*P*P].
-  std::vector<float> gathered(size_t(n_patches * K));
-  pool.parallel_for(n_patches, [&](int64_t begin, int64_t end, int) {
-    for (int64_t p = begin; p < end; ++p) {
-      const int64_t x0 = (p % px_n) * P, y0 = (p / px_n) * P;
-      float* dst = gathered.data() + p * K;
-      for (int64_t c = 0; c < 3; ++c)
-        for (int64_t y = 0; y < P; ++y)
-          for (int64_t x = 0; x < P; ++x)
-            dst[(c * P + y) * P + x] = pixels[((y0 + y) * nx + (x0 + x)) * 3 + c];
-    }
-  });
+  const int64_t P = hp_.patch_size, E = hp_.n_embd;
+  const int64_t n_patches = (nx / P) * (ny / P);
   std::vector<float> h(size_t(n_pos_ * E), 0.0f);
-  kernels::matmul(patch_embd_, gathered.data(), n_patches, h.data(), pool);
-  add_bias_rows(h.data(), patch_bias_, n_patches);
+  embed_patches(patch_embd_, patch_bias_, pixels, nx, ny, hp_.patch_size, pool, h.data());
   if (has_class_embedding())
     std::copy(class_embd_.begin(), class_embd_.end(), h.begin() + n_patches * E);
   engine::ops::add_inplace(h.data(), position_embd_.data(), n_pos_ * E);

@@ -70,6 +70,15 @@ void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vec
                      float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool);
 // x[t][i] += b[i] for every token (b empty: nothing).
 void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens);
+// The patch kernel v.patch_embd.weight [P, P, 3, E] as E rows of 3*P*P inputs in the
+// reference's im2col order (channel, y, x); F32, F16 or BF16, shape checked.
+Result<engine::WeightMatrix> load_patch_kernel(engine::TensorLoader& loader,
+                                               const VisionHparams& hp);
+// out[p] = kernel * (patch p of `pixels`, gathered as the kernel reads it) + bias, for the
+// (nx / P) * (ny / P) patches in row order: [n_patches][kernel.n_rows].
+void embed_patches(const engine::WeightMatrix& kernel, const std::vector<float>& bias,
+                   const float* pixels, int32_t nx, int32_t ny, int32_t patch_size,
+                   ThreadPool& pool, float* out);
 // The exact GELU (erf form) in f32 over n values in place, as the reference's CPU computes
 // ggml_gelu_erf on f32 (no table).
 void gelu_erf(float* x, int64_t n);

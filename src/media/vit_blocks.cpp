@@ -15,29 +15,6 @@ namespace {
 
 using engine::WeightMatrix;
 
-// The patch kernel [P, P, 3, E] as E rows of 3*P*P inputs in the reference's im2col order.
-Result<WeightMatrix> patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp) {
-  const std::string name = "v.patch_embd.weight";
-  const gguf::TensorInfo* t = loader.find_info(name);
-  const int64_t P = hp.patch_size, E = hp.n_embd;
-  if (t == nullptr)
-    return error(ErrorCode::kCorruptFile, fmt::format("projector tensor '{}' is missing", name));
-  if (t->ne[0] != P || t->ne[1] != P || t->ne[2] != 3 || t->ne[3] != E)
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("projector tensor '{}' has shape {}, expected [{}, {}, 3, {}]", name,
-                             t->shape_string(), P, P, E));
-  if (t->type != TensorType::kF32 && t->type != TensorType::kF16 && t->type != TensorType::kBF16)
-    return error(ErrorCode::kUnsupported,
-                 fmt::format("projector tensor '{}' has type {} (F32, F16 or BF16 expected)", name,
-                             tensor_type_name(t->type)));
-  return WeightMatrix{.type = t->type,
-                      .n_cols = 3 * P * P,
-                      .n_rows = E,
-                      .row_stride = row_bytes(traits_of(t->type), uint64_t(3 * P * P)),
-                      .data = t->data,
-                      .layout = kernels::WeightLayout::kRows};
-}
-
 // q_norm / k_norm: [E] (over the whole projection) or [D] (per head), or absent.
 Result<std::vector<float>> qk_norm(engine::TensorLoader& loader, const std::string& name, int64_t E,
                                    int64_t D) {
@@ -116,7 +93,7 @@ Result<VitBlocks> VitBlocks::load(engine::TensorLoader& loader, const VisionHpar
   v.hp_ = hp;
   v.options_ = options;
   const int64_t E = hp.n_embd;
-  HEARTH_ASSIGN_OR_RETURN(v.patch_embd_, patch_kernel(loader, hp));
+  HEARTH_ASSIGN_OR_RETURN(v.patch_embd_, load_patch_kernel(loader, hp));
   HEARTH_ASSIGN_OR_RETURN(v.patch_bias_, loader.vector("v.patch_embd.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(v.pre_ln_w_, loader.vector("v.pre_ln.weight", E, true));
   HEARTH_ASSIGN_OR_RETURN(v.pre_ln_b_, loader.vector("v.pre_ln.bias", E, true));
@@ -131,22 +108,9 @@ Result<VitBlocks> VitBlocks::load(engine::TensorLoader& loader, const VisionHpar
 
 std::vector<float> VitBlocks::patch_embed(const float* pixels, int32_t nx, int32_t ny,
                                           ThreadPool& pool) const {
-  const int64_t P = hp_.patch_size, E = hp_.n_embd, K = 3 * P * P;
-  const int64_t px_n = nx / P, n_patches = px_n * (ny / P);
-  std::vector<float> gathered(size_t(n_patches * K));
-  pool.parallel_for(n_patches, [&](int64_t begin, int64_t end, int) {
-    for (int64_t p = begin; p < end; ++p) {
-      const int64_t x0 = (p % px_n) * P, y0 = (p / px_n) * P;
-      float* dst = gathered.data() + p * K;
-      for (int64_t c = 0; c < 3; ++c)
-        for (int64_t y = 0; y < P; ++y)
-          for (int64_t x = 0; x < P; ++x)
-            dst[(c * P + y) * P + x] = pixels[((y0 + y) * nx + (x0 + x)) * 3 + c];
-    }
-  });
-  std::vector<float> h(size_t(n_patches * E));
-  kernels::matmul(patch_embd_, gathered.data(), n_patches, h.data(), pool);
-  add_bias_rows(h.data(), patch_bias_, n_patches);
+  const int64_t P = hp_.patch_size, n_patches = (nx / P) * (ny / P);
+  std::vector<float> h(size_t(n_patches * hp_.n_embd));
+  embed_patches(patch_embd_, patch_bias_, pixels, nx, ny, hp_.patch_size, pool, h.data());
   return h;
 }
 
