@@ -2,6 +2,7 @@
 // part's bytes come from, the prompt placed around the media marker, the counts of
 // usage.prompt_tokens, /props modalities, native multimodal_data, and the 400s the reference
 // gives for bad parts. The real projector's encoders are tested in tests/unit/media.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,14 @@ TEST_F(MediaRoutes, BadPartsAreRefusedWithTheReferencesMessages) {
                 "Failed to load image or audio file 1: not an image or audio file", 0),
             0u)
       << r.dump();
+}
+
+// A URL that cannot be downloaded is the client's mistake: 400 with the fetcher's message.
+TEST_F(MediaRoutes, UnreadableImageUrlIs400) {
+  ::setenv("HEARTH_MEDIA_ALLOW_PRIVATE_URLS", "1", 1);  // read when the server is configured
+  start({"-mm", "fake-mmproj.gguf"});
+  ::unsetenv("HEARTH_MEDIA_ALLOW_PRIVATE_URLS");
+  expect_chat_error(image_part("http://127.0.0.1:1/missing.png"), "error: cannot make GET request");
 }
 
 TEST_F(MediaRoutes, NativeMultimodalData) {

@@ -48,8 +48,10 @@ std::optional<ApiError> load_media(std::string_view url, bool accept_data_uri,
                                  : "Failed to download image");
     }
     Result<MediaBytes> bytes = fetch(url);
-    // As the reference: a refused path is the client's mistake (400), a failed download 500.
-    if (!bytes.is_ok()) return from_status(bytes.status());
+    // A URL the client named that cannot be read (refused, missing, unreachable, too large)
+    // is the client's mistake: 400 with the fetcher's message (the reference answers 500 for
+    // a failed download).
+    if (!bytes.is_ok()) return invalid_request(bytes.status().message());
     files.push_back(std::move(*bytes));
     return std::nullopt;
   }
