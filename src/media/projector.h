@@ -44,8 +44,21 @@ class Projector {
 
   // The embeddings one nx x ny image (already sized for the encoder) gives.
   virtual int32_t n_output_tokens(int32_t nx, int32_t ny) const = 0;
-  // Width of each output embedding (the text model's n_embd).
+  // Width of each output embedding (the text model's n_embd; deepstack projectors append
+  // their extra layers' features: n_embd * (1 + n_deepstack)).
   virtual int32_t n_embd_out() const = 0;
+  // For projectors whose text models use M-RoPE (qwen2vl, qwen25vl, qwen3vl): the grid the
+  // n_output_tokens(nx, ny) rows form, {columns, rows} in raster order, which gives their
+  // 2-D rope positions. {0, 0}: ordinary 1-D positions.
+  struct TokenGrid {
+    int32_t nx = 0;
+    int32_t ny = 0;
+  };
+  virtual TokenGrid output_grid(int32_t nx, int32_t ny) const {
+    (void)nx;
+    (void)ny;
+    return {};
+  }
   // Whether the text model attends to an image's tokens without the causal mask (the
   // reference's mtmd_decode_use_non_causal).
   virtual bool non_causal_decode() const { return false; }

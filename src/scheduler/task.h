@@ -191,7 +191,18 @@ struct MediaChunk {
   // as the reference decodes them with causal attention off). Such a chunk is evaluated in
   // one step.
   bool non_causal = false;
-  std::shared_ptr<const std::vector<float>> embd;  // [n_tokens][n_embd of the text model]
+  // M-RoPE text models (qwen2vl, qwen3vl): the rows form a grid_nx x grid_ny grid in raster
+  // order and take 2-D rope positions (the reference's mtmd_image_tokens_get_decoder_pos);
+  // the chunk then advances the positions after it by max(grid_nx, grid_ny), not n_tokens.
+  // 0: the rows take ordinary 1-D positions.
+  int32_t grid_nx = 0;
+  int32_t grid_ny = 0;
+  // Positions the chunk advances the rope position by (the reference's
+  // mtmd_input_chunk_get_n_pos).
+  int32_t n_pos() const { return grid_nx > 0 ? (grid_nx > grid_ny ? grid_nx : grid_ny) : n_tokens; }
+  // [n_tokens][row width]: the text model's n_embd, or for deepstack models (qwen3vl)
+  // n_embd * (1 + deepstack layers), the main embedding first.
+  std::shared_ptr<const std::vector<float>> embd;
 };
 
 // Prompt ids below 0 are media placeholders: never looked up in the vocabulary, never
