@@ -217,37 +217,74 @@ std::vector<float> Vit::embed(const float* pixels, int32_t nx, int32_t ny, Threa
   return h;
 }
 
-void Vit::attention(const VitLayer& l, const float* xn, int64_t n, float* out,
-                    ThreadPool& pool) const {
+namespace {
+
+// Rows the K/V projections and the FFN run at a time: their scratch is a block of rows, not
+// the whole image (a 4096-patch image's FFN activations are 4096 x 4304 floats, 70 MB).
+// matmul() gives each row the same bits whatever the number of rows.
+constexpr int64_t kRowBlock = 512;
+
+// rows[t] = w * rows[t] + b for the n rows of a square projection, a block of rows at a time
+// (the product goes to a block buffer, then back over the rows it was computed from).
+void project_in_place(const WeightMatrix& w, const std::vector<float>& b, float* rows, int64_t n,
+                      ThreadPool& pool) {
+  const int64_t E = w.n_cols;
+  std::vector<float> block(size_t(std::min(kRowBlock, n) * E));
+  for (int64_t r0 = 0; r0 < n; r0 += kRowBlock) {
+    const int64_t nb = std::min(kRowBlock, n - r0);
+    kernels::matmul(w, rows + r0 * E, nb, block.data(), pool);
+    add_bias_rows(block.data(), b, nb);
+    std::copy_n(block.data(), nb * E, rows + r0 * E);
+  }
+}
+
+}  // namespace
+
+void Vit::project_kv_tiles(const VitLayer& l, const float* xn, int64_t n, float* k_tiles,
+                           float* v_tiles, ThreadPool& pool) const {
+  constexpr int64_t kT = kernels::kAttentionTileKeys;
+  const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
+  const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
+  std::vector<float> k(size_t(kRowBlock * E)), v(size_t(kRowBlock * E));
+  for (int64_t r0 = 0; r0 < n; r0 += kRowBlock) {
+    const int64_t nb = std::min(kRowBlock, n - r0);
+    kernels::matmul(l.wk, xn + r0 * E, nb, k.data(), pool);
+    kernels::matmul(l.wv, xn + r0 * E, nb, v.data(), pool);
+    add_bias_rows(k.data(), l.bk, nb);
+    add_bias_rows(v.data(), l.bv, nb);
+    // Block rows r0.. fill whole tiles (kRowBlock is a multiple of kT): per head and tile,
+    // keys transposed to [D][kT], values as [kT][D].
+    const int64_t tile0 = r0 / kT, nt = (nb + kT - 1) / kT;
+    pool.parallel_for(H * nt, [&](int64_t begin, int64_t end, int) {
+      for (int64_t it = begin; it < end; ++it) {
+        const int64_t h = it / nt, jt = it % nt;
+        float* kt = k_tiles + (h * n_tiles + tile0 + jt) * tile_floats;
+        float* vt = v_tiles + (h * n_tiles + tile0 + jt) * tile_floats;
+        for (int64_t j = 0; j < std::min(kT, nb - jt * kT); ++j) {
+          const int64_t row = (jt * kT + j) * E + h * D;
+          for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
+          std::copy_n(v.data() + row, D, vt + j * D);
+        }
+      }
+    });
+  }
+}
+
+void Vit::attention(const VitLayer& l, float* xn, int64_t n, ThreadPool& pool) const {
+  static_assert(kRowBlock % kernels::kAttentionTileKeys == 0);
   constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
   const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
-  std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
-  kernels::matmul(l.wq, xn, n, q.data(), pool);
-  kernels::matmul(l.wk, xn, n, k.data(), pool);
-  kernels::matmul(l.wv, xn, n, v.data(), pool);
-  add_bias_rows(q.data(), l.bq, n);
-  add_bias_rows(k.data(), l.bk, n);
-  add_bias_rows(v.data(), l.bv, n);
-  // Each head's keys in tiles of kT positions, transposed ([D][kT]), and its values
-  // ([kT][D]), zero past the last position: [H][n_tiles] tiles each.
+  // Each head's keys and values in tiles of kT positions, zero past the last position:
+  // [H][n_tiles] tiles each. Then the queries replace the normed rows (q: [n][E]).
   const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
   std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
       v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
-  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
-    for (int64_t it = begin; it < end; ++it) {
-      const int64_t h = it / n_tiles, j0 = (it % n_tiles) * kT;
-      float* kt = k_tiles.data() + it * tile_floats;
-      float* vt = v_tiles.data() + it * tile_floats;
-      for (int64_t j = 0; j < std::min(kT, n - j0); ++j) {
-        const int64_t row = (j0 + j) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
-        std::copy_n(v.data() + row, D, vt + j * D);
-      }
-    }
-  });
+  project_kv_tiles(l, xn, n, k_tiles.data(), v_tiles.data(), pool);
+  project_in_place(l.wq, l.bq, xn, n, pool);
+  float* q = xn;
   // Every query attends to every position (non-causal): the online soft-max over the
-  // tiles, per head and block of queries.
-  std::vector<float> merged(size_t(n * E));
+  // tiles, per head and block of queries. Each task reads its queries' slice of q before it
+  // writes their output to the same slice, so q becomes the merged heads in place.
   const int64_t n_blocks = (n + kQueryBlock - 1) / kQueryBlock;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
@@ -257,8 +294,7 @@ void Vit::attention(const VitLayer& l, const float* xn, int64_t n, float* out,
     for (int64_t it = begin; it < end; ++it) {
       const int64_t h = it / n_blocks, t0 = (it % n_blocks) * kQueryBlock;
       const int64_t nq = std::min(kQueryBlock, n - t0);
-      for (int64_t i = 0; i < nq; ++i)
-        std::copy_n(q.data() + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      for (int64_t i = 0; i < nq; ++i) std::copy_n(q + (t0 + i) * E + h * D, D, qb.data() + i * D);
       std::fill(m.begin(), m.end(), -INFINITY);
       std::fill(sum.begin(), sum.end(), 0.0f);
       std::fill(acc.begin(), acc.end(), 0.0f);
@@ -280,40 +316,47 @@ void Vit::attention(const VitLayer& l, const float* xn, int64_t n, float* out,
       }
       for (int64_t i = 0; i < nq; ++i) {
         const float inv = 1.0f / sum[size_t(i)];
-        float* dst = merged.data() + (t0 + i) * E + h * D;
+        float* dst = q + (t0 + i) * E + h * D;
         for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
       }
     }
   });
-  kernels::matmul(l.wo, merged.data(), n, out, pool);
-  add_bias_rows(out, l.bo, n);
+  k_tiles = {};
+  v_tiles = {};
+  project_in_place(l.wo, l.bo, xn, n, pool);
 }
 
-void Vit::ffn(const VitLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const {
-  const int64_t F = l.ffn_up.n_rows;
-  std::vector<float> up(size_t(n * F));
-  kernels::matmul(l.ffn_up, xn, n, up.data(), pool);
-  add_bias_rows(up.data(), l.ffn_up_b, n);
-  constexpr int64_t kChunk = 4096;
-  const int64_t total = n * F;
-  pool.parallel_for((total + kChunk - 1) / kChunk, [&](int64_t begin, int64_t end, int) {
-    const int64_t lo = begin * kChunk, hi = std::min(total, end * kChunk);
-    activate(hp_.ffn_act, up.data() + lo, hi - lo);
-  });
-  kernels::matmul(l.ffn_down, up.data(), n, out, pool);
-  add_bias_rows(out, l.ffn_down_b, n);
+void Vit::ffn(const VitLayer& l, float* xn, int64_t n, ThreadPool& pool) const {
+  const int64_t F = l.ffn_up.n_rows, E = hp_.n_embd;
+  std::vector<float> up(size_t(std::min(kRowBlock, n) * F));
+  // Block by block: the up projection reads the block's rows of xn before the down
+  // projection overwrites them.
+  for (int64_t r0 = 0; r0 < n; r0 += kRowBlock) {
+    const int64_t nb = std::min(kRowBlock, n - r0);
+    kernels::matmul(l.ffn_up, xn + r0 * E, nb, up.data(), pool);
+    add_bias_rows(up.data(), l.ffn_up_b, nb);
+    constexpr int64_t kChunk = 4096;
+    const int64_t total = nb * F;
+    pool.parallel_for((total + kChunk - 1) / kChunk, [&](int64_t begin, int64_t end, int) {
+      const int64_t lo = begin * kChunk, hi = std::min(total, end * kChunk);
+      activate(hp_.ffn_act, up.data() + lo, hi - lo);
+    });
+    kernels::matmul(l.ffn_down, up.data(), nb, xn + r0 * E, pool);
+    add_bias_rows(xn + r0 * E, l.ffn_down_b, nb);
+  }
 }
 
 void Vit::run_layer(int32_t il, float* x, int64_t n, ThreadPool& pool) const {
   const VitLayer& l = layers_[size_t(il)];
   const int64_t E = hp_.n_embd;
-  std::vector<float> xn(size_t(n * E)), delta(size_t(n * E));
+  // x: [n][E], the residual stream; xn: the normed rows, then each block's output.
+  std::vector<float> xn(size_t(n * E));
   layer_norm_rows(x, l.ln1_w, l.ln1_b, xn.data(), n, E, hp_.eps, pool);
-  attention(l, xn.data(), n, delta.data(), pool);
-  engine::ops::add_inplace(x, delta.data(), n * E);
+  attention(l, xn.data(), n, pool);
+  engine::ops::add_inplace(x, xn.data(), n * E);
   layer_norm_rows(x, l.ln2_w, l.ln2_b, xn.data(), n, E, hp_.eps, pool);
-  ffn(l, xn.data(), n, delta.data(), pool);
-  engine::ops::add_inplace(x, delta.data(), n * E);
+  ffn(l, xn.data(), n, pool);
+  engine::ops::add_inplace(x, xn.data(), n * E);
 }
 
 void Vit::post_norm(float* x, int64_t n, ThreadPool& pool) const {

@@ -51,8 +51,12 @@ class Vit {
   void post_norm(float* x, int64_t n_tokens, ThreadPool& pool) const;
 
  private:
-  void attention(const VitLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const;
-  void ffn(const VitLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const;
+  // xn: [n][E], in: the normed rows; out: the block's output (before the residual add).
+  void attention(const VitLayer& l, float* xn, int64_t n, ThreadPool& pool) const;
+  void ffn(const VitLayer& l, float* xn, int64_t n, ThreadPool& pool) const;
+  // K and V of the rows xn, block by block, into per-head tiles ([H][n_tiles][D * kT]).
+  void project_kv_tiles(const VitLayer& l, const float* xn, int64_t n, float* k_tiles,
+                        float* v_tiles, ThreadPool& pool) const;
 
   VisionHparams hp_;
   engine::WeightMatrix patch_embd_;   // [3*P*P, E]: one row of (channel, y, x) per output
