@@ -1,6 +1,9 @@
 #include "scheduler/media_encoder.h"
 
 #include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <utility>
 #include <vector>
@@ -12,6 +15,16 @@
 namespace hearth::scheduler::detail {
 
 namespace {
+
+// An encode's scratch (a large image's activations: tens of MB per buffer, freed by then)
+// goes back to the system instead of staying in the allocator's arenas, whose dynamic
+// mmap threshold would otherwise keep it: the server's resident memory returns to the
+// weights and the KV between images.
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 // Two independent 64-bit hashes (FNV-1a and a multiply-xorshift mix): equal keys mean equal
 // bytes for every practical purpose, which the prompt cache relies on.
@@ -78,12 +91,15 @@ MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams pa
 Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(std::span<const uint8_t> bytes,
                                                                     int32_t& n_tokens) {
   // As the reference: what its sniff calls audio is audio, anything else an image.
-  if (media::looks_like_audio(bytes)) {
-    if (!audio_) return error(ErrorCode::kUnsupported, "the model does not take audio input");
-    return run_audio(bytes, n_tokens);
+  const bool audio = media::looks_like_audio(bytes);
+  if (audio && !audio_)
+    return error(ErrorCode::kUnsupported, "the model does not take audio input");
+  if (!audio && !projector_) {
+    return error(ErrorCode::kUnsupported, "the model does not take image input");
   }
-  if (!projector_) return error(ErrorCode::kUnsupported, "the model does not take image input");
-  return run_image(bytes, n_tokens);
+  auto out = audio ? run_audio(bytes, n_tokens) : run_image(bytes, n_tokens);
+  release_free_memory();
+  return out;
 }
 
 // The whole clip at 16 kHz, its log-mel over 30 s windows, each window encoded; the rows of
