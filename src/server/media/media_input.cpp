@@ -70,6 +70,20 @@ void append_text(const tokenizer::Tokenizer& tok, std::string_view text, MediaPr
   out.tokens.insert(out.tokens.end(), ids.begin(), ids.end());
 }
 
+// mtmd's lookup_token: the first id whose piece (special tokens rendered) is exactly `piece`.
+std::optional<int32_t> lookup_token(const tokenizer::Tokenizer& tok, std::string_view piece) {
+  for (int32_t id = 0; id < tok.n_vocab(); ++id)
+    if (tok.token_to_piece(id, /*special=*/true) == piece) return id;
+  return std::nullopt;
+}
+
+// A piece for an error message, its newlines shown as \n.
+std::string escape_piece(std::string_view piece) {
+  std::string out;
+  for (char c : piece) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out;
+}
+
 std::optional<ApiError> append_media(scheduler::Scheduler& scheduler, const MediaBytes& file,
                                      size_t index, const std::atomic<bool>* cancel,
                                      MediaPrompt& out) {
@@ -84,12 +98,31 @@ std::optional<ApiError> append_media(scheduler::Scheduler& scheduler, const Medi
     return server_error(what);
   }
   const tokenizer::Tokenizer& tok = scheduler.tokenizer();
-  append_text(tok, encoded->begin_text, out);
-  scheduler::MediaChunk chunk = std::move(encoded->chunk);
-  chunk.begin = static_cast<int32_t>(out.tokens.size());
-  out.tokens.insert(out.tokens.end(), static_cast<size_t>(chunk.n_tokens), chunk.placeholder);
-  out.media.push_back(std::move(chunk));
-  append_text(tok, encoded->end_text, out);
+  for (scheduler::MediaPiece& piece : encoded->pieces) {
+    switch (piece.kind) {
+      case scheduler::MediaPiece::Kind::kText:
+        append_text(tok, piece.text, out);
+        break;
+      case scheduler::MediaPiece::Kind::kToken: {
+        const std::optional<int32_t> id = lookup_token(tok, piece.text);
+        // The reference would put an invalid id (-1) in the prompt and fail at decoding.
+        if (!id) {
+          return invalid_request("Failed to load image or audio file " + std::to_string(index + 1) +
+                                 ": the vocabulary has no token '" + escape_piece(piece.text) +
+                                 "', which the projector needs");
+        }
+        out.tokens.push_back(*id);
+        break;
+      }
+      case scheduler::MediaPiece::Kind::kChunk: {
+        scheduler::MediaChunk chunk = std::move(piece.chunk);
+        chunk.begin = static_cast<int32_t>(out.tokens.size());
+        out.tokens.insert(out.tokens.end(), static_cast<size_t>(chunk.n_tokens), chunk.placeholder);
+        out.media.push_back(std::move(chunk));
+        break;
+      }
+    }
+  }
   return std::nullopt;
 }
 
