@@ -44,6 +44,7 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
   file.preproc_min_tiles = hp.preproc_min_tiles;
   file.preproc_max_tiles = hp.preproc_max_tiles;
   file.preproc_image_size = hp.preproc_image_size;
+  file.grid_pinpoints = hp.grid_pinpoints;
   file.image_min_tokens = config.image_min_tokens > 0 ? config.image_min_tokens : -1;
   file.image_max_tokens = config.image_max_tokens > 0 ? config.image_max_tokens : -1;
   return media::preprocess_params_for(file);

@@ -98,6 +98,9 @@ void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--stack-factor", p.stack_factor,
                  "ultravox/voxtral projector: frames stacked (0: the family's default)")
       ->capture_default_str();
+  app.add_option("--grid-pinpoints", p.grid_pinpoints,
+                 "mlp projector: LLaVA-1.6 tile grids w0,h0,w1,h1... in pixels")
+      ->delimiter(',');
   app.add_option("--feature-layers", p.feature_layers,
                  "mlp projector: layers whose inputs the projector reads, side by side")
       ->delimiter(',');

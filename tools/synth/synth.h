@@ -83,6 +83,9 @@ struct SynthParams {
   bool use_gelu = false;  // mlp: clip.use_gelu (GELU instead of CLIP's quick GELU)
   // idefics3: clip.vision.preproc_image_size, the longest edge before tiling (0: not written).
   int32_t preproc_image_size = 0;
+  // mlp: clip.vision.image_grid_pinpoints (LLaVA-1.6 tile grids, w0, h0, w1, h1...); empty:
+  // not written.
+  std::vector<int32_t> grid_pinpoints;
   // Audio projectors ("ultravox", "voxtral", "qwen2a": a Whisper encoder shaped by n_embd,
   // n_layer, n_head, n_ff): the mel bins it reads and the frames its projector stacks (0: the
   // family's default, ultravox 8, voxtral 4).

@@ -9,7 +9,8 @@
 //           and maps it with mm.model.fc [E*k*k, T] (no bias); clip.vision.preproc_image_size
 //           from --preproc-image-size.
 //   mlp:    LLaVA's CLIP with a class embedding and a pre-LN, no post-LN; the projector is
-//           mm.0 [E, T] + bias, GELU, mm.2 [T, T] + bias.
+//           mm.0 [E, T] + bias, GELU, mm.2 [T, T] + bias. --grid-pinpoints writes LLaVA-1.6's
+//           clip.vision.image_grid_pinpoints.
 // Matrices are N(0, 1/fan_in) so activations keep unit scale; LayerNorm weights sit near 1,
 // biases near 0. The patch kernel and gemma3's projection are F16 for any --type but f32
 // (then F32): the reference convolves through an im2col of the kernel's type and transposes
@@ -89,6 +90,8 @@ void write_projector_keys(gguf::Writer& w, const SynthParams& p, bool gemma3) {
   if (p.preproc_image_size > 0)
     w.set_u32("clip.vision.preproc_image_size", static_cast<uint32_t>(p.preproc_image_size));
   if (!p.feature_layers.empty()) w.set_i32_array("clip.vision.feature_layer", p.feature_layers);
+  if (!p.grid_pinpoints.empty())
+    w.set_i32_array("clip.vision.image_grid_pinpoints", p.grid_pinpoints);
 }
 
 Status add_layer_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {

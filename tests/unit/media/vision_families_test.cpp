@@ -2,7 +2,7 @@
 // hearth-synth writes the seeded random-weight projector the reference encoded
 // (data/README.md), Hearth preprocesses the same synthetic image as the reference's
 // preprocessor does (pixtral: one dynamic-size image; internvl: six 32x32 tiles, then the
-// overview; idefics3: 32x32 tiles, then the overview) and encodes every entry;
+// overview; idefics3 and LLaVA-1.6: 32x32 tiles, then the overview) and encodes every entry;
 // every reference row (all image chunks, concatenated in the prompt's order) must agree to
 // cosine >= 0.9999, every token's sum and norm closely. Then the token counts and refusals.
 #include <gtest/gtest.h>
@@ -54,6 +54,7 @@ synth::SynthParams family_params(const std::string& family, TensorType type, int
   p.type = type;
   p.seed = 7;
   if (family == "idefics3") p.preproc_image_size = 64;
+  if (family == "mlp") p.grid_pinpoints = {32, 64, 64, 32, 64, 64, 96, 32};  // LLaVA-1.6
   return p;
 }
 
@@ -126,6 +127,7 @@ class VisionFamiliesTest : public ::testing::Test {
     file.image_std = proj.hparams().image_std;
     file.n_merge = proj.hparams().n_merge;
     file.preproc_image_size = proj.hparams().preproc_image_size;
+    file.grid_pinpoints = proj.hparams().grid_pinpoints;
     auto params = preprocess_params_for(file);
     EXPECT_TRUE(params.is_ok()) << params.status().to_string();
     auto pre = preprocess_image(test_image(nx, ny), *params);
@@ -223,6 +225,21 @@ TEST_F(VisionFamiliesTest, Idefics3F32MatchesReference) {
 // A 100x20 image: 64x13, rounded up to 64x32: 2x1 tiles and the overview.
 TEST_F(VisionFamiliesTest, Idefics3F16MatchesReference) {
   check("idefics3", TensorType::kF16, 100, 20, "ref-idefics3-f16.txt", 3);
+}
+
+// LLaVA-1.6 (mlp with grid pinpoints 32x64, 64x32, 64x64, 96x32 over 32-px tiles, 16 tokens
+// each): a 70x40 image is cut into 2x2 tiles, a 100x20 one into 3x1; the overview follows the
+// tiles, with no text between them (one joined chunk in Hearth).
+TEST_F(VisionFamiliesTest, Llava16F32MatchesReference) {
+  check("mlp", TensorType::kF32, 70, 40, "ref-llava16-f32.txt", 5);
+  auto proj = load("mlp", TensorType::kF32);
+  ASSERT_NE(proj, nullptr);
+  EXPECT_TRUE(proj->joins_tiles());
+  EXPECT_EQ(proj->image_begin(), "");
+  EXPECT_EQ(proj->image_end(), "");
+}
+TEST_F(VisionFamiliesTest, Llava16F16MatchesReference) {
+  check("mlp", TensorType::kF16, 100, 20, "ref-llava16-f16.txt", 4);
 }
 
 // mtmd's idefics3 slice template, as the reference tokenized the 2x2 image above (its text
