@@ -1,5 +1,6 @@
 #include "server/media/media_input.h"
 
+#include <map>
 #include <utility>
 
 #include "base/base64.h"
@@ -70,11 +71,18 @@ void append_text(const tokenizer::Tokenizer& tok, std::string_view text, MediaPr
   out.tokens.insert(out.tokens.end(), ids.begin(), ids.end());
 }
 
+// Pieces already looked up for this prompt (each lookup scans the vocabulary).
+using LookedUp = std::map<std::string, std::optional<int32_t>, std::less<>>;
+
 // mtmd's lookup_token: the first id whose piece (special tokens rendered) is exactly `piece`.
-std::optional<int32_t> lookup_token(const tokenizer::Tokenizer& tok, std::string_view piece) {
-  for (int32_t id = 0; id < tok.n_vocab(); ++id)
-    if (tok.token_to_piece(id, /*special=*/true) == piece) return id;
-  return std::nullopt;
+std::optional<int32_t> lookup_token(const tokenizer::Tokenizer& tok, std::string_view piece,
+                                    LookedUp& seen) {
+  if (auto it = seen.find(piece); it != seen.end()) return it->second;
+  std::optional<int32_t> found;
+  for (int32_t id = 0; id < tok.n_vocab() && !found; ++id)
+    if (tok.token_to_piece(id, /*special=*/true) == piece) found = id;
+  seen.emplace(std::string(piece), found);
+  return found;
 }
 
 // A piece for an error message, its newlines shown as \n.
@@ -86,7 +94,7 @@ std::string escape_piece(std::string_view piece) {
 
 std::optional<ApiError> append_media(scheduler::Scheduler& scheduler, const MediaBytes& file,
                                      size_t index, const std::atomic<bool>* cancel,
-                                     MediaPrompt& out) {
+                                     LookedUp& looked_up, MediaPrompt& out) {
   Result<scheduler::EncodedMedia> encoded = scheduler.encode_media(file, cancel);
   if (!encoded.is_ok()) {
     const Status& st = encoded.status();
@@ -104,7 +112,7 @@ std::optional<ApiError> append_media(scheduler::Scheduler& scheduler, const Medi
         append_text(tok, piece.text, out);
         break;
       case scheduler::MediaPiece::Kind::kToken: {
-        const std::optional<int32_t> id = lookup_token(tok, piece.text);
+        const std::optional<int32_t> id = lookup_token(tok, piece.text, looked_up);
         // The reference would put an invalid id (-1) in the prompt and fail at decoding.
         if (!id) {
           return invalid_request("Failed to load image or audio file " + std::to_string(index + 1) +
@@ -137,6 +145,7 @@ std::optional<ApiError> build_media_prompt(scheduler::Scheduler& scheduler, std:
   if (tok.add_bos()) out.tokens.push_back(tok.bos());
   size_t n_markers = 0;
   size_t at = 0;
+  LookedUp looked_up;
   while (!marker.empty()) {
     const size_t found = text.find(marker, at);
     if (found == std::string_view::npos) break;
@@ -145,7 +154,8 @@ std::optional<ApiError> build_media_prompt(scheduler::Scheduler& scheduler, std:
       return invalid_request("number of media markers in text (" + std::to_string(n_markers + 1) +
                              ") exceeds number of bitmaps (" + std::to_string(files.size()) + ")");
     }
-    if (auto err = append_media(scheduler, files[n_markers], n_markers, cancel, out)) return err;
+    if (auto err = append_media(scheduler, files[n_markers], n_markers, cancel, looked_up, out))
+      return err;
     ++n_markers;
     at = found + marker.size();
   }
