@@ -137,6 +137,23 @@ Status read_feature_layers(const gguf::File& f, VisionHparams& hp) {
   return Status::ok();
 }
 
+// clip.vision.image_grid_pinpoints (LLaVA-1.6): the tile grids as w0, h0, w1, h1... pixels.
+Status read_grid_pinpoints(const gguf::File& f, VisionHparams& hp) {
+  const gguf::Value* v = f.find("clip.vision.image_grid_pinpoints");
+  if (v == nullptr) return Status::ok();
+  if (!v->is_array() || v->size() > 256 || v->size() % 2 != 0 ||
+      !gguf::is_integer_type(v->element_type()))
+    return corrupt(f.name(),
+                   "clip.vision.image_grid_pinpoints must be an even array of at most 256 sizes");
+  for (uint64_t i = 0; i < v->size(); ++i) {
+    const int64_t side = v->int_at(i);
+    if (side <= 0 || side > 65536)
+      return corrupt(f.name(), "clip.vision.image_grid_pinpoints has a size out of 1..65536");
+    hp.grid_pinpoints.push_back(static_cast<int32_t>(side));
+  }
+  return Status::ok();
+}
+
 Result<VisionHparams> read_vision(const gguf::File& f) {
   VisionHparams hp;
   HEARTH_ASSIGN_OR_RETURN(hp.image_size, read_size(f, "clip.vision.image_size", 8192));
@@ -167,6 +184,7 @@ Result<VisionHparams> read_vision(const gguf::File& f) {
     if (!(s > 0.0f)) return corrupt(f.name(), "clip.vision.image_std must be positive");
   HEARTH_RETURN_IF_ERROR(read_activation(f, hp));
   HEARTH_RETURN_IF_ERROR(read_feature_layers(f, hp));
+  HEARTH_RETURN_IF_ERROR(read_grid_pinpoints(f, hp));
   return hp;
 }
 

@@ -42,6 +42,12 @@ struct VisionHparams {
   // defaults apply).
   int32_t preproc_min_tiles = 0;
   int32_t preproc_max_tiles = 0;
+  // clip.vision.preproc_image_size (idefics3: the longest edge images are resized to before
+  // tiling; 0: absent).
+  int32_t preproc_image_size = 0;
+  // clip.vision.image_grid_pinpoints (LLaVA-1.6): tile grids as w0, h0, w1, h1... pixels;
+  // empty when absent.
+  std::vector<int32_t> grid_pinpoints;
 
   int32_t patches_per_side() const { return patch_size > 0 ? image_size / patch_size : 0; }
 };

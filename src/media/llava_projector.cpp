@@ -6,7 +6,8 @@
 //             LayerNorm * mm.4 + mm.4.bias
 // As in the reference, the class embedding is the last row of the ViT's input (at position
 // n_patches) and the projector reads rows 1..n_patches when there is one, i.e. the class row
-// and every patch but the first.
+// and every patch but the first. LLaVA-1.6 files (clip.vision.image_grid_pinpoints) have
+// their images cut into image_size tiles plus an overview, each encoded the same way.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,6 +41,10 @@ class LlavaProjector final : public Projector {
       : Projector(std::move(file), std::move(vit), std::move(owned)), mm_(std::move(mm)) {}
 
   std::string_view family() const override { return "llava"; }
+  // LLaVA-1.6 (files with clip.vision.image_grid_pinpoints): the reference's llava-uhd tiles,
+  // row by row, then the overview, with no text between them (mtmd has no slice template for
+  // mlp, and its graph does not use v.image_newline).
+  bool joins_tiles() const override { return !hparams().grid_pinpoints.empty(); }
   int32_t n_output_tokens(int32_t nx, int32_t ny) const override {
     const int32_t P = hparams().patch_size;
     return (nx / P) * (ny / P);
@@ -151,13 +156,6 @@ Result<MlpWeights> load_mlp(engine::TensorLoader& loader, const VisionHparams& h
 Result<std::unique_ptr<Projector>> load_llava(std::unique_ptr<ClipFile> file,
                                               const engine::LoadOptions& options) {
   const VisionHparams& hp = file->vision;
-  // LLaVA-1.6 files list the tile grids its images are cut into; Hearth encodes only whole
-  // images at the base size, which would not be the reference's answer: refuse the file.
-  if (file->archive.primary().find("clip.vision.image_grid_pinpoints") != nullptr)
-    return error(ErrorCode::kUnsupported,
-                 fmt::format("{}: LLaVA-1.6 image tiles (clip.vision.image_grid_pinpoints) are "
-                             "not supported yet",
-                             file->path));
   if (hp.n_layer < 2 && hp.feature_layers.empty())
     return error(ErrorCode::kCorruptFile,
                  fmt::format("{}: a LLaVA projector reads the second-to-last layer of at least 2",

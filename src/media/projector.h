@@ -1,7 +1,7 @@
 // A projector file loaded for encoding images: the vision encoder and the projector that
 // maps its output into the text model's embedding space. One family per file under
 // src/media (gemma3_projector.cpp, llava_projector.cpp, pixtral_projector.cpp,
-// internvl_projector.cpp) behind the registry in
+// internvl_projector.cpp, idefics3_projector.cpp) behind the registry in
 // projector_registry.cpp, keyed by clip.projector_type.
 //
 //   auto proj = Projector::load("mmproj.gguf", model_n_embd);
@@ -69,6 +69,27 @@ class Projector {
   // is encoded entry by entry into one run of rows with no text between them (internvl:
   // mtmd's empty slice texts, overview last). False: such images are refused.
   virtual bool joins_tiles() const { return false; }
+  // The prompt layout of an image the preprocessor cut into grid_x x grid_y tiles (row by
+  // row) plus an overview, for families with text between the tiles (mtmd's slice
+  // templates): the texts, the tiles and the overview in prompt order, between image_begin()
+  // and image_end(). Empty (the default): the family lays out no tiles (joins_tiles(), or
+  // such images are refused).
+  struct LayoutPart {
+    enum class Kind {
+      kText,      // `text`, tokenized with special tokens parsed
+      kToken,     // the vocabulary token whose piece is `text` (mtmd's lookup_token)
+      kTile,      // entry `tile` of the preprocessed image
+      kOverview,  // the overview image
+    };
+    Kind kind = Kind::kText;
+    std::string text;
+    int32_t tile = 0;
+  };
+  virtual std::vector<LayoutPart> tile_layout(int32_t grid_x, int32_t grid_y) const {
+    (void)grid_x;
+    (void)grid_y;
+    return {};
+  }
 
   // Encodes one image. pixels: nx * ny * 3 floats, interleaved RGB rows (the reference's
   // clip_image_f32), normalized with hparams().image_mean/std; nx and ny must be the

@@ -23,5 +23,9 @@ Result<std::unique_ptr<Projector>> load_pixtral(std::unique_ptr<ClipFile> file,
 // internvl: InternViT, pixel shuffle, LayerNorm + MLP (internvl_projector.cpp).
 Result<std::unique_ptr<Projector>> load_internvl(std::unique_ptr<ClipFile> file,
                                                  const engine::LoadOptions& options);
+// idefics3: SigLIP, pixel shuffle, one linear layer; tiles with text between them
+// (idefics3_projector.cpp).
+Result<std::unique_ptr<Projector>> load_idefics3(std::unique_ptr<ClipFile> file,
+                                                 const engine::LoadOptions& options);
 
 }  // namespace hearth::media::detail

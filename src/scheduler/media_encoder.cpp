@@ -5,6 +5,7 @@
 #include <malloc.h>
 #endif
 
+#include <climits>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,8 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
   file.n_merge = hp.n_merge;
   file.preproc_min_tiles = hp.preproc_min_tiles;
   file.preproc_max_tiles = hp.preproc_max_tiles;
+  file.preproc_image_size = hp.preproc_image_size;
+  file.grid_pinpoints = hp.grid_pinpoints;
   file.image_min_tokens = config.image_min_tokens > 0 ? config.image_min_tokens : -1;
   file.image_max_tokens = config.image_max_tokens > 0 ? config.image_max_tokens : -1;
   return media::preprocess_params_for(file);
@@ -88,24 +91,23 @@ MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams pa
       cache_bytes_(config.cache_bytes),
       pool_(std::max(n_threads, 1)) {}
 
-Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(std::span<const uint8_t> bytes,
-                                                                    int32_t& n_tokens) {
+Result<EncodedMedia> MediaEncoder::run(std::span<const uint8_t> bytes) {
   // As the reference: what its sniff calls audio is audio, anything else an image.
   const bool audio = media::looks_like_audio(bytes);
-  if (audio && !audio_)
+  if (audio && !audio_) {
     return error(ErrorCode::kUnsupported, "the model does not take audio input");
+  }
   if (!audio && !projector_) {
     return error(ErrorCode::kUnsupported, "the model does not take image input");
   }
-  auto out = audio ? run_audio(bytes, n_tokens) : run_image(bytes, n_tokens);
+  auto out = audio ? run_audio(bytes) : run_image(bytes);
   release_free_memory();
   return out;
 }
 
 // The whole clip at 16 kHz, its log-mel over 30 s windows, each window encoded; the rows of
-// the windows follow one another (the reference's consecutive chunks of one clip).
-Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_audio(
-    std::span<const uint8_t> bytes, int32_t& n_tokens) {
+// the windows follow one another in one chunk (the reference's consecutive chunks of one clip).
+Result<EncodedMedia> MediaEncoder::run_audio(std::span<const uint8_t> bytes) {
   media::MelParams mel;
   mel.n_mel = audio_->n_mel();
   Result<media::AudioPcm> pcm = media::decode_audio(bytes, mel.sample_rate);
@@ -114,7 +116,8 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_audio(
   if (!windows.is_ok()) return error(ErrorCode::kInvalidArgument, windows.status().message());
   const auto width = static_cast<size_t>(audio_->n_embd_out());
   auto embd = std::make_shared<std::vector<float>>();
-  n_tokens = 0;
+  MediaChunk chunk;
+  chunk.non_causal = audio_->non_causal_decode();
   std::lock_guard<std::mutex> lock(encode_mu_);
   for (const media::MelChunk& window : *windows) {
     const int32_t n = audio_->n_output_tokens(window.n_frames);
@@ -122,13 +125,64 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_audio(
     embd->resize(at + static_cast<size_t>(n) * width);
     HEARTH_RETURN_IF_ERROR(audio_->encode(window.data.data(), window.n_mel, window.n_frames, pool_,
                                           embd->data() + at));
-    n_tokens += n;
+    chunk.n_tokens += n;
   }
-  return std::shared_ptr<const std::vector<float>>(std::move(embd));
+  chunk.embd = std::move(embd);
+  EncodedMedia out;
+  out.add_text(std::string(audio_->audio_begin()));
+  out.add_chunk(std::move(chunk));
+  out.add_text(std::string(audio_->audio_end()));
+  return out;
 }
 
-Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
-    std::span<const uint8_t> bytes, int32_t& n_tokens) {
+namespace {
+
+// The images of `entries` encoded one after the other into one chunk's rows.
+Result<MediaChunk> encode_entries(const media::Projector& projector,
+                                  const std::vector<const media::PixelTensor*>& entries,
+                                  ThreadPool& pool) {
+  const auto width = static_cast<size_t>(projector.n_embd_out());
+  MediaChunk chunk;
+  chunk.non_causal = projector.non_causal_decode();
+  for (const media::PixelTensor* e : entries)
+    chunk.n_tokens += projector.n_output_tokens(e->nx, e->ny);
+  auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(chunk.n_tokens) * width);
+  size_t at = 0;
+  for (const media::PixelTensor* e : entries) {
+    HEARTH_RETURN_IF_ERROR(projector.encode(e->data.data(), e->nx, e->ny, pool, embd->data() + at));
+    at += static_cast<size_t>(projector.n_output_tokens(e->nx, e->ny)) * width;
+  }
+  chunk.embd = std::move(embd);
+  return chunk;
+}
+
+// The projector's tile layout made into pieces: its texts, and each tile or the overview
+// encoded into a chunk of its own.
+Status add_tiled_pieces(const media::Projector& projector, const media::PreprocessedImage& pre,
+                        const std::vector<media::Projector::LayoutPart>& layout, ThreadPool& pool,
+                        EncodedMedia& out) {
+  using Kind = media::Projector::LayoutPart::Kind;
+  for (const media::Projector::LayoutPart& part : layout) {
+    if (part.kind == Kind::kText) {
+      out.add_text(part.text);
+    } else if (part.kind == Kind::kToken) {
+      out.add_token(part.text);
+    } else {
+      const bool overview = part.kind == Kind::kOverview;
+      if ((overview && !pre.has_overview()) ||
+          (!overview && (part.tile < 0 || static_cast<size_t>(part.tile) >= pre.entries.size())))
+        return error(ErrorCode::kInternal, "the projector's tile layout names a missing tile");
+      const media::PixelTensor* e = overview ? &pre.overview : &pre.entries[size_t(part.tile)];
+      HEARTH_ASSIGN_OR_RETURN(MediaChunk chunk, encode_entries(projector, {e}, pool));
+      out.add_chunk(std::move(chunk));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<EncodedMedia> MediaEncoder::run_image(std::span<const uint8_t> bytes) {
   // A file that does not decode, or is beyond the limits, is the client's mistake.
   Result<media::ImageRgb8> image = media::decode_image(bytes);
   if (!image.is_ok()) return error(ErrorCode::kInvalidArgument, image.status().message());
@@ -137,99 +191,108 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
     return error(ErrorCode::kInvalidArgument, preprocessed.status().message());
   }
   const media::PreprocessedImage& pre = *preprocessed;
-  // The entries in the prompt's order: tiles row by row, then the overview (families that
-  // join tiles put no text between entries and the overview last, mtmd's ov_img_first false).
+  // The entries in the prompt's order for one chunk: tiles row by row, then the overview
+  // (families that join tiles put no text between entries and the overview last, mtmd's
+  // ov_img_first false).
   std::vector<const media::PixelTensor*> entries;
   for (const media::PixelTensor& e : pre.entries) entries.push_back(&e);
   if (pre.has_overview()) entries.push_back(&pre.overview);
-  if (entries.size() != 1 && !projector_->joins_tiles()) {
+  if (entries.empty()) return error(ErrorCode::kInvalidArgument, "the image gave no pixels");
+  const std::vector<media::Projector::LayoutPart> layout =
+      entries.size() == 1 || projector_->joins_tiles()
+          ? std::vector<media::Projector::LayoutPart>{}
+          : projector_->tile_layout(pre.grid_x, pre.grid_y);
+  if (entries.size() != 1 && !projector_->joins_tiles() && layout.empty()) {
     return error(ErrorCode::kUnsupported,
                  fmt::format("images split into tiles ({} for this one) are not supported yet "
                              "for projector type {}",
                              entries.size(), projector_->projector_type()));
   }
-  if (entries.empty()) return error(ErrorCode::kInvalidArgument, "the image gave no pixels");
-  const auto width = static_cast<size_t>(projector_->n_embd_out());
-  n_tokens = 0;
-  for (const media::PixelTensor* e : entries) n_tokens += projector_->n_output_tokens(e->nx, e->ny);
-  auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n_tokens) * width);
+  EncodedMedia out;
+  out.add_text(std::string(projector_->image_begin()));
   std::lock_guard<std::mutex> lock(encode_mu_);
-  size_t at = 0;
-  for (const media::PixelTensor* e : entries) {
-    HEARTH_RETURN_IF_ERROR(
-        projector_->encode(e->data.data(), e->nx, e->ny, pool_, embd->data() + at));
-    at += static_cast<size_t>(projector_->n_output_tokens(e->nx, e->ny)) * width;
+  if (layout.empty()) {
+    HEARTH_ASSIGN_OR_RETURN(MediaChunk chunk, encode_entries(*projector_, entries, pool_));
+    out.add_chunk(std::move(chunk));
+  } else {
+    HEARTH_RETURN_IF_ERROR(add_tiled_pieces(*projector_, pre, layout, pool_, out));
   }
-  return std::shared_ptr<const std::vector<float>>(std::move(embd));
+  out.add_text(std::string(projector_->image_end()));
+  return out;
 }
 
-int32_t MediaEncoder::placeholder_for(const Key& key) {
-  // Placeholders are never reused: a prompt cached under one stays about that content. The
-  // table forgets the least recent contents past a bound (they get a new id if seen again).
+void MediaEncoder::assign_placeholders(const Key& key, EncodedMedia& out) {
+  // Placeholders are never reused: a prompt cached under one stays about that content (and
+  // that tile of it). The table forgets the least recent contents past a bound (they get new
+  // ids if seen again).
   constexpr size_t kMaxKnown = size_t{1} << 16;
+  int32_t n_chunks = 0;
+  for (const MediaPiece& p : out.pieces) n_chunks += p.kind == MediaPiece::Kind::kChunk ? 1 : 0;
   auto it = known_.find(key);
-  if (it != known_.end()) return it->second.placeholder;
-  if (known_.size() >= kMaxKnown) known_.erase(known_.begin());
-  Remembered r;
-  r.placeholder = next_placeholder_;
-  next_placeholder_ = next_placeholder_ > INT32_MIN + 1 ? next_placeholder_ - 1 : -1;
-  known_.emplace(key, r);
-  return r.placeholder;
+  if (it == known_.end()) {
+    if (known_.size() >= kMaxKnown) {
+      auto old = known_.begin();
+      if (old->second.encoded) {
+        kept_bytes_ -= old->second.bytes;
+        lru_.remove(old->first);
+      }
+      known_.erase(old);
+    }
+    it = known_.emplace(key, Remembered{}).first;
+  }
+  Remembered& r = it->second;
+  // Equal contents give equal chunk counts; a mismatch (never expected) gets fresh ids.
+  if (r.first_placeholder == 0 || r.n_chunks != n_chunks) {
+    if (next_placeholder_ < INT32_MIN + 1 + n_chunks) next_placeholder_ = -1;
+    r.first_placeholder = next_placeholder_;
+    r.n_chunks = n_chunks;
+    next_placeholder_ -= n_chunks;
+  }
+  int32_t id = r.first_placeholder;
+  for (MediaPiece& p : out.pieces)
+    if (p.kind == MediaPiece::Kind::kChunk) p.chunk.placeholder = id--;
 }
 
-void MediaEncoder::remember(const Key& key, std::shared_ptr<const std::vector<float>> embd) {
+void MediaEncoder::remember(const Key& key, const EncodedMedia& encoded) {
   auto it = known_.find(key);
-  if (it == known_.end() || it->second.embd) return;
-  kept_bytes_ += embd->size() * sizeof(float);
-  it->second.embd = std::move(embd);
+  if (it == known_.end() || it->second.encoded) return;
+  size_t bytes = 0;
+  for (const MediaPiece& p : encoded.pieces)
+    if (p.kind == MediaPiece::Kind::kChunk && p.chunk.embd)
+      bytes += p.chunk.embd->size() * sizeof(float);
+  it->second.encoded = std::make_shared<const EncodedMedia>(encoded);
+  it->second.bytes = bytes;
+  kept_bytes_ += bytes;
   lru_.push_front(key);
   while (kept_bytes_ > cache_bytes_ && !lru_.empty()) {
     auto old = known_.find(lru_.back());
     lru_.pop_back();
-    if (old == known_.end() || !old->second.embd) continue;
-    kept_bytes_ -= old->second.embd->size() * sizeof(float);
-    old->second.embd.reset();
+    if (old == known_.end() || !old->second.encoded) continue;
+    kept_bytes_ -= old->second.bytes;
+    old->second.encoded.reset();
+    old->second.bytes = 0;
   }
 }
 
 Result<EncodedMedia> MediaEncoder::encode(std::span<const uint8_t> bytes,
                                           const std::atomic<bool>* cancel) {
   const Key key = content_key(bytes);
-  EncodedMedia out;
-  const bool audio = media::looks_like_audio(bytes);
-  if (audio && audio_) {
-    out.begin_text = std::string(audio_->audio_begin());
-    out.end_text = std::string(audio_->audio_end());
-    out.chunk.non_causal = audio_->non_causal_decode();
-  } else if (!audio && projector_) {
-    out.begin_text = std::string(projector_->image_begin());
-    out.end_text = std::string(projector_->image_end());
-    out.chunk.non_causal = projector_->non_causal_decode();
-  }
-  const int32_t width = audio && audio_ ? audio_->n_embd_out()
-                        : projector_    ? projector_->n_embd_out()
-                                        : 1;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    out.chunk.placeholder = placeholder_for(key);
     auto it = known_.find(key);
-    if (it->second.embd) {
-      out.chunk.embd = it->second.embd;
-      out.chunk.n_tokens =
-          static_cast<int32_t>(out.chunk.embd->size() / static_cast<size_t>(width));
+    if (it != known_.end() && it->second.encoded) {
       lru_.remove(key);
       lru_.push_front(key);
-      return out;
+      return *it->second.encoded;
     }
   }
   if (cancel != nullptr && cancel->load()) {
     return error(ErrorCode::kResourceExhausted, "the request was cancelled");
   }
-  HEARTH_ASSIGN_OR_RETURN(out.chunk.embd, run(bytes, out.chunk.n_tokens));
+  HEARTH_ASSIGN_OR_RETURN(EncodedMedia out, run(bytes));
   std::lock_guard<std::mutex> lock(mu_);
-  // The content may have been forgotten meanwhile: it then keeps the placeholder it was given
-  // (no other content can have that one).
-  if (known_.count(key) != 0) remember(key, out.chunk.embd);
+  assign_placeholders(key, out);
+  remember(key, out);
   return out;
 }
 

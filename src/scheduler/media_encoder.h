@@ -1,11 +1,12 @@
 // Images and audio for prompts: a file's bytes decoded (an image, or an audio clip where the
 // reference's sniff says audio), preprocessed as the projector's family wants (the pixel
-// tensor, or the whisper log-mel in 30 s windows) and encoded by the projector into rows of
-// the text model's width (an audio clip's windows one after the other, in one chunk), on a thread
-// pool of its own (one encode at a time), with each distinct content given one placeholder id for
-// the prompt (never reused) and its embeddings remembered for a while, so a follow-up turn about
-// the same image neither encodes it again nor misses the prefix cache. Internal to the
-// library; the façade's encode_media() calls it from the server's threads.
+// tensors, or the whisper log-mel in 30 s windows) and encoded by the projector into rows of
+// the text model's width (an audio clip's windows one after the other, in one chunk; an
+// image's tiles in one chunk, or one chunk each with the projector's texts between them), on
+// a thread pool of its own (one encode at a time), with each distinct content's chunks given
+// placeholder ids for the prompt (never reused) and its pieces remembered for a while, so a
+// follow-up turn about the same image neither encodes it again nor misses the prefix cache.
+// Internal to the library; the façade's encode_media() calls it from the server's threads.
 #pragma once
 
 #include <atomic>
@@ -40,17 +41,18 @@ class MediaEncoder {
 
   using Key = std::pair<uint64_t, uint64_t>;  // two independent 64-bit hashes of the bytes
   struct Remembered {
-    int32_t placeholder = -1;
-    std::shared_ptr<const std::vector<float>> embd;  // null once dropped from the cache
+    int32_t first_placeholder = 0;  // its chunks take first, first - 1, ... (0: none yet)
+    int32_t n_chunks = 0;
+    std::shared_ptr<const EncodedMedia> encoded;  // null once dropped from the cache
+    size_t bytes = 0;                             // of the kept embeddings
   };
-  Result<std::shared_ptr<const std::vector<float>>> run(std::span<const uint8_t> bytes,
-                                                        int32_t& n_tokens);
-  Result<std::shared_ptr<const std::vector<float>>> run_image(std::span<const uint8_t> bytes,
-                                                              int32_t& n_tokens);
-  Result<std::shared_ptr<const std::vector<float>>> run_audio(std::span<const uint8_t> bytes,
-                                                              int32_t& n_tokens);
-  int32_t placeholder_for(const Key& key);
-  void remember(const Key& key, std::shared_ptr<const std::vector<float>> embd);
+  // The file's pieces, chunks without placeholders.
+  Result<EncodedMedia> run(std::span<const uint8_t> bytes);
+  Result<EncodedMedia> run_image(std::span<const uint8_t> bytes);
+  Result<EncodedMedia> run_audio(std::span<const uint8_t> bytes);
+  // Gives the chunks of `out` the content's placeholders (new ones the first time).
+  void assign_placeholders(const Key& key, EncodedMedia& out);
+  void remember(const Key& key, const EncodedMedia& encoded);
 
   std::shared_ptr<const media::Projector> projector_;   // null: no images
   std::shared_ptr<const media::AudioProjector> audio_;  // null: no audio

@@ -197,13 +197,35 @@ struct MediaSupport {
   bool audio = false;
 };
 
-// An image or audio clip encoded for a prompt: its chunk (begin left 0: the prompt builder
-// places it) and the texts the reference tokenizes around it (gemma3: "<start_of_image>" and
-// "<end_of_image>"; empty where the projector has none).
+// One piece of an encoded image or audio clip, in prompt order: a text the reference
+// tokenizes (special tokens parsed, none added), one vocabulary token it names by its piece
+// (mtmd's lookup_token: the first id whose piece, special tokens rendered, equals `text`), or
+// a chunk of embeddings (begin left 0: the prompt builder places it).
+struct MediaPiece {
+  enum class Kind { kText, kToken, kChunk };
+  Kind kind = Kind::kText;
+  std::string text;  // kText, kToken
+  MediaChunk chunk;  // kChunk
+};
+
+// An image or audio clip encoded for a prompt: its pieces in order. Most files are one chunk
+// between optional texts (gemma3: "<start_of_image>", the chunk, "<end_of_image>"); an image
+// cut into tiles with text between them (idefics3) is several chunks, each with a placeholder
+// of its own (distinct per content and tile, never reused).
 struct EncodedMedia {
-  std::string begin_text;
-  std::string end_text;
-  MediaChunk chunk;
+  std::vector<MediaPiece> pieces;
+
+  // Appends a text piece (nothing when `text` is empty), a looked-up token, or a chunk.
+  void add_text(std::string text) {
+    if (!text.empty())
+      pieces.push_back({.kind = MediaPiece::Kind::kText, .text = std::move(text), .chunk = {}});
+  }
+  void add_token(std::string piece) {
+    pieces.push_back({.kind = MediaPiece::Kind::kToken, .text = std::move(piece), .chunk = {}});
+  }
+  void add_chunk(MediaChunk chunk) {
+    pieces.push_back({.kind = MediaPiece::Kind::kChunk, .text = {}, .chunk = std::move(chunk)});
+  }
 };
 
 class Scheduler {

@@ -161,5 +161,36 @@ TEST(MediaEmbeddings, PoolingNoneReturnsEveryPositionOfTheInput) {
   std::filesystem::remove_all(dir);
 }
 
+// idefics3's layout names "\n\n", "<fake_token_around_image>" and "<global-img>" by their
+// pieces (mtmd's lookup_token). Over a vocabulary without them the reference puts an invalid id
+// in the prompt and answers 400 "Invalid token"; Hearth answers 400 naming the missing token.
+TEST(MediaVocabulary, ATokenTheLayoutNamesMissingFromTheVocabularyIsA400) {
+  Json golden = load_media_golden("idefics3-f32");
+  ASSERT_FALSE(golden.is_null());
+  Json model = Json::array();
+  for (size_t i = 0; i < golden["synth_model"].size(); ++i) {
+    if (golden["synth_model"][i] == "--add-tokens") {
+      ++i;  // and its value
+      continue;
+    }
+    model.push_back(golden["synth_model"][i]);
+  }
+  golden["synth_model"] = model;
+  const std::string dir = make_temp_dir("media-vocab");
+  const std::string failure = synth_media_pair(golden, dir);
+  if (failure.rfind("SKIPPED", 0) == 0) GTEST_SKIP() << failure;
+  ASSERT_EQ(failure, "");
+  ServerProcess server;
+  ASSERT_TRUE(start_media_server(server, golden, dir)) << server.log();
+  const HttpReply r =
+      http_request(server.port(), "POST", "/completion",
+                   fill_media_placeholders(native_request("grad_37x23.png", 2, false)));
+  EXPECT_EQ(r.status, 400) << r.body;
+  const std::string message = parse_or_null(r.body)["error"]["message"];
+  EXPECT_NE(message.find("no token '\\n\\n'"), std::string::npos) << message;
+  server.stop();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hearth::test

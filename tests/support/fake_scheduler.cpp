@@ -348,16 +348,18 @@ Result<scheduler::EncodedMedia> FakeScheduler::encode_media(std::span<const uint
     return error(ErrorCode::kInvalidArgument,
                  "not an image or audio file (" + std::to_string(bytes.size()) + " bytes)");
   }
-  scheduler::EncodedMedia out;
-  out.begin_text = "<img>";
-  out.end_text = "</img>";
-  out.chunk.n_tokens = 3 + static_cast<int32_t>(bytes.size() % 4);
+  scheduler::MediaChunk chunk;
+  chunk.n_tokens = 3 + static_cast<int32_t>(bytes.size() % 4);
   const uint32_t h = fnv1a(bytes);
-  out.chunk.placeholder = -1 - static_cast<int32_t>(h & 0xffffff);
-  auto rows = std::make_shared<std::vector<float>>(static_cast<size_t>(out.chunk.n_tokens) *
-                                                   kEmbeddingWidth);
+  chunk.placeholder = -1 - static_cast<int32_t>(h & 0xffffff);
+  auto rows =
+      std::make_shared<std::vector<float>>(static_cast<size_t>(chunk.n_tokens) * kEmbeddingWidth);
   for (size_t i = 0; i < rows->size(); ++i) (*rows)[i] = static_cast<float>((h + i) % 97) / 97.0f;
-  out.chunk.embd = std::move(rows);
+  chunk.embd = std::move(rows);
+  scheduler::EncodedMedia out;
+  out.add_text("<img>");
+  out.add_chunk(std::move(chunk));
+  out.add_text("</img>");
   return out;
 }
 

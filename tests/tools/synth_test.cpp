@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "gguf/file.h"
 #include "support/process.h"
 #include "support/test_paths.h"
 
@@ -60,6 +61,38 @@ TEST_F(SynthTool, SameSeedSameFile) {
   ASSERT_EQ(synth(c, {"--seed", "8"}).exit_code, 0);
   EXPECT_EQ(read_file(a), read_file(b));
   EXPECT_NE(read_file(a), read_file(c));
+}
+
+// --add-tokens appends CONTROL tokens (type 3, score 0) after the borrowed vocabulary, and
+// the embedding and output matrices grow with it.
+TEST_F(SynthTool, AddedTokensExtendTheBorrowedVocabulary) {
+  const std::string plain = dir_ + "/plain.gguf", added = dir_ + "/added.gguf";
+  ASSERT_EQ(synth(plain, {"--type", "f32"}).exit_code, 0);
+  const auto s = synth(added, {"--type", "f32", "--add-tokens", "<fake_token_around_image>,\n\n"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  auto a = gguf::File::open(plain);
+  auto b = gguf::File::open(added);
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  const gguf::Value* ta = a->find("tokenizer.ggml.tokens");
+  const gguf::Value* tb = b->find("tokenizer.ggml.tokens");
+  ASSERT_NE(ta, nullptr);
+  ASSERT_NE(tb, nullptr);
+  const uint64_t n = ta->size();
+  ASSERT_EQ(tb->size(), n + 2);
+  EXPECT_EQ(tb->string_at(n), "<fake_token_around_image>");
+  EXPECT_EQ(tb->string_at(n + 1), "\n\n");
+  EXPECT_EQ(tb->string_at(0), ta->string_at(0));
+  const gguf::Value* types = b->find("tokenizer.ggml.token_type");
+  ASSERT_NE(types, nullptr);
+  ASSERT_EQ(types->size(), n + 2);
+  EXPECT_EQ(types->int_at(n), 3);
+  EXPECT_EQ(types->int_at(n + 1), 3);
+  const gguf::Value* scores = b->find("tokenizer.ggml.scores");
+  ASSERT_NE(scores, nullptr);
+  EXPECT_EQ(scores->size(), n + 2);
+  const auto* embd = b->find_tensor("token_embd.weight");
+  ASSERT_NE(embd, nullptr);
+  EXPECT_EQ(embd->ne[1], static_cast<int64_t>(n + 2));
 }
 
 TEST_F(SynthTool, BadParametersAreRefused) {

@@ -79,9 +79,10 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
 // Projector files (mmproj): the family and the text width; the ViT's shape comes from the
 // shape options (--n-embd, --n-layer, --n-head, --n-ff).
 void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
-  app.add_option("--projector", p.projector,
-                 "write a projector file of this family: gemma3, mlp, pixtral, internvl, ultravox, "
-                 "voxtral, qwen2a");
+  app.add_option(
+      "--projector", p.projector,
+      "write a projector file of this family: gemma3, mlp, idefics3, pixtral, internvl, ultravox, "
+      "voxtral, qwen2a");
   app.add_option("--text-n-embd", p.text_n_embd, "projector: the text model's width")
       ->capture_default_str();
   app.add_option("--image-size", p.image_size, "projector: image side")->capture_default_str();
@@ -89,11 +90,17 @@ void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--n-merge", p.n_merge,
                  "gemma3: pooling kernel; pixtral: spatial merge; internvl: pixel shuffle")
       ->capture_default_str();
+  app.add_option("--preproc-image-size", p.preproc_image_size,
+                 "idefics3 projector: longest edge before tiling (0: key not written)")
+      ->capture_default_str();
   app.add_flag("--use-gelu", p.use_gelu, "mlp projector: GELU in the ViT instead of quick GELU");
   app.add_option("--n-mel", p.n_mel, "audio projector: mel bins")->capture_default_str();
   app.add_option("--stack-factor", p.stack_factor,
                  "ultravox/voxtral projector: frames stacked (0: the family's default)")
       ->capture_default_str();
+  app.add_option("--grid-pinpoints", p.grid_pinpoints,
+                 "mlp projector: LLaVA-1.6 tile grids w0,h0,w1,h1... in pixels")
+      ->delimiter(',');
   app.add_option("--feature-layers", p.feature_layers,
                  "mlp projector: layers whose inputs the projector reads, side by side")
       ->delimiter(',');
@@ -144,6 +151,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--convert", convert_from, "convert this GGUF instead of synthesizing");
   app.add_option("--vocab", p.vocab_path, "GGUF whose tokenizer to borrow");
+  app.add_option("--add-tokens", p.add_tokens,
+                 "CONTROL tokens appended to the borrowed vocabulary (comma-separated)")
+      ->delimiter(',');
   app.add_option(
          "--arch", p.arch,
          "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "

@@ -61,7 +61,8 @@ Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name
   return w.add_tensor(name, t, ne, encode(t, values, ne[0]));
 }
 
-Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab) {
+Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab,
+                      const std::vector<std::string>& add_tokens) {
   HEARTH_ASSIGN_OR_RETURN(gguf::File vocab, gguf::File::open(vocab_path));
   for (const auto& kv : vocab.metadata()) {
     if (kv.key.starts_with("tokenizer.")) w.set_value(kv.key, kv.value);
@@ -69,6 +70,28 @@ Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n
   HEARTH_ASSIGN_OR_RETURN(const gguf::Value* tokens,
                           vocab.get_array("tokenizer.ggml.tokens", gguf::ValueType::kString));
   n_vocab = static_cast<int32_t>(tokens->size());
+  if (add_tokens.empty()) return Status::ok();
+  // The added tokens go after the borrowed ones, as CONTROL (type 3) with score 0; the
+  // arrays are rewritten whole.
+  std::vector<std::string> texts(tokens->strings().begin(), tokens->strings().end());
+  std::vector<float> scores;
+  std::vector<int32_t> types;
+  const gguf::Value* s = vocab.find("tokenizer.ggml.scores");
+  const gguf::Value* t = vocab.find("tokenizer.ggml.token_type");
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (s != nullptr) scores.push_back(static_cast<float>(s->float_at(i)));
+    if (t != nullptr) types.push_back(static_cast<int32_t>(t->int_at(i)));
+  }
+  for (const std::string& added : add_tokens) {
+    if (added.empty()) return error(ErrorCode::kInvalidArgument, "--add-tokens: an empty token");
+    texts.push_back(added);
+    if (s != nullptr) scores.push_back(0.0f);
+    if (t != nullptr) types.push_back(3);
+  }
+  w.set_string_array("tokenizer.ggml.tokens", texts);
+  if (s != nullptr) w.set_f32_array("tokenizer.ggml.scores", scores);
+  if (t != nullptr) w.set_i32_array("tokenizer.ggml.token_type", types);
+  n_vocab = static_cast<int32_t>(texts.size());
   return Status::ok();
 }
 
@@ -328,7 +351,7 @@ Status synthesize(const SynthParams& params, const std::string& out_path) {
   write_hparams(w, p, head_dim);
   set_file_type(w, params.type);
   int32_t n_vocab = 0;
-  HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab));
+  HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab, p.add_tokens));
   const int64_t E = p.n_embd;
   // Gemma scales its input rows by sqrt(E): rows of scale 1/sqrt(E) keep them near unit size
   // (and the tied output's logits in a sane range).

@@ -31,6 +31,9 @@ struct SynthParams {
   std::optional<TensorType> output_type;  // output.weight; default: `type`
   uint64_t seed = 1;
   std::string vocab_path;  // a GGUF whose tokenizer.* keys are copied
+  // Tokens appended to the borrowed vocabulary as CONTROL tokens (score 0), e.g. the ones a
+  // projector's prompt layout names (idefics3's "<fake_token_around_image>").
+  std::vector<std::string> add_tokens;
   // Encoders (bert, nomic-bert): LayerNorm epsilon, the pooling_type key (-1: none written),
   // and a classifier head of n_cls_out outputs for rank pooling (0: none; bert only).
   float norm_eps = 1e-12f;
@@ -78,6 +81,11 @@ struct SynthParams {
   int32_t patch_size = 14;
   int32_t n_merge = 4;    // gemma3: the pooling kernel (projector.scale_factor)
   bool use_gelu = false;  // mlp: clip.use_gelu (GELU instead of CLIP's quick GELU)
+  // idefics3: clip.vision.preproc_image_size, the longest edge before tiling (0: not written).
+  int32_t preproc_image_size = 0;
+  // mlp: clip.vision.image_grid_pinpoints (LLaVA-1.6 tile grids, w0, h0, w1, h1...); empty:
+  // not written.
+  std::vector<int32_t> grid_pinpoints;
   // Audio projectors ("ultravox", "voxtral", "qwen2a": a Whisper encoder shaped by n_embd,
   // n_layer, n_head, n_ff): the mel bins it reads and the frames its projector stacks (0: the
   // family's default, ultravox 8, voxtral 4).

@@ -156,7 +156,7 @@ Status synthesize_encoder(const SynthParams& p, const std::string& out_path) {
   write_encoder_hparams(w, p);
   set_file_type(w, p.type);
   int32_t n_vocab = 0;
-  HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab));
+  HEARTH_RETURN_IF_ERROR(copy_tokenizer(w, p.vocab_path, n_vocab, p.add_tokens));
   const int64_t E = p.n_embd;
   HEARTH_RETURN_IF_ERROR(add_random(w, p, "token_embd.weight", {E, n_vocab}, p.type, 1.0f, 0.0f));
   const bool modern = p.arch == "modern-bert";

@@ -30,8 +30,10 @@ TensorType fitting_type(TensorType wanted, int64_t n_cols);
 // A tensor of seeded values offset + scale * N(0, 1) (1-D tensors are F32).
 Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name,
                   std::vector<int64_t> ne, TensorType type, float scale, float offset);
-// Copies the tokenizer.* keys of a vocabulary GGUF; n_vocab gets its token count.
-Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab);
+// Copies the tokenizer.* keys of a vocabulary GGUF, `add_tokens` appended as CONTROL tokens;
+// n_vocab gets the token count.
+Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab,
+                      const std::vector<std::string>& add_tokens);
 void set_file_type(gguf::Writer& w, TensorType type);
 // general.architecture and .name, and the <arch>.* sizes every architecture has.
 void write_shape_keys(gguf::Writer& w, const SynthParams& p);

@@ -5,8 +5,12 @@
 //   gemma3: SigLIP with a post-LN; the projector pools n_merge x n_merge patches, RMS-norms
 //           them (mm.soft_emb_norm) and projects with mm.input_projection [T, E] (used
 //           transposed by the reference, so its rows are the vision width).
+//   idefics3: the same SigLIP; the projector shuffles n_merge x n_merge patches into one row
+//           and maps it with mm.model.fc [E*k*k, T] (no bias); clip.vision.preproc_image_size
+//           from --preproc-image-size.
 //   mlp:    LLaVA's CLIP with a class embedding and a pre-LN, no post-LN; the projector is
-//           mm.0 [E, T] + bias, GELU, mm.2 [T, T] + bias.
+//           mm.0 [E, T] + bias, GELU, mm.2 [T, T] + bias. --grid-pinpoints writes LLaVA-1.6's
+//           clip.vision.image_grid_pinpoints.
 // Matrices are N(0, 1/fan_in) so activations keep unit scale; LayerNorm weights sit near 1,
 // biases near 0. The patch kernel and gemma3's projection are F16 for any --type but f32
 // (then F32): the reference convolves through an im2col of the kernel's type and transposes
@@ -27,11 +31,12 @@ namespace {
 using detail::add_random;
 
 Status check_projector_params(const SynthParams& p) {
-  if (p.projector != "gemma3" && p.projector != "mlp")
+  if (p.projector != "gemma3" && p.projector != "mlp" && p.projector != "idefics3")
     return error(
         ErrorCode::kInvalidArgument,
         fmt::format(
-            "unknown projector '{}' (gemma3, mlp, pixtral, internvl, ultravox, voxtral, qwen2a)",
+            "unknown projector '{}' (gemma3, mlp, idefics3, pixtral, internvl, ultravox, voxtral, "
+            "qwen2a)",
             p.projector));
   if (p.text_n_embd <= 0)
     return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
@@ -46,6 +51,9 @@ Status check_projector_params(const SynthParams& p) {
   const int32_t side = p.image_size / p.patch_size;
   if (p.projector == "gemma3" && (p.n_merge <= 0 || side % p.n_merge != 0))
     return error(ErrorCode::kInvalidArgument, "gemma3: the patch grid must divide by n_merge");
+  if (p.projector == "idefics3" && (p.n_merge < 2 || side % p.n_merge != 0))
+    return error(ErrorCode::kInvalidArgument,
+                 "idefics3: n_merge must be at least 2 and divide the patch grid");
   for (int32_t layer : p.feature_layers)
     if (layer < 0 || layer > p.n_layer)
       return error(ErrorCode::kInvalidArgument, "feature layers must be in 0..n_layer");
@@ -55,6 +63,7 @@ Status check_projector_params(const SynthParams& p) {
   return Status::ok();
 }
 
+// gemma3 here means SigLIP (gemma3 or idefics3).
 void write_projector_keys(gguf::Writer& w, const SynthParams& p, bool gemma3) {
   w.set_string("general.architecture", "clip");
   w.set_string("general.name", fmt::format("hearth-synth mmproj {}", p.projector));
@@ -78,7 +87,11 @@ void write_projector_keys(gguf::Writer& w, const SynthParams& p, bool gemma3) {
   w.set_f32_array("clip.vision.image_mean", gemma3 ? siglip_mean : clip_mean);
   w.set_f32_array("clip.vision.image_std", gemma3 ? siglip_std : clip_std);
   if (gemma3) w.set_u32("clip.vision.projector.scale_factor", static_cast<uint32_t>(p.n_merge));
+  if (p.preproc_image_size > 0)
+    w.set_u32("clip.vision.preproc_image_size", static_cast<uint32_t>(p.preproc_image_size));
   if (!p.feature_layers.empty()) w.set_i32_array("clip.vision.feature_layer", p.feature_layers);
+  if (!p.grid_pinpoints.empty())
+    w.set_i32_array("clip.vision.image_grid_pinpoints", p.grid_pinpoints);
 }
 
 Status add_layer_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
@@ -113,7 +126,8 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
   if (detail::is_vision_family_projector(p.projector))
     return detail::synthesize_vision_family_projector(p, out_path);
   HEARTH_RETURN_IF_ERROR(check_projector_params(p));
-  const bool gemma3 = p.projector == "gemma3";
+  const bool idefics3 = p.projector == "idefics3";
+  const bool gemma3 = p.projector == "gemma3" || idefics3;  // SigLIP
   const TensorType side_type = p.type == TensorType::kF32 ? p.type : TensorType::kF16;
   const int64_t E = p.n_embd, T = p.text_n_embd, P = p.patch_size;
   const int64_t n_patches = (p.image_size / P) * (p.image_size / P);
@@ -133,7 +147,13 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
   HEARTH_RETURN_IF_ERROR(
       add_random(w, p, "v.position_embd.weight", {E, n_pos}, TensorType::kF32, 0.2f, 0.0f));
   for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_vit_block(w, p, il));
-  if (gemma3) {
+  if (idefics3) {
+    HEARTH_RETURN_IF_ERROR(add_layer_norm(w, p, "v.post_ln", E));
+    const int64_t K = E * p.n_merge * p.n_merge;
+    HEARTH_RETURN_IF_ERROR(add_random(w, p, "mm.model.fc.weight", {K, T},
+                                      detail::fitting_type(p.type, K),
+                                      1.0f / std::sqrt(static_cast<float>(K)), 0.0f));
+  } else if (gemma3) {
     HEARTH_RETURN_IF_ERROR(add_layer_norm(w, p, "v.post_ln", E));
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, "mm.soft_emb_norm.weight", {E}, TensorType::kF32, 0.05f, 1.0f));

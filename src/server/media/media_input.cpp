@@ -1,5 +1,6 @@
 #include "server/media/media_input.h"
 
+#include <map>
 #include <utility>
 
 #include "base/base64.h"
@@ -70,9 +71,30 @@ void append_text(const tokenizer::Tokenizer& tok, std::string_view text, MediaPr
   out.tokens.insert(out.tokens.end(), ids.begin(), ids.end());
 }
 
+// Pieces already looked up for this prompt (each lookup scans the vocabulary).
+using LookedUp = std::map<std::string, std::optional<int32_t>, std::less<>>;
+
+// mtmd's lookup_token: the first id whose piece (special tokens rendered) is exactly `piece`.
+std::optional<int32_t> lookup_token(const tokenizer::Tokenizer& tok, std::string_view piece,
+                                    LookedUp& seen) {
+  if (auto it = seen.find(piece); it != seen.end()) return it->second;
+  std::optional<int32_t> found;
+  for (int32_t id = 0; id < tok.n_vocab() && !found; ++id)
+    if (tok.token_to_piece(id, /*special=*/true) == piece) found = id;
+  seen.emplace(std::string(piece), found);
+  return found;
+}
+
+// A piece for an error message, its newlines shown as \n.
+std::string escape_piece(std::string_view piece) {
+  std::string out;
+  for (char c : piece) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out;
+}
+
 std::optional<ApiError> append_media(scheduler::Scheduler& scheduler, const MediaBytes& file,
                                      size_t index, const std::atomic<bool>* cancel,
-                                     MediaPrompt& out) {
+                                     LookedUp& looked_up, MediaPrompt& out) {
   Result<scheduler::EncodedMedia> encoded = scheduler.encode_media(file, cancel);
   if (!encoded.is_ok()) {
     const Status& st = encoded.status();
@@ -84,12 +106,31 @@ std::optional<ApiError> append_media(scheduler::Scheduler& scheduler, const Medi
     return server_error(what);
   }
   const tokenizer::Tokenizer& tok = scheduler.tokenizer();
-  append_text(tok, encoded->begin_text, out);
-  scheduler::MediaChunk chunk = std::move(encoded->chunk);
-  chunk.begin = static_cast<int32_t>(out.tokens.size());
-  out.tokens.insert(out.tokens.end(), static_cast<size_t>(chunk.n_tokens), chunk.placeholder);
-  out.media.push_back(std::move(chunk));
-  append_text(tok, encoded->end_text, out);
+  for (scheduler::MediaPiece& piece : encoded->pieces) {
+    switch (piece.kind) {
+      case scheduler::MediaPiece::Kind::kText:
+        append_text(tok, piece.text, out);
+        break;
+      case scheduler::MediaPiece::Kind::kToken: {
+        const std::optional<int32_t> id = lookup_token(tok, piece.text, looked_up);
+        // The reference would put an invalid id (-1) in the prompt and fail at decoding.
+        if (!id) {
+          return invalid_request("Failed to load image or audio file " + std::to_string(index + 1) +
+                                 ": the vocabulary has no token '" + escape_piece(piece.text) +
+                                 "', which the projector needs");
+        }
+        out.tokens.push_back(*id);
+        break;
+      }
+      case scheduler::MediaPiece::Kind::kChunk: {
+        scheduler::MediaChunk chunk = std::move(piece.chunk);
+        chunk.begin = static_cast<int32_t>(out.tokens.size());
+        out.tokens.insert(out.tokens.end(), static_cast<size_t>(chunk.n_tokens), chunk.placeholder);
+        out.media.push_back(std::move(chunk));
+        break;
+      }
+    }
+  }
   return std::nullopt;
 }
 
@@ -104,6 +145,7 @@ std::optional<ApiError> build_media_prompt(scheduler::Scheduler& scheduler, std:
   if (tok.add_bos()) out.tokens.push_back(tok.bos());
   size_t n_markers = 0;
   size_t at = 0;
+  LookedUp looked_up;
   while (!marker.empty()) {
     const size_t found = text.find(marker, at);
     if (found == std::string_view::npos) break;
@@ -112,7 +154,8 @@ std::optional<ApiError> build_media_prompt(scheduler::Scheduler& scheduler, std:
       return invalid_request("number of media markers in text (" + std::to_string(n_markers + 1) +
                              ") exceeds number of bitmaps (" + std::to_string(files.size()) + ")");
     }
-    if (auto err = append_media(scheduler, files[n_markers], n_markers, cancel, out)) return err;
+    if (auto err = append_media(scheduler, files[n_markers], n_markers, cancel, looked_up, out))
+      return err;
     ++n_markers;
     at = found + marker.size();
   }

@@ -41,8 +41,9 @@ struct MediaPrompt {
 
 // As the reference's mtmd tokenizer: `text` is split at each `marker`; every text piece is
 // tokenized on its own with special tokens parsed (none added), each marker becomes the
-// projector's begin text, the next file's chunk and its end text; BOS goes first (and EOS
-// last) where the vocabulary adds them. The number of markers must equal the number of
+// next file's pieces (the projector's texts, each tokenized the same way, its looked-up
+// tokens, and its chunks; a looked-up token the vocabulary lacks is a 400); BOS goes first
+// (and EOS last) where the vocabulary adds them. The number of markers must equal the number of
 // files. Encoding errors become 400s naming the file.
 std::optional<ApiError> build_media_prompt(scheduler::Scheduler& scheduler, std::string_view text,
                                            std::string_view marker,

@@ -295,15 +295,13 @@ TEST_F(ProjectorTest, NamesAnUnknownOrUnsupportedType) {
   const std::string unsupported = load_error(src, "", typed("qwen2vl_merger"));
   EXPECT_NE(unsupported.find("unsupported projector type 'qwen2vl_merger'"), std::string::npos)
       << unsupported;
-  // LLaVA-1.6's tile grids: refused, not encoded another way than the reference's.
-  const std::string tiled = load_error(src, "", [](gguf::Writer& w) {
-    const int32_t grids[] = {336, 672, 672, 336};
+  // LLaVA-1.6's tile grids are pairs of sizes: an odd count is refused (the reference throws).
+  const std::string odd = load_error(src, "", [](gguf::Writer& w) {
+    const int32_t grids[] = {336, 672, 672};
     w.set_i32_array("clip.vision.image_grid_pinpoints", grids);
   });
-  EXPECT_NE(tiled.find("LLaVA-1.6 image tiles (clip.vision.image_grid_pinpoints) are not "
-                       "supported yet"),
-            std::string::npos)
-      << tiled;
+  EXPECT_NE(odd.find("clip.vision.image_grid_pinpoints must be an even array"), std::string::npos)
+      << odd;
   // No type at all: the legacy clip.has_llava_projector still means LLaVA's MLP.
   EXPECT_NE(load_error(src, "", {}, "clip.projector_type").find("no clip.projector_type"),
             std::string::npos);

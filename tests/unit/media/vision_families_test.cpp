@@ -1,7 +1,8 @@
-// The pixtral and internvl projectors against llama.cpp's libmtmd (b10573): hearth-synth
-// writes the seeded random-weight projector the reference encoded (data/README.md), Hearth
-// preprocesses the same synthetic image as the reference's preprocessor does (pixtral: one
-// dynamic-size image; internvl: six 32x32 tiles, then the overview) and encodes every entry;
+// The pixtral, internvl and idefics3 projectors against llama.cpp's libmtmd (b10573):
+// hearth-synth writes the seeded random-weight projector the reference encoded
+// (data/README.md), Hearth preprocesses the same synthetic image as the reference's
+// preprocessor does (pixtral: one dynamic-size image; internvl: six 32x32 tiles, then the
+// overview; idefics3 and LLaVA-1.6: 32x32 tiles, then the overview) and encodes every entry;
 // every reference row (all image chunks, concatenated in the prompt's order) must agree to
 // cosine >= 0.9999, every token's sum and norm closely. Then the token counts and refusals.
 #include <gtest/gtest.h>
@@ -38,7 +39,8 @@ ImageRgb8 test_image(int32_t nx, int32_t ny) {
   return img;
 }
 
-// The sizes the reference files were made with (data/README.md).
+// The sizes the reference files were made with (data/README.md). image_size > 0 replaces the
+// family's default size (for mlp: a plain LLaVA file of that size, without LLaVA-1.6's tiles).
 synth::SynthParams family_params(const std::string& family, TensorType type, int32_t n_merge = 2,
                                  int32_t image_size = 0) {
   synth::SynthParams p;
@@ -53,6 +55,8 @@ synth::SynthParams family_params(const std::string& family, TensorType type, int
   p.n_merge = n_merge;
   p.type = type;
   p.seed = 7;
+  if (family == "idefics3") p.preproc_image_size = 64;
+  if (family == "mlp" && image_size == 0) p.grid_pinpoints = {32, 64, 64, 32, 64, 64, 96, 32};
   return p;
 }
 
@@ -125,6 +129,8 @@ class VisionFamiliesTest : public ::testing::Test {
     file.image_mean = proj.hparams().image_mean;
     file.image_std = proj.hparams().image_std;
     file.n_merge = proj.hparams().n_merge;
+    file.preproc_image_size = proj.hparams().preproc_image_size;
+    file.grid_pinpoints = proj.hparams().grid_pinpoints;
     auto params = preprocess_params_for(file);
     EXPECT_TRUE(params.is_ok()) << params.status().to_string();
     auto pre = preprocess_image(test_image(nx, ny), *params);
@@ -224,6 +230,77 @@ TEST_F(VisionFamiliesTest, InternVlF32MatchesReference) {
 }
 TEST_F(VisionFamiliesTest, InternVlF16MatchesReference) {
   check("internvl", TensorType::kF16, 70, 40, "ref-internvl-f16.txt", 7);
+}
+
+// idefics3 (preproc_image_size 64, 32-px tiles): a 70x40 image is resized to 64x37, rounded
+// up to 64x64: 2x2 tiles, then the overview, 4 tokens each.
+TEST_F(VisionFamiliesTest, Idefics3F32MatchesReference) {
+  check("idefics3", TensorType::kF32, 70, 40, "ref-idefics3-f32.txt", 5);
+}
+// A 100x20 image: 64x13, rounded up to 64x32: 2x1 tiles and the overview.
+TEST_F(VisionFamiliesTest, Idefics3F16MatchesReference) {
+  check("idefics3", TensorType::kF16, 100, 20, "ref-idefics3-f16.txt", 3);
+}
+
+// LLaVA-1.6 (mlp with grid pinpoints 32x64, 64x32, 64x64, 96x32 over 32-px tiles, 16 tokens
+// each): a 70x40 image is cut into 2x2 tiles, a 100x20 one into 3x1; the overview follows the
+// tiles, with no text between them (one joined chunk in Hearth).
+TEST_F(VisionFamiliesTest, Llava16F32MatchesReference) {
+  check("mlp", TensorType::kF32, 70, 40, "ref-llava16-f32.txt", 5);
+  auto proj = load("mlp", TensorType::kF32);
+  ASSERT_NE(proj, nullptr);
+  EXPECT_TRUE(proj->joins_tiles());
+  EXPECT_EQ(proj->image_begin(), "");
+  EXPECT_EQ(proj->image_end(), "");
+}
+TEST_F(VisionFamiliesTest, Llava16F16MatchesReference) {
+  check("mlp", TensorType::kF16, 100, 20, "ref-llava16-f16.txt", 4);
+}
+
+// mtmd's idefics3 slice template, as the reference tokenized the 2x2 image above (its text
+// chunks: "<fake_token_around_image><row_1_col_1>" before the first tile, ..., the "\n" token
+// between rows, "\n\n" "<fake_token_around_image>" "<global-img>" before the overview and
+// "<fake_token_around_image>" after it).
+TEST_F(VisionFamiliesTest, Idefics3LaysOutTilesWithTextBetween) {
+  auto proj = load("idefics3", TensorType::kF32);
+  ASSERT_NE(proj, nullptr);
+  EXPECT_EQ(proj->image_begin(), "");
+  EXPECT_EQ(proj->image_end(), "");
+  EXPECT_FALSE(proj->joins_tiles());
+  EXPECT_FALSE(proj->non_causal_decode());
+  EXPECT_EQ(proj->n_output_tokens(32, 32), 4);
+  using Kind = Projector::LayoutPart::Kind;
+  std::string got;
+  for (const Projector::LayoutPart& part : proj->tile_layout(2, 2)) {
+    if (part.kind == Kind::kText) got += "text(" + part.text + ") ";
+    if (part.kind == Kind::kToken) got += "token(" + part.text + ") ";
+    if (part.kind == Kind::kTile) got += "tile" + std::to_string(part.tile) + " ";
+    if (part.kind == Kind::kOverview) got += "overview ";
+  }
+  EXPECT_EQ(got,
+            "text(<fake_token_around_image><row_1_col_1>) tile0 "
+            "text(<fake_token_around_image><row_1_col_2>) tile1 token(\n) "
+            "text(<fake_token_around_image><row_2_col_1>) tile2 "
+            "text(<fake_token_around_image><row_2_col_2>) tile3 "
+            "token(\n\n) token(<fake_token_around_image>) token(<global-img>) overview "
+            "token(<fake_token_around_image>) ");
+}
+
+// The reference's pixel shuffle asserts on a scale factor of 1 (its default when the key is
+// absent): Hearth refuses such files, naming the key.
+TEST_F(VisionFamiliesTest, Idefics3RefusesFilesWithoutAScaleFactor) {
+  const std::string path = dir_ + "/idefics3.gguf", no_scale = dir_ + "/no-scale.gguf";
+  ASSERT_TRUE(synth::synthesize(family_params("idefics3", TensorType::kF32), path).is_ok());
+  rewrite(path, no_scale, "", "clip.vision.projector.scale_factor");
+  auto a = Projector::load(no_scale, kTextEmbd);
+  ASSERT_FALSE(a.is_ok());
+  EXPECT_NE(a.status().message().find("scale_factor"), std::string::npos) << a.status().to_string();
+  const std::string no_fc = dir_ + "/no-fc.gguf";
+  rewrite(path, no_fc, "mm.model.fc.weight", "");
+  auto b = Projector::load(no_fc, kTextEmbd);
+  ASSERT_FALSE(b.is_ok());
+  EXPECT_NE(b.status().message().find("mm.model.fc.weight"), std::string::npos)
+      << b.status().to_string();
 }
 
 TEST_F(VisionFamiliesTest, TextAroundImagesAndTileJoining) {
