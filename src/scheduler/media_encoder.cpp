@@ -47,6 +47,22 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
   return media::preprocess_params_for(file);
 }
 
+// The grid of an image's rows for M-RoPE positions (the projector's output_grid; {0, 0}
+// when its text model is not M-RoPE), which must cover the rows exactly. Such projectors
+// (Qwen-VL) never split an image into tiles.
+Result<media::Projector::TokenGrid> output_grid(
+    const media::Projector& projector, const std::vector<const media::PixelTensor*>& entries,
+    int32_t n_tokens) {
+  const media::Projector::TokenGrid grid = projector.output_grid(entries[0]->nx, entries[0]->ny);
+  if (grid.nx <= 0 && grid.ny <= 0) return grid;
+  if (entries.size() != 1 || grid.nx <= 0 || grid.ny <= 0 || int64_t{grid.nx} * grid.ny != n_tokens)
+    return error(
+        ErrorCode::kInternal,
+        fmt::format("projector {}: a {} x {} position grid for {} rows in {} tile(s)",
+                    projector.projector_type(), grid.nx, grid.ny, n_tokens, entries.size()));
+  return grid;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& config,
@@ -76,14 +92,14 @@ MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams pa
       pool_(std::max(n_threads, 1)) {}
 
 Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run(std::span<const uint8_t> bytes,
-                                                                    int32_t& n_tokens) {
+                                                                    int32_t& n_tokens, Grid& grid) {
   // As the reference: what its sniff calls audio is audio, anything else an image.
   if (media::looks_like_audio(bytes)) {
     if (!audio_) return error(ErrorCode::kUnsupported, "the model does not take audio input");
     return run_audio(bytes, n_tokens);
   }
   if (!projector_) return error(ErrorCode::kUnsupported, "the model does not take image input");
-  return run_image(bytes, n_tokens);
+  return run_image(bytes, n_tokens, grid);
 }
 
 // The whole clip at 16 kHz, its log-mel over 30 s windows, each window encoded; the rows of
@@ -112,7 +128,7 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_audio(
 }
 
 Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
-    std::span<const uint8_t> bytes, int32_t& n_tokens) {
+    std::span<const uint8_t> bytes, int32_t& n_tokens, Grid& grid) {
   // A file that does not decode, or is beyond the limits, is the client's mistake.
   Result<media::ImageRgb8> image = media::decode_image(bytes);
   if (!image.is_ok()) return error(ErrorCode::kInvalidArgument, image.status().message());
@@ -136,6 +152,7 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
   const auto width = static_cast<size_t>(projector_->n_embd_out());
   n_tokens = 0;
   for (const media::PixelTensor* e : entries) n_tokens += projector_->n_output_tokens(e->nx, e->ny);
+  HEARTH_ASSIGN_OR_RETURN(grid, output_grid(*projector_, entries, n_tokens));
   auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n_tokens) * width);
   std::lock_guard<std::mutex> lock(encode_mu_);
   size_t at = 0;
@@ -161,11 +178,13 @@ int32_t MediaEncoder::placeholder_for(const Key& key) {
   return r.placeholder;
 }
 
-void MediaEncoder::remember(const Key& key, std::shared_ptr<const std::vector<float>> embd) {
+void MediaEncoder::remember(const Key& key, std::shared_ptr<const std::vector<float>> embd,
+                            Grid grid) {
   auto it = known_.find(key);
   if (it == known_.end() || it->second.embd) return;
   kept_bytes_ += embd->size() * sizeof(float);
   it->second.embd = std::move(embd);
+  it->second.grid = grid;
   lru_.push_front(key);
   while (kept_bytes_ > cache_bytes_ && !lru_.empty()) {
     auto old = known_.find(lru_.back());
@@ -201,6 +220,8 @@ Result<EncodedMedia> MediaEncoder::encode(std::span<const uint8_t> bytes,
       out.chunk.embd = it->second.embd;
       out.chunk.n_tokens =
           static_cast<int32_t>(out.chunk.embd->size() / static_cast<size_t>(width));
+      out.chunk.grid_nx = it->second.grid.nx;
+      out.chunk.grid_ny = it->second.grid.ny;
       lru_.remove(key);
       lru_.push_front(key);
       return out;
@@ -209,11 +230,16 @@ Result<EncodedMedia> MediaEncoder::encode(std::span<const uint8_t> bytes,
   if (cancel != nullptr && cancel->load()) {
     return error(ErrorCode::kResourceExhausted, "the request was cancelled");
   }
-  HEARTH_ASSIGN_OR_RETURN(out.chunk.embd, run(bytes, out.chunk.n_tokens));
+  Grid grid;
+  HEARTH_ASSIGN_OR_RETURN(out.chunk.embd, run(bytes, out.chunk.n_tokens, grid));
+  // An audio clip's rows keep 1-D positions under M-RoPE too (the reference's
+  // set_position_mrope_1d): no grid.
+  out.chunk.grid_nx = grid.nx;
+  out.chunk.grid_ny = grid.ny;
   std::lock_guard<std::mutex> lock(mu_);
   // The content may have been forgotten meanwhile: it then keeps the placeholder it was given
   // (no other content can have that one).
-  if (known_.count(key) != 0) remember(key, out.chunk.embd);
+  if (known_.count(key) != 0) remember(key, out.chunk.embd, grid);
   return out;
 }
 

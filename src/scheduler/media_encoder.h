@@ -39,18 +39,21 @@ class MediaEncoder {
   MediaEncoder(const MediaConfig& config, media::PreprocessParams params, int32_t n_threads);
 
   using Key = std::pair<uint64_t, uint64_t>;  // two independent 64-bit hashes of the bytes
+  using Grid = media::Projector::TokenGrid;
   struct Remembered {
     int32_t placeholder = -1;
     std::shared_ptr<const std::vector<float>> embd;  // null once dropped from the cache
+    Grid grid;                                       // the rows' M-RoPE grid ({0, 0}: none)
   };
+  // The rows of a file, their count and (images of M-RoPE models) their grid.
   Result<std::shared_ptr<const std::vector<float>>> run(std::span<const uint8_t> bytes,
-                                                        int32_t& n_tokens);
+                                                        int32_t& n_tokens, Grid& grid);
   Result<std::shared_ptr<const std::vector<float>>> run_image(std::span<const uint8_t> bytes,
-                                                              int32_t& n_tokens);
+                                                              int32_t& n_tokens, Grid& grid);
   Result<std::shared_ptr<const std::vector<float>>> run_audio(std::span<const uint8_t> bytes,
                                                               int32_t& n_tokens);
   int32_t placeholder_for(const Key& key);
-  void remember(const Key& key, std::shared_ptr<const std::vector<float>> embd);
+  void remember(const Key& key, std::shared_ptr<const std::vector<float>> embd, Grid grid);
 
   std::shared_ptr<const media::Projector> projector_;   // null: no images
   std::shared_ptr<const media::AudioProjector> audio_;  // null: no audio
