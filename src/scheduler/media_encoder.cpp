@@ -47,14 +47,15 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
   return media::preprocess_params_for(file);
 }
 
-// The grid of an image's rows for M-RoPE positions (the projector's output_grid; {0, 0}
-// when its text model is not M-RoPE), which must cover the rows exactly. Such projectors
-// (Qwen-VL) never split an image into tiles.
+// The grid of an image's rows when the text model takes M-RoPE positions: the projector's
+// output_grid (Qwen-VL's merged patches), which must cover the rows exactly (such projectors
+// never split an image into tiles); for other projectors one row of all the image's rows, as
+// the reference's clip_n_output_tokens_x/_y give them (n_tokens x 1).
 Result<media::Projector::TokenGrid> output_grid(
     const media::Projector& projector, const std::vector<const media::PixelTensor*>& entries,
     int32_t n_tokens) {
   const media::Projector::TokenGrid grid = projector.output_grid(entries[0]->nx, entries[0]->ny);
-  if (grid.nx <= 0 && grid.ny <= 0) return grid;
+  if (grid.nx <= 0 && grid.ny <= 0) return media::Projector::TokenGrid{n_tokens, 1};
   if (entries.size() != 1 || grid.nx <= 0 || grid.ny <= 0 || int64_t{grid.nx} * grid.ny != n_tokens)
     return error(
         ErrorCode::kInternal,
@@ -66,7 +67,8 @@ Result<media::Projector::TokenGrid> output_grid(
 }  // namespace
 
 Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& config,
-                                                           int32_t n_threads) {
+                                                           int32_t n_threads,
+                                                           bool mrope_positions) {
   if (!config.projector && !config.audio_projector) {
     return error(ErrorCode::kInvalidArgument, "no projector");
   }
@@ -80,14 +82,16 @@ Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& co
                                               config.audio_projector->projector_type() +
                                               " does not take the whisper log-mel features");
   }
-  return std::unique_ptr<MediaEncoder>(new MediaEncoder(config, std::move(params), n_threads));
+  return std::unique_ptr<MediaEncoder>(
+      new MediaEncoder(config, std::move(params), n_threads, mrope_positions));
 }
 
 MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams params,
-                           int32_t n_threads)
+                           int32_t n_threads, bool mrope_positions)
     : projector_(config.projector),
       audio_(config.audio_projector),
       params_(std::move(params)),
+      mrope_positions_(mrope_positions),
       cache_bytes_(config.cache_bytes),
       pool_(std::max(n_threads, 1)) {}
 
@@ -152,7 +156,9 @@ Result<std::shared_ptr<const std::vector<float>>> MediaEncoder::run_image(
   const auto width = static_cast<size_t>(projector_->n_embd_out());
   n_tokens = 0;
   for (const media::PixelTensor* e : entries) n_tokens += projector_->n_output_tokens(e->nx, e->ny);
-  HEARTH_ASSIGN_OR_RETURN(grid, output_grid(*projector_, entries, n_tokens));
+  if (mrope_positions_) {
+    HEARTH_ASSIGN_OR_RETURN(grid, output_grid(*projector_, entries, n_tokens));
+  }
   auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n_tokens) * width);
   std::lock_guard<std::mutex> lock(encode_mu_);
   size_t at = 0;

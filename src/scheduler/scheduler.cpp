@@ -272,7 +272,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   }
   if (mc.projector || mc.audio_projector) {
     // Media are encoded with the prompt-processing threads (-tb).
-    HEARTH_ASSIGN_OR_RETURN(media, detail::MediaEncoder::create(mc, pool_threads(config).batch));
+    HEARTH_ASSIGN_OR_RETURN(media,
+                            detail::MediaEncoder::create(mc, pool_threads(config).batch,
+                                                         hp.mrope != engine::MultiRope::kNone));
   }
   auto impl = std::make_unique<detail::SchedulerImpl>(std::move(model), std::move(tok), adjusted,
                                                       std::move(ctx), std::move(draft_ctx));

@@ -4,15 +4,18 @@
 // through the real Scheduler over a random-weight qwen3vl model with deepstack rows, that a
 // follow-up turn reusing an image's KV gives the bits of a cold run, that two sequences with
 // images in one step give the bits each gives alone, and that drafting (a draft model that
-// reads the same rows at the same positions) keeps the output and has its drafts accepted.
+// reads the same rows at the same positions) keeps the output and has its drafts accepted;
+// the media encoder gives images a grid exactly when the text model is M-RoPE.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "media/projector.h"
 #include "scheduler/media_positions.h"
 #include "scheduler/scheduler.h"
 #include "scheduler_fixture.h"
@@ -234,6 +237,67 @@ TEST_F(MropeScheduler, DraftsReadTheRowsAtTheTargetsPositions) {
   EXPECT_EQ(drafted.generated, plain.generated);
   EXPECT_GT(drafted.timings.draft_n, 0);
   EXPECT_EQ(drafted.timings.draft_n_accepted, drafted.timings.draft_n);
+}
+
+// The reference decides M-RoPE positions by the text model's rope type: under qwen2vl an
+// image of a projector without its own grid (here LLaVA's mlp) forms one row of all its
+// rows (clip_n_output_tokens_x/_y: n_tokens x 1); under a 1-D model no grid at all. A
+// remembered image keeps its grid.
+TEST(MropeMediaEncoder, ImagesTakeAGridOnlyUnderMrope) {
+  const std::string vocab = test::shared_path("models/stories260K.gguf");
+  if (!std::filesystem::exists(vocab)) GTEST_SKIP() << "SKIPPED: " << vocab << " is missing";
+  const std::string dir = test::make_temp_dir("mrope-encoder");
+  synth::SynthParams proj;
+  proj.projector = "mlp";
+  proj.text_n_embd = 64;
+  proj.n_embd = 32;
+  proj.n_layer = 2;
+  proj.n_head = 2;
+  proj.n_ff = 64;
+  proj.image_size = 28;
+  proj.patch_size = 14;
+  proj.type = TensorType::kF32;
+  ASSERT_TRUE(synth::synthesize(proj, dir + "/mmproj.gguf").is_ok());
+  synth::SynthParams text;
+  text.arch = "qwen2vl";
+  text.n_embd = 64;
+  text.n_layer = 1;
+  text.n_head = 4;
+  text.n_head_kv = 2;
+  text.n_ff = 128;
+  text.n_ctx = 512;
+  text.type = TensorType::kF16;
+  text.vocab_path = vocab;
+  ASSERT_TRUE(synth::synthesize(text, dir + "/qwen2vl.gguf").is_ok());
+  const std::string image =
+      test::read_file(std::string(HEARTH_SOURCE_DIR) + "/tests/data/media/grad_37x23.png");
+  for (const bool mrope : {true, false}) {
+    SCOPED_TRACE(mrope ? "qwen2vl" : "stories260K");
+    auto model = models::load_model(mrope ? dir + "/qwen2vl.gguf" : vocab);
+    ASSERT_TRUE(model.is_ok()) << model.status().to_string();
+    auto tok = tokenizer::Tokenizer::from_gguf((*model)->metadata());
+    ASSERT_TRUE(tok.is_ok());
+    auto projector = media::Projector::load(dir + "/mmproj.gguf", (*model)->hparams().n_embd_inp());
+    ASSERT_TRUE(projector.is_ok()) << projector.status().to_string();
+    SchedulerConfig cfg;
+    cfg.n_threads = 1;
+    cfg.media.projector = std::move(*projector);
+    auto s = Scheduler::create(*model,
+                               std::make_shared<const tokenizer::Tokenizer>(std::move(*tok)), cfg);
+    ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(image.data()),
+                                         image.size());
+    for (int pass = 0; pass < 2; ++pass) {  // encoded, then remembered
+      auto encoded = (*s)->encode_media(bytes, nullptr);
+      ASSERT_TRUE(encoded.is_ok()) << encoded.status().to_string();
+      const MediaChunk& c = encoded->chunk;
+      ASSERT_GT(c.n_tokens, 0);
+      EXPECT_EQ(c.grid_nx, mrope ? c.n_tokens : 0) << "pass " << pass;
+      EXPECT_EQ(c.grid_ny, mrope ? 1 : 0) << "pass " << pass;
+      EXPECT_EQ(c.n_pos(), c.n_tokens);
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
