@@ -252,7 +252,8 @@ TEST_P(MropeGolden, SchedulerLaysOutThePositionsAsTheReference) {
   (*s)->stop();
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, MropeGolden, ::testing::Values("qwen2vl-f16", "qwen3vl-f16", "qwen3vlmoe-f16"),
+INSTANTIATE_TEST_SUITE_P(Models, MropeGolden,
+                         ::testing::Values("qwen2vl-f16", "qwen3vl-f16", "qwen3vlmoe-f16"),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                            std::string name = p.param;
                            std::replace(name.begin(), name.end(), '-', '_');
