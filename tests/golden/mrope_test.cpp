@@ -1,6 +1,6 @@
 // M-RoPE text models with media rows against the reference (tests/data/mrope): random-weight
-// qwen2vl and qwen3vl (deepstack) models that hearth-synth writes from each file's "synth"
-// arguments, fed text A, a 4 x 3 image, text B, a 2 x 5 image, text C, then 8 greedy steps.
+// qwen2vl, qwen3vl and qwen3vlmoe (deepstack) models that hearth-synth writes from each file's
+// "synth" arguments, fed text A, a 4 x 3 image, text B, a 2 x 5 image, text C, then 8 greedy steps.
 // The reference's side fed llama_decode the same rows as embedding batches with mtmd's 2-D
 // decoder positions (t = p0, h = p0 + row, w = p0 + column, e = 0) and advanced its position
 // by max(nx, ny) after each image, as mtmd-helper does; its top-10 log-probabilities at every
