@@ -2,8 +2,9 @@
 // positions around image and audio chunks, derived by hand from the reference's rules
 // (mtmd_image_tokens_get_decoder_pos, set_position_mrope_1d, server_tokens::pos_next); and,
 // through the real Scheduler over a random-weight qwen3vl model with deepstack rows, that a
-// follow-up turn reusing an image's KV gives the bits of a cold run, that two sequences with
-// images in one step give the bits each gives alone, and that drafting (a draft model that
+// follow-up turn reusing an image's KV (from the slot, or restored from the host prompt
+// cache) gives the bits of a cold run, that two sequences with images in one step and n_cmpl
+// copies of one give the bits of a single run, and that drafting (a draft model that
 // reads the same rows at the same positions) keeps the output and has its drafts accepted;
 // the media encoder gives images a grid exactly when the text model is M-RoPE.
 #include <gtest/gtest.h>
@@ -189,6 +190,28 @@ TEST_F(MropeScheduler, AFollowUpReusingTheImagesMatchesAColdRun) {
   expect_same_bits(reused, fresh);
 }
 
+// The same turn after another prompt took the slot: the images' rows come back from the host
+// prompt cache, at the positions they were written at.
+TEST_F(MropeScheduler, AFollowUpRestoredFromTheHostCacheMatchesAColdRun) {
+  SchedulerConfig cfg;
+  cfg.n_slots = 1;
+  auto warm = started(cfg);
+  ASSERT_TRUE(warm);
+  const TaskRequest first = prompt_with_images(1, 3);
+  const FinalResult answer = run_one(*warm, first);
+  const FinalResult other = run_one(*warm, greedy(text(9, 30), 4, nullptr));
+  EXPECT_EQ(other.timings.cache_n, 0);
+  TaskRequest second = first;
+  second.prompt.insert(second.prompt.end(), answer.generated.begin(), answer.generated.end());
+  const auto more = text(3, 11);
+  second.prompt.insert(second.prompt.end(), more.begin(), more.end());
+  const FinalResult restored = run_one(*warm, second);
+  EXPECT_GE(restored.timings.cache_n, static_cast<int32_t>(first.prompt.size()));
+  auto cold = started(cfg);
+  ASSERT_TRUE(cold);
+  expect_same_bits(restored, run_one(*cold, second));
+}
+
 TEST_F(MropeScheduler, TwoSequencesWithImagesInOneStepMatchEachAlone) {
   SchedulerConfig cfg;
   cfg.n_slots = 2;
@@ -212,6 +235,27 @@ TEST_F(MropeScheduler, TwoSequencesWithImagesInOneStepMatchEachAlone) {
   ASSERT_EQ(finals.size(), 2u);
   expect_same_bits(finals[0], a);
   expect_same_bits(finals[1], b);
+}
+
+// n_cmpl copies share the prompt's KV (images included) and continue at its positions.
+TEST_F(MropeScheduler, CopiesOfAPromptWithImagesMatchASingleRun) {
+  SchedulerConfig cfg;
+  cfg.n_slots = 2;
+  const TaskRequest single = prompt_with_images(3, 9);
+  auto s = started(cfg);
+  ASSERT_TRUE(s);
+  const FinalResult alone = run_one(*s, single);
+  auto fresh = started(cfg);
+  ASSERT_TRUE(fresh);
+  auto sink = std::make_shared<CollectSink>();
+  TaskRequest copies = single;
+  copies.n_cmpl = 2;
+  copies.sink = sink;
+  ASSERT_TRUE(fresh->submit(std::move(copies)).is_ok());
+  ASSERT_TRUE(sink->wait(2));
+  const auto finals = sink->sorted_finals();
+  ASSERT_EQ(finals.size(), 2u);
+  for (const FinalResult& f : finals) expect_same_bits(f, alone);
 }
 
 // The target model as its own draft model: its drafts read the media rows (deepstack width)
