@@ -237,6 +237,32 @@ TEST_F(MropeScheduler, TwoSequencesWithImagesInOneStepMatchEachAlone) {
   expect_same_bits(finals[1], b);
 }
 
+// Chunks whose grid does not cover their rows, or whose rows are not the model's input width
+// (n_embd * 2 with one deepstack layer), are refused naming the chunk.
+TEST_F(MropeScheduler, RefusesChunksOfTheWrongGridOrWidth) {
+  SchedulerConfig cfg;
+  cfg.n_slots = 1;
+  auto s = started(cfg);
+  ASSERT_TRUE(s);
+  const auto error_of = [&](TaskRequest r) {
+    auto sink = std::make_shared<CollectSink>();
+    r.sink = sink;
+    EXPECT_TRUE(s->submit(std::move(r)).is_ok());
+    EXPECT_TRUE(sink->wait(1));
+    return sink->errors.empty() ? std::string() : sink->errors.front().message;
+  };
+  TaskRequest bad_grid = prompt_with_images(5, 1);
+  bad_grid.media[0].grid_nx = 5;  // 5 x 3 for 12 rows
+  EXPECT_NE(error_of(bad_grid).find("media chunk 0 has a 5 x 3 grid for 12 rows"),
+            std::string::npos);
+  TaskRequest half_grid = prompt_with_images(5, 1);
+  half_grid.media[1].grid_ny = 0;
+  EXPECT_NE(error_of(half_grid).find("media chunk 1"), std::string::npos);
+  TaskRequest narrow = prompt_with_images(5, 1);
+  narrow.media[0].embd = std::make_shared<std::vector<float>>(12 * 64, 0.5f);  // n_embd only
+  EXPECT_NE(error_of(narrow).find("expected 12 x 128"), std::string::npos);
+}
+
 // n_cmpl copies share the prompt's KV (images included) and continue at its positions.
 TEST_F(MropeScheduler, CopiesOfAPromptWithImagesMatchASingleRun) {
   SchedulerConfig cfg;
