@@ -178,6 +178,10 @@ void Context::compute_rope(const Batch& batch) {
   const auto& hp = model_->hparams();
   const int32_t half = hp.n_rot / 2;
   const auto& factors = rope_factors();
+  if (hp.mrope != MultiRope::kNone) {
+    compute_mrope(batch);
+    return;
+  }
   for (int32_t i = 0; i < batch.size(); ++i) {
     ops::rope_angles(hp.rope, hp.n_rot, factors.empty() ? nullptr : factors.data(), batch[i].pos,
                      scratch_.rope_cos.data() + i * half, scratch_.rope_sin.data() + i * half);
@@ -185,6 +189,32 @@ void Context::compute_rope(const Batch& batch) {
       ops::rope_angles(*hp.rope_swa, hp.n_rot, nullptr, batch[i].pos,
                        scratch_.rope_cos_swa.data() + i * half,
                        scratch_.rope_sin_swa.data() + i * half);
+  }
+}
+
+// M-RoPE models: each row rotated by its four position components (BatchToken::rope; a row
+// without them by its pos in all four, which is the 1-D rope at pos).
+void Context::compute_mrope(const Batch& batch) {
+  const auto& hp = model_->hparams();
+  const int32_t half = hp.n_rot / 2;
+  const auto& factors = rope_factors();
+  const float* ff = factors.empty() ? nullptr : factors.data();
+  if (mrope_component_.size() != static_cast<size_t>(half)) {
+    mrope_component_.resize(static_cast<size_t>(half));
+    for (int32_t i = 0; i < half; ++i)
+      mrope_component_[static_cast<size_t>(i)] = static_cast<uint8_t>(
+          ops::mrope_component(hp.rope_sections, hp.mrope == MultiRope::kInterleaved, i));
+  }
+  for (int32_t i = 0; i < batch.size(); ++i) {
+    const BatchToken& t = batch[i];
+    float* c = scratch_.rope_cos.data() + i * half;
+    float* s = scratch_.rope_sin.data() + i * half;
+    if (t.rope.t < 0 || (t.rope.h == t.rope.t && t.rope.w == t.rope.t && t.rope.e == t.rope.t)) {
+      ops::rope_angles(hp.rope, hp.n_rot, ff, t.rope.t < 0 ? t.pos : t.rope.t, c, s);
+      continue;
+    }
+    const int32_t pos[4] = {t.rope.t, t.rope.h, t.rope.w, t.rope.e};
+    ops::mrope_angles(hp.rope, hp.n_rot, ff, pos, mrope_component_.data(), c, s);
   }
 }
 

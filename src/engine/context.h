@@ -85,6 +85,7 @@ class Context {
   void prepare_scratch(int64_t n_tokens);
   const std::vector<float>& rope_factors() const;
   void compute_rope(const Batch& batch);
+  void compute_mrope(const Batch& batch);
   void choose_outputs(const Batch& batch);
   void compute_logits(const Batch& batch, ThreadPool& pool);
 
@@ -94,11 +95,12 @@ class Context {
   std::unique_ptr<ThreadPool> pool_;        // single-token steps
   std::unique_ptr<ThreadPool> pool_batch_;  // multi-token steps
   Scratch scratch_;
-  std::vector<float> logits_;        // [n_out][n_vocab]
-  std::vector<int32_t> logits_row_;  // batch index -> row in logits_, or -1
-  std::vector<float> embd_;          // [kept rows][n_embd] with params_.embeddings
-  std::vector<int32_t> out_row_;     // batch index -> row of the final state, or -1 (pruned)
-  std::vector<int32_t> keep_;        // batch indices whose final state is computed
+  std::vector<float> logits_;             // [n_out][n_vocab]
+  std::vector<int32_t> logits_row_;       // batch index -> row in logits_, or -1
+  std::vector<float> embd_;               // [kept rows][n_embd] with params_.embeddings
+  std::vector<int32_t> out_row_;          // batch index -> row of the final state, or -1 (pruned)
+  std::vector<int32_t> keep_;             // batch indices whose final state is computed
+  std::vector<uint8_t> mrope_component_;  // M-RoPE: the position component of each pair
 };
 
 }  // namespace hearth::engine

@@ -103,6 +103,15 @@ void add_residual(ForwardState& st) {
   for_rows(st, [&](int64_t t) { ops::add_inplace(x + t * E, out + t * E, E); });
 }
 
+void add_deepstack(ForwardState& st, int32_t il) {
+  const int64_t E = st.model.hparams().n_embd;
+  float* x = st.s.x.data();
+  for (int64_t t = 0; t < st.n_tokens(); ++t) {
+    const float* embd = st.tokens[static_cast<size_t>(t)].embd;
+    if (embd != nullptr) ops::add_inplace(x + t * E, embd + (il + 1) * E, E);
+  }
+}
+
 namespace {
 
 // Per-head RMSNorm (qwen3, gemma3): each head vector of `dim` values is normalized on its own.

@@ -111,5 +111,9 @@ enum class GluActivation { kGelu, kSilu, kRelu };
 void glu_ffn(ForwardState& st, const LayerWeights& w, GluActivation act);
 // s.x += s.out
 void add_residual(ForwardState& st);
+// Deepstack (qwen3vl), after layer il < n_deepstack: each media row's slice il + 1 of its
+// input embedding (BatchToken::embd [n_embd_inp()]) is added to its hidden state; token rows
+// add nothing (the reference pads their input with zeros).
+void add_deepstack(ForwardState& st, int32_t il);
 
 }  // namespace hearth::engine

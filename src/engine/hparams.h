@@ -2,6 +2,7 @@
 // reference's defaults and strict value types.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,12 @@
 namespace hearth::engine {
 
 enum class RopeScaling { kNone, kLinear, kYarn, kLongRope };
+
+// Multi-axis rope (M-RoPE: qwen2vl, qwen3vl): each rotated pair takes one of four position
+// components (time, height, width, extra) as <arch>.rope.dimension_sections assigns them,
+// in contiguous sections (kSections, the reference's MROPE) or interleaved (kInterleaved,
+// its IMROPE: qwen3vl). kNone: one position per token.
+enum class MultiRope { kNone, kSections, kInterleaved };
 
 struct RopeParams {
   float freq_base = 10000.0f;
@@ -63,10 +70,21 @@ struct ModelHparams {
   int32_t n_ff_up = 0;
   // <arch>.pooling_type: the model's pooling for embeddings (kUnspecified when absent).
   PoolingType pooling = PoolingType::kUnspecified;
+  // M-RoPE models: how pairs take position components, and the pairs of each component
+  // (t, h, w, e), set by the architecture's loader.
+  MultiRope mrope = MultiRope::kNone;
+  std::array<int32_t, 4> rope_sections{};
+  // qwen3vl's deepstack: media rows carry the main embedding then one n_embd slice per
+  // deepstack layer, slice k added to the hidden state after layer k - 1
+  // (<arch>.n_deepstack_layers).
+  int32_t n_deepstack = 0;
 
   int32_t n_embd_q() const { return n_head * head_dim; }
   int32_t n_embd_k() const { return n_head_kv * head_dim; }
   int32_t n_embd_v() const { return n_head_kv * head_dim_v; }
+  // Width of an input row given as an embedding (BatchToken::embd): n_embd, or with
+  // deepstack n_embd * (1 + n_deepstack), as the projector writes it.
+  int32_t n_embd_inp() const { return n_embd * (1 + n_deepstack); }
 };
 
 // An optional u32 key (`fallback` when absent; a per-layer array whose values all agree is

@@ -90,6 +90,25 @@ void yarn_corr_dims(const RopeParams& r, int32_t n_rot, float& low, float& high)
   high = std::min(static_cast<float>(n_rot - 1), std::ceil(corr(r.yarn_beta_slow)));
 }
 
+// The rope angle of pair i whose unscaled angle is `theta` (position * theta_scale^i), with
+// frequency scaling, YaRN (low/high from yarn_corr_dims) and the pair's divisor.
+void pair_angle(const RopeParams& r, int32_t i, float theta, const float* freq_factors, float low,
+                float high, float* cos_out, float* sin_out) {
+  const float extrap = freq_factors ? theta / freq_factors[i] : theta;
+  const float interp = r.freq_scale * extrap;
+  float angle = interp;
+  float mscale = r.attn_factor;
+  if (r.yarn_ext_factor != 0.0f) {
+    const float y = (static_cast<float>(i) - low) / std::max(0.001f, high - low);
+    const float ramp = 1.0f - std::min(1.0f, std::max(0.0f, y));
+    const float mix = ramp * r.yarn_ext_factor;
+    angle = interp * (1.0f - mix) + extrap * mix;
+    mscale *= 1.0f + 0.1f * std::log(1.0f / r.freq_scale);
+  }
+  *cos_out = std::cos(angle) * mscale;
+  *sin_out = std::sin(angle) * mscale;
+}
+
 }  // namespace
 
 void rope_angles(const RopeParams& r, int32_t n_rot, const float* freq_factors, int32_t pos,
@@ -99,20 +118,39 @@ void rope_angles(const RopeParams& r, int32_t n_rot, const float* freq_factors, 
   if (r.yarn_ext_factor != 0.0f) yarn_corr_dims(r, n_rot, low, high);
   float theta = static_cast<float>(pos);  // theta_i, computed iteratively as the reference does
   for (int32_t i = 0; i < n_rot / 2; ++i) {
-    const float extrap = freq_factors ? theta / freq_factors[i] : theta;
-    const float interp = r.freq_scale * extrap;
-    float angle = interp;
-    float mscale = r.attn_factor;
-    if (r.yarn_ext_factor != 0.0f) {
-      const float y = (static_cast<float>(i) - low) / std::max(0.001f, high - low);
-      const float ramp = 1.0f - std::min(1.0f, std::max(0.0f, y));
-      const float mix = ramp * r.yarn_ext_factor;
-      angle = interp * (1.0f - mix) + extrap * mix;
-      mscale *= 1.0f + 0.1f * std::log(1.0f / r.freq_scale);
-    }
-    cos_out[i] = std::cos(angle) * mscale;
-    sin_out[i] = std::sin(angle) * mscale;
+    pair_angle(r, i, theta, freq_factors, low, high, &cos_out[i], &sin_out[i]);
     theta *= theta_scale;
+  }
+}
+
+int32_t mrope_component(const std::array<int32_t, 4>& sections, bool interleaved, int32_t pair) {
+  const int32_t total = sections[0] + sections[1] + sections[2] + sections[3];
+  const int32_t sector = total > 0 ? pair % total : 0;
+  if (interleaved) {  // t, h, w in turn while each has pairs left, then e
+    if (sector % 3 == 1 && sector < 3 * sections[1]) return 1;
+    if (sector % 3 == 2 && sector < 3 * sections[2]) return 2;
+    if (sector % 3 == 0 && sector < 3 * sections[0]) return 0;
+    return 3;
+  }
+  if (sector < sections[0]) return 0;
+  if (sector < sections[0] + sections[1]) return 1;
+  if (sector < sections[0] + sections[1] + sections[2]) return 2;
+  return 3;
+}
+
+void mrope_angles(const RopeParams& r, int32_t n_rot, const float* freq_factors,
+                  const int32_t pos[4], const uint8_t* component, float* cos_out, float* sin_out) {
+  const float theta_scale = std::pow(r.freq_base, -2.0f / static_cast<float>(n_rot));
+  float low = 0.0f, high = 0.0f;
+  if (r.yarn_ext_factor != 0.0f) yarn_corr_dims(r, n_rot, low, high);
+  // Each component's angle advances by theta_scale at every pair, whichever component the
+  // pair takes (as the reference's cache), so pair i of component c is exactly the 1-D
+  // angle of position pos[c] at pair i.
+  float theta[4];
+  for (int c = 0; c < 4; ++c) theta[c] = static_cast<float>(pos[c]);
+  for (int32_t i = 0; i < n_rot / 2; ++i) {
+    pair_angle(r, i, theta[component[i]], freq_factors, low, high, &cos_out[i], &sin_out[i]);
+    for (float& t : theta) t *= theta_scale;
   }
 }
 

@@ -2,6 +2,7 @@
 // reference's arithmetic where it matters for matching its numbers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "engine/hparams.h"
@@ -35,6 +36,16 @@ enum class RopeKind {
 // frequency scaling, YaRN and per-pair divisors (`freq_factors`, may be null).
 void rope_angles(const RopeParams& rope, int32_t n_rot, const float* freq_factors, int32_t pos,
                  float* cos_out, float* sin_out);
+
+// M-RoPE: the position component (0 time, 1 height, 2 width, 3 extra) that rotated pair
+// `pair` takes, by the model's sections, contiguous or interleaved (qwen3vl), as the
+// reference's mrope cache assigns them.
+int32_t mrope_component(const std::array<int32_t, 4>& sections, bool interleaved, int32_t pair);
+
+// cos/sin of every rotated pair under M-RoPE: pair i rotated by position pos[component[i]]
+// (component: n_rot/2 entries from mrope_component), scaled as rope_angles() does.
+void mrope_angles(const RopeParams& rope, int32_t n_rot, const float* freq_factors,
+                  const int32_t pos[4], const uint8_t* component, float* cos_out, float* sin_out);
 
 // Rotates the first n_rot dims of one head vector in place; dims n_rot.. stay unchanged.
 void rope_apply(RopeKind kind, float* head, const float* cos_v, const float* sin_v, int32_t n_rot);

@@ -17,6 +17,12 @@ Result<ModelPtr> load_qwen2(std::shared_ptr<const gguf::Archive> archive,
                             engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_qwen3(std::shared_ptr<const gguf::Archive> archive,
                             engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_qwen2vl(std::shared_ptr<const gguf::Archive> archive,
+                              engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_qwen3vl(std::shared_ptr<const gguf::Archive> archive,
+                              engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_qwen3vlmoe(std::shared_ptr<const gguf::Archive> archive,
+                                 engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_smollm3(std::shared_ptr<const gguf::Archive> archive,
                               engine::ModelHparams hparams, const engine::LoadOptions& options);
 

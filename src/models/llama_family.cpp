@@ -66,6 +66,7 @@ void LlamaFamilyModel::forward_layer(int32_t il, engine::ForwardState& st) const
                     spec_.gelu_ffn ? engine::GluActivation::kGelu : engine::GluActivation::kSilu);
   }
   block_output(w.ffn_post_norm);
+  if (il < hparams().n_deepstack) engine::add_deepstack(st, il);
 }
 
 // Token rows, multiplied by embd_scale where the architecture scales them (an f32 scale, as
@@ -127,7 +128,7 @@ Status load_layer(TensorLoader& ld, const ModelHparams& hp, const FamilySpec& sp
   }
   HEARTH_ASSIGN_OR_RETURN(w.wo, ld.matrix(p + "attn_output.weight", Eo, E));
   const bool bias_optional = !spec.qkv_bias;
-  if (spec.qkv_bias || spec.optional_biases || spec.attn_out_bias) {
+  if (spec.qkv_bias || spec.optional_qkv_bias || spec.optional_biases || spec.attn_out_bias) {
     HEARTH_ASSIGN_OR_RETURN(w.bq, ld.vector(p + "attn_q.bias", Eq, bias_optional));
     HEARTH_ASSIGN_OR_RETURN(w.bk, ld.vector(p + "attn_k.bias", Ek, bias_optional));
     HEARTH_ASSIGN_OR_RETURN(w.bv, ld.vector(p + "attn_v.bias", Ev, bias_optional));
@@ -190,6 +191,51 @@ Result<int32_t> read_window(const gguf::File& f, const std::string& arch, int64_
   HEARTH_ASSIGN_OR_RETURN(int64_t n,
                           engine::read_u32_key(f, arch + ".attention.sliding_window", fallback));
   return static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX));
+}
+
+Status read_multi_rope(const gguf::File& f, engine::MultiRope kind, ModelHparams& hp) {
+  const std::string key = hp.arch + ".rope.dimension_sections";
+  const gguf::Value* v = f.find(key);
+  const auto corrupt = [&](const std::string& what) {
+    return error(ErrorCode::kCorruptFile, fmt::format("{}: {} {}", f.name(), key, what));
+  };
+  if (v == nullptr) return corrupt("is missing (M-RoPE needs it)");
+  // As the reference's get_key_or_arr: up to four integers, or one for every section.
+  if (v->is_array()) {
+    const auto et = v->element_type();
+    if ((et != gguf::ValueType::kI32 && et != gguf::ValueType::kU32) || v->size() == 0 ||
+        v->size() > 4)
+      return corrupt("must hold 1 to 4 integers");
+    for (uint64_t i = 0; i < v->size(); ++i) {
+      const int64_t n = v->int_at(i);
+      if (n < 0 || n > hp.n_rot) return corrupt(fmt::format("holds {}, outside [0, n_rot]", n));
+      hp.rope_sections[i] = static_cast<int32_t>(n);
+    }
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(int64_t n, engine::read_u32_key(f, key, 0));
+    if (n > hp.n_rot) return corrupt(fmt::format("is {}, past n_rot", n));
+    hp.rope_sections.fill(static_cast<int32_t>(n));
+  }
+  const auto& s = hp.rope_sections;
+  if (s[0] + s[1] + s[2] <= 0) return corrupt("gives no pairs to time, height or width");
+  if (hp.n_rot != hp.head_dim)
+    return corrupt(
+        fmt::format("applies to whole heads: rope dimension count {} must be the head "
+                    "size {}",
+                    hp.n_rot, hp.head_dim));
+  hp.mrope = kind;
+  return Status::ok();
+}
+
+Status read_deepstack(const gguf::File& f, ModelHparams& hp) {
+  HEARTH_ASSIGN_OR_RETURN(int64_t n, engine::read_u32_key(f, hp.arch + ".n_deepstack_layers", 0));
+  // Each deepstack slice feeds one layer's output, so there are at most n_layer of them.
+  if (n > hp.n_layer)
+    return error(ErrorCode::kCorruptFile,
+                 fmt::format("{}: {}.n_deepstack_layers {} exceeds the {} layers", f.name(),
+                             hp.arch, n, hp.n_layer));
+  hp.n_deepstack = static_cast<int32_t>(n);
+  return Status::ok();
 }
 
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive, ModelHparams hp,

@@ -16,12 +16,13 @@ namespace hearth::models {
 
 struct FamilySpec {
   engine::ops::RopeKind rope = engine::ops::RopeKind::kNorm;
-  bool qkv_bias = false;         // q/k/v biases are required
-  bool qk_norm = false;          // per-head attn_q_norm / attn_k_norm are required
-  bool optional_biases = false;  // llama: attn_output / ffn biases may be present
-  bool output_bias = false;      // an output.bias may be present
-  int32_t nope_period = 0;       // > 0: layers with (il + 1) % nope_period == 0 skip RoPE
-  bool rank_head = false;        // qwen3: an optional cls.output [E, n_cls_out] (rerankers)
+  bool qkv_bias = false;           // q/k/v biases are required
+  bool optional_qkv_bias = false;  // q/k/v biases may be present (qwen2vl, qwen3vl)
+  bool qk_norm = false;            // per-head attn_q_norm / attn_k_norm are required
+  bool optional_biases = false;    // llama: attn_output / ffn biases may be present
+  bool output_bias = false;        // an output.bias may be present
+  int32_t nope_period = 0;         // > 0: layers with (il + 1) % nope_period == 0 skip RoPE
+  bool rank_head = false;          // qwen3: an optional cls.output [E, n_cls_out] (rerankers)
   // Input rows multiplied by embd_scale (0: not; gemma: sqrt(E), granite: its key);
   // block outputs by residual_scale before each residual add (granite); scores by kq_scale
   // (0: 1/sqrt(D); granite's attention.scale), or q by q_scale after RoPE with the scores
@@ -87,6 +88,12 @@ Status require_experts(const gguf::Archive& archive, const engine::ModelHparams&
 uint32_t read_swa_period(const gguf::File& f, const std::string& arch, uint32_t fallback);
 // <arch>.attention.sliding_window, or `fallback` when absent.
 Result<int32_t> read_window(const gguf::File& f, const std::string& arch, int64_t fallback);
+
+// M-RoPE models: <arch>.rope.dimension_sections (required) into hp.rope_sections, and
+// hp.mrope = kind.
+Status read_multi_rope(const gguf::File& f, engine::MultiRope kind, engine::ModelHparams& hp);
+// qwen3vl: <arch>.n_deepstack_layers (0 when absent) into hp.n_deepstack.
+Status read_deepstack(const gguf::File& f, engine::ModelHparams& hp);
 
 // Loads the tensors of a llama-family model with exact shape checks and builds it.
 Result<ModelPtr> load_llama_family(std::shared_ptr<const gguf::Archive> archive,

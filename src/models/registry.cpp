@@ -17,10 +17,13 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 19> kArchitectures = {{
+constexpr std::array<ArchEntry, 22> kArchitectures = {{
     {"llama", &load_llama},
     {"qwen2", &load_qwen2},
     {"qwen3", &load_qwen3},
+    {"qwen2vl", &load_qwen2vl},
+    {"qwen3vl", &load_qwen3vl},
+    {"qwen3vlmoe", &load_qwen3vlmoe},
     {"smollm3", &load_smollm3},
     {"gemma", &load_gemma},
     {"gemma2", &load_gemma2},

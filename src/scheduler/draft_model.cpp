@@ -8,6 +8,7 @@
 #include <cmath>
 #include <utility>
 
+#include "scheduler/media_positions.h"
 #include "scheduler/planner.h"
 #include "scheduler/speculator.h"
 
@@ -38,7 +39,7 @@ const MediaChunk* chunk_at(const std::vector<MediaChunk>& media, int32_t k) {
 
 bool Speculator::draft_takes_media(const RunningTask& t) const {
   if (t.media.empty()) return true;
-  const auto E = static_cast<size_t>(draft_ctx_->model().hparams().n_embd);
+  const auto E = static_cast<size_t>(draft_ctx_->model().hparams().n_embd_inp());
   const MediaChunk& c = t.media.front();
   return c.embd->size() == static_cast<size_t>(c.n_tokens) * E;
 }
@@ -48,7 +49,8 @@ bool Speculator::draft_takes_media(const RunningTask& t) const {
 // context failed (every job's draft sequence is then dropped).
 bool Speculator::sync_draft_sequences(std::vector<DraftJob>& jobs) {
   engine::Context& dc = *draft_ctx_;
-  const auto E = static_cast<size_t>(dc.model().hparams().n_embd);
+  const auto E = static_cast<size_t>(dc.model().hparams().n_embd_inp());
+  const bool mrope = dc.model().hparams().mrope != engine::MultiRope::kNone;
   engine::Batch batch;
   const auto flush = [&] {
     const bool ok = batch.empty() || dc.decode(batch).is_ok();
@@ -72,6 +74,7 @@ bool Speculator::sync_draft_sequences(std::vector<DraftJob>& jobs) {
       } else {
         batch.add(s.cached[k], pos, s.id, false);
       }
+      if (mrope) batch.set_rope(batch.size() - 1, media_rope_position(media, pos));
       draft_cached.push_back(s.cached[k]);
       const bool in_chunk = c != nullptr && c->non_causal && pos + 1 < chunk_end;
       if (batch.size() >= n_ubatch_ && !in_chunk && !flush()) return false;
@@ -85,6 +88,7 @@ void Speculator::draft_with_model(std::vector<DraftJob>& jobs) {
   const DraftModelParams& p = spec_.draft;
   std::vector<int32_t> next(jobs.size());
   std::vector<bool> active(jobs.size(), true);
+  const bool mrope = dc.model().hparams().mrope != engine::MultiRope::kNone;
   for (size_t j = 0; j < jobs.size(); ++j) next[j] = jobs[j].slot->task->pending;
   bool ok = sync_draft_sequences(jobs);
   while (ok) {
@@ -94,7 +98,9 @@ void Speculator::draft_with_model(std::vector<DraftJob>& jobs) {
       if (!active[j]) continue;
       const Slot& s = *jobs[j].slot;
       std::vector<int32_t>& draft_cached = state(s).draft_cached;
-      batch.add(next[j], static_cast<int32_t>(draft_cached.size()), s.id, true);
+      const auto pos = static_cast<int32_t>(draft_cached.size());
+      batch.add(next[j], pos, s.id, true);
+      if (mrope) batch.set_rope(batch.size() - 1, media_rope_position(s.task->media, pos));
       draft_cached.push_back(next[j]);
       row[j] = batch.size() - 1;
     }

@@ -9,7 +9,7 @@ namespace hearth::scheduler::detail {
 
 TaskLimits::TaskLimits(const engine::Model& model, const SchedulerConfig& config)
     : n_vocab(model.hparams().n_vocab),
-      n_embd(model.hparams().n_embd),
+      n_embd(model.hparams().n_embd_inp()),
       causal(model.hparams().causal),
       has_lm_head(model.has_lm_head()),
       embeddings(config.embeddings),
@@ -55,6 +55,11 @@ std::optional<TaskError> TaskLimits::check_media(const Pending& p) const {
     if (!c.embd || c.embd->size() != static_cast<size_t>(c.n_tokens) * static_cast<size_t>(n_embd))
       return invalid(fmt::format("media chunk {} has {} embedding values, expected {} x {}", i,
                                  c.embd ? c.embd->size() : 0, c.n_tokens, n_embd));
+    // M-RoPE positions need the grid to cover the rows exactly.
+    if (c.grid_nx < 0 || c.grid_ny < 0 || (c.grid_nx > 0) != (c.grid_ny > 0) ||
+        int64_t{c.grid_nx} * c.grid_ny != (c.grid_nx > 0 ? c.n_tokens : 0))
+      return invalid(fmt::format("media chunk {} has a {} x {} grid for {} rows", i, c.grid_nx,
+                                 c.grid_ny, c.n_tokens));
     // Its rows see each other, so they go in one forward call, which -ub bounds (the
     // reference aborts there: "non-causal attention requires n_ubatch >= n_tokens").
     if (c.non_causal && c.n_tokens > n_call)

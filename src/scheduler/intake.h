@@ -55,7 +55,7 @@ struct TaskLimits {
   std::optional<TaskError> check_media(const Pending& p) const;
 
   int32_t n_vocab;
-  int32_t n_embd;
+  int32_t n_embd;  // a media row's width: the model's input width (n_embd_inp)
   bool causal;
   bool has_lm_head;
   bool embeddings;

@@ -66,7 +66,8 @@ Result<media::PreprocessParams> preprocess_params(const media::Projector& projec
 }  // namespace
 
 Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& config,
-                                                           int32_t n_threads) {
+                                                           int32_t n_threads,
+                                                           bool mrope_positions) {
   if (!config.projector && !config.audio_projector) {
     return error(ErrorCode::kInvalidArgument, "no projector");
   }
@@ -80,15 +81,17 @@ Result<std::unique_ptr<MediaEncoder>> MediaEncoder::create(const MediaConfig& co
                                               config.audio_projector->projector_type() +
                                               " does not take the whisper log-mel features");
   }
-  return std::unique_ptr<MediaEncoder>(new MediaEncoder(config, std::move(params), n_threads));
+  return std::unique_ptr<MediaEncoder>(
+      new MediaEncoder(config, std::move(params), n_threads, mrope_positions));
 }
 
 MediaEncoder::MediaEncoder(const MediaConfig& config, media::PreprocessParams params,
-                           int32_t n_threads)
+                           int32_t n_threads, bool mrope_positions)
     : projector_(config.projector),
       audio_(config.audio_projector),
       params_(std::move(params)),
       cache_bytes_(config.cache_bytes),
+      mrope_positions_(mrope_positions),
       pool_(std::max(n_threads, 1)) {}
 
 Result<EncodedMedia> MediaEncoder::run(std::span<const uint8_t> bytes) {
@@ -137,10 +140,30 @@ Result<EncodedMedia> MediaEncoder::run_audio(std::span<const uint8_t> bytes) {
 
 namespace {
 
-// The images of `entries` encoded one after the other into one chunk's rows.
+// The grid of an image chunk's rows when the text model takes M-RoPE positions: the
+// projector's output_grid (Qwen-VL's merged patches), which must cover the rows exactly (such
+// projectors never join tiles into one chunk); for other projectors one row of all the
+// chunk's rows, as the reference's clip_n_output_tokens_x/_y give them (n_tokens x 1).
+Result<media::Projector::TokenGrid> output_grid(
+    const media::Projector& projector, const std::vector<const media::PixelTensor*>& entries,
+    int32_t n_tokens) {
+  const media::Projector::TokenGrid grid = projector.output_grid(entries[0]->nx, entries[0]->ny);
+  if (grid.nx <= 0 && grid.ny <= 0) return media::Projector::TokenGrid{n_tokens, 1};
+  if (entries.size() != 1 || grid.nx <= 0 || grid.ny <= 0 ||
+      int64_t{grid.nx} * grid.ny != n_tokens) {
+    return error(
+        ErrorCode::kInternal,
+        fmt::format("projector {}: a {} x {} position grid for {} rows in {} tile(s)",
+                    projector.projector_type(), grid.nx, grid.ny, n_tokens, entries.size()));
+  }
+  return grid;
+}
+
+// The images of `entries` encoded one after the other into one chunk's rows (with their
+// M-RoPE grid where `mrope_positions`).
 Result<MediaChunk> encode_entries(const media::Projector& projector,
                                   const std::vector<const media::PixelTensor*>& entries,
-                                  ThreadPool& pool) {
+                                  bool mrope_positions, ThreadPool& pool) {
   const auto width = static_cast<size_t>(projector.n_embd_out());
   MediaChunk chunk;
   chunk.non_causal = projector.non_causal_decode();
@@ -153,14 +176,20 @@ Result<MediaChunk> encode_entries(const media::Projector& projector,
     at += static_cast<size_t>(projector.n_output_tokens(e->nx, e->ny)) * width;
   }
   chunk.embd = std::move(embd);
+  if (mrope_positions) {
+    HEARTH_ASSIGN_OR_RETURN(media::Projector::TokenGrid grid,
+                            output_grid(projector, entries, chunk.n_tokens));
+    chunk.grid_nx = grid.nx;
+    chunk.grid_ny = grid.ny;
+  }
   return chunk;
 }
 
 // The projector's tile layout made into pieces: its texts, and each tile or the overview
 // encoded into a chunk of its own.
 Status add_tiled_pieces(const media::Projector& projector, const media::PreprocessedImage& pre,
-                        const std::vector<media::Projector::LayoutPart>& layout, ThreadPool& pool,
-                        EncodedMedia& out) {
+                        const std::vector<media::Projector::LayoutPart>& layout,
+                        bool mrope_positions, ThreadPool& pool, EncodedMedia& out) {
   using Kind = media::Projector::LayoutPart::Kind;
   for (const media::Projector::LayoutPart& part : layout) {
     if (part.kind == Kind::kText) {
@@ -173,7 +202,8 @@ Status add_tiled_pieces(const media::Projector& projector, const media::Preproce
           (!overview && (part.tile < 0 || static_cast<size_t>(part.tile) >= pre.entries.size())))
         return error(ErrorCode::kInternal, "the projector's tile layout names a missing tile");
       const media::PixelTensor* e = overview ? &pre.overview : &pre.entries[size_t(part.tile)];
-      HEARTH_ASSIGN_OR_RETURN(MediaChunk chunk, encode_entries(projector, {e}, pool));
+      HEARTH_ASSIGN_OR_RETURN(MediaChunk chunk,
+                              encode_entries(projector, {e}, mrope_positions, pool));
       out.add_chunk(std::move(chunk));
     }
   }
@@ -212,10 +242,12 @@ Result<EncodedMedia> MediaEncoder::run_image(std::span<const uint8_t> bytes) {
   out.add_text(std::string(projector_->image_begin()));
   std::lock_guard<std::mutex> lock(encode_mu_);
   if (layout.empty()) {
-    HEARTH_ASSIGN_OR_RETURN(MediaChunk chunk, encode_entries(*projector_, entries, pool_));
+    HEARTH_ASSIGN_OR_RETURN(MediaChunk chunk,
+                            encode_entries(*projector_, entries, mrope_positions_, pool_));
     out.add_chunk(std::move(chunk));
   } else {
-    HEARTH_RETURN_IF_ERROR(add_tiled_pieces(*projector_, pre, layout, pool_, out));
+    HEARTH_RETURN_IF_ERROR(
+        add_tiled_pieces(*projector_, pre, layout, mrope_positions_, pool_, out));
   }
   out.add_text(std::string(projector_->image_end()));
   return out;

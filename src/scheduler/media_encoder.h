@@ -29,7 +29,10 @@ namespace hearth::scheduler::detail {
 
 class MediaEncoder {
  public:
-  static Result<std::unique_ptr<MediaEncoder>> create(const MediaConfig& config, int32_t n_threads);
+  // `mrope_positions`: the text model takes M-RoPE positions, so images get a grid (chunk
+  // grid_nx/grid_ny), as the reference decides by the text model's rope type.
+  static Result<std::unique_ptr<MediaEncoder>> create(const MediaConfig& config, int32_t n_threads,
+                                                      bool mrope_positions = false);
 
   MediaSupport support() const {
     return {.vision = projector_ != nullptr, .audio = audio_ != nullptr};
@@ -37,7 +40,8 @@ class MediaEncoder {
   Result<EncodedMedia> encode(std::span<const uint8_t> bytes, const std::atomic<bool>* cancel);
 
  private:
-  MediaEncoder(const MediaConfig& config, media::PreprocessParams params, int32_t n_threads);
+  MediaEncoder(const MediaConfig& config, media::PreprocessParams params, int32_t n_threads,
+               bool mrope_positions);
 
   using Key = std::pair<uint64_t, uint64_t>;  // two independent 64-bit hashes of the bytes
   struct Remembered {
@@ -58,6 +62,7 @@ class MediaEncoder {
   std::shared_ptr<const media::AudioProjector> audio_;  // null: no audio
   media::PreprocessParams params_;
   size_t cache_bytes_;
+  bool mrope_positions_;
   std::mutex encode_mu_;  // one encode at a time: the pool is the machine's cores
   ThreadPool pool_;
   std::mutex mu_;  // what follows

@@ -259,17 +259,22 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(
   }
   std::unique_ptr<detail::MediaEncoder> media;
   const MediaConfig& mc = config.media;
-  const int32_t image_width = mc.projector ? mc.projector->n_embd_out() : hp.n_embd;
-  const int32_t audio_width = mc.audio_projector ? mc.audio_projector->n_embd_out() : hp.n_embd;
-  if (image_width != hp.n_embd || audio_width != hp.n_embd) {
+  // Media rows are the model's input width: n_embd, or with deepstack (qwen3vl) the main
+  // embedding and one slice per deepstack layer.
+  const int32_t width = hp.n_embd_inp();
+  const int32_t image_width = mc.projector ? mc.projector->n_embd_out() : width;
+  const int32_t audio_width = mc.audio_projector ? mc.audio_projector->n_embd_out() : width;
+  if (image_width != width || audio_width != width) {
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("the projector's output width ({}) differs from the model's "
-                             "embedding width ({})",
-                             image_width != hp.n_embd ? image_width : audio_width, hp.n_embd));
+                             "input embedding width ({})",
+                             image_width != width ? image_width : audio_width, width));
   }
   if (mc.projector || mc.audio_projector) {
     // Media are encoded with the prompt-processing threads (-tb).
-    HEARTH_ASSIGN_OR_RETURN(media, detail::MediaEncoder::create(mc, pool_threads(config).batch));
+    HEARTH_ASSIGN_OR_RETURN(media,
+                            detail::MediaEncoder::create(mc, pool_threads(config).batch,
+                                                         hp.mrope != engine::MultiRope::kNone));
   }
   auto impl = std::make_unique<detail::SchedulerImpl>(std::move(model), std::move(tok), adjusted,
                                                       std::move(ctx), std::move(draft_ctx));

@@ -36,7 +36,7 @@ struct StepToken {
   bool logits = false;
   bool prompt = false;
   bool draft = false;  // drafted after the slot's previous token, verified by its logits
-  // A media row: its input embedding [n_embd] (owned by the task's MediaChunk) and, in a
+  // A media row: its input embedding [n_embd_inp] (owned by the task's MediaChunk) and, in a
   // non-causal chunk, the chunk's last position (engine::BatchToken::visible_end), else -1.
   const float* embd = nullptr;
   int32_t visible_end = -1;

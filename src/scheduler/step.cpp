@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/timer.h"
+#include "scheduler/media_positions.h"
 #include "scheduler/step_loop.h"
 
 namespace hearth::scheduler::detail {
@@ -195,6 +196,9 @@ bool StepLoop::forward(std::vector<StepToken>& chunk) {
     } else {
       batch.add(t.token, pos, t.slot, t.logits, hidden);
     }
+    // M-RoPE: the row's rope position from its task's chunks (other models use pos).
+    if (mrope_)
+      batch.set_rope(batch.size() - 1, media_rope_position(slots_[t.slot].task->media, pos));
   }
   Status st = ctx_.decode(batch);
   if (st.code() == ErrorCode::kResourceExhausted && slots_.evict_idle()) {

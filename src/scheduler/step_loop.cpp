@@ -16,7 +16,8 @@ StepLoop::StepLoop(const engine::Model& model, const tokenizer::Tokenizer& tok,
       cache_(config, ctx.kv_cache()),
       files_(model, ctx, config.n_ctx_slot),
       speculator_(config, model.hparams().n_vocab, ctx.kv_cache(), std::move(draft_ctx)),
-      embedder_(model.hparams(), config.pooling, ctx) {
+      embedder_(model.hparams(), config.pooling, ctx),
+      mrope_(model.hparams().mrope != engine::MultiRope::kNone) {
   slots_.publish();
 }
 

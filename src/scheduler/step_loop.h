@@ -69,6 +69,8 @@ class StepLoop {
   SlotFiles files_;
   Speculator speculator_;
   Embedder embedder_;
+  // The model rotates by M-RoPE positions (BatchToken::rope, media_positions.h).
+  const bool mrope_;
 };
 
 }  // namespace hearth::scheduler::detail

@@ -285,7 +285,8 @@ bool load_projector(const ServerArgs& args, const hearth::engine::Model& model,
                       file.status().message());
     return false;
   }
-  const int32_t n_embd = model.hparams().n_embd;
+  // The projector's rows are the text model's input width (deepstack models: wider than n_embd).
+  const int32_t n_embd = model.hparams().n_embd_inp();
   if (file->has_vision) {
     auto projector = hearth::media::Projector::load(args.mmproj, n_embd, load_options(args));
     if (!projector) {

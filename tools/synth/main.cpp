@@ -74,6 +74,12 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--hidden-act", p.hidden_act, "modern-bert: hidden_activation key");
   app.add_option("--yarn", p.yarn_factor, "YaRN rope scaling factor (0: none)")
       ->capture_default_str();
+  app.add_option("--rope-sections", p.rope_sections,
+                 "qwen2vl/qwen3vl: M-RoPE sections t,h,w,e in pairs (default: the real models' "
+                 "proportions)")
+      ->delimiter(',');
+  app.add_option("--n-deepstack", p.n_deepstack, "qwen3vl: deepstack layers")
+      ->capture_default_str();
 }
 
 // Projector files (mmproj): the family and the text width; the ViT's shape comes from the
@@ -157,7 +163,7 @@ int main(int argc, char** argv) {
   app.add_option(
          "--arch", p.arch,
          "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "
-         "qwen3moe, olmoe, gpt-oss, bert, "
+         "qwen3moe, olmoe, gpt-oss, qwen2vl, qwen3vl, qwen3vlmoe, bert, "
          "nomic-bert, "
          "jina-bert-v2 or modern-bert")
       ->capture_default_str();

@@ -116,6 +116,22 @@ using detail::encode;
 using detail::fitting_type;
 using detail::set_file_type;
 
+// M-RoPE (qwen2vl, qwen3vl, qwen3vlmoe): the rope's sections, by default about the real
+// models' proportions of the head's pairs (qwen2vl [16, 24, 24, 0] of 64, qwen3vl [24, 20,
+// 20, 0]); qwen3vl's deepstack layers.
+void write_mrope_keys(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
+  std::vector<int32_t> sections = p.rope_sections;
+  if (sections.empty()) {
+    const int32_t pairs = head_dim / 2;
+    const int32_t side = p.arch == "qwen2vl" ? pairs * 3 / 8 : pairs * 5 / 16;
+    sections = {pairs - 2 * side, side, side, 0};
+  }
+  sections.resize(4, 0);
+  w.set_i32_array(p.arch + ".rope.dimension_sections", sections);
+  if (p.arch != "qwen2vl")
+    w.set_u32(p.arch + ".n_deepstack_layers", static_cast<uint32_t>(p.n_deepstack));
+}
+
 void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
   const std::string a = p.arch;
   detail::write_shape_keys(w, p);
@@ -159,6 +175,7 @@ void write_hparams(gguf::Writer& w, const SynthParams& p, int32_t head_dim) {
     if (p.attention_scale != 0.0f) w.set_f32(a + ".attention.scale", p.attention_scale);
   }
   if (p.final_softcap > 0.0f) w.set_f32(a + ".final_logit_softcapping", p.final_softcap);
+  if (is_mrope(a)) write_mrope_keys(w, p, head_dim);
   w.set_u32("general.quantization_version", 2);
 }
 
@@ -185,13 +202,13 @@ Status add_attention(gguf::Writer& w, const SynthParams& p, const std::string& b
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_k.weight", {E, Ekv}, p.type, s_in, 0.0f));
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_v.weight", {E, Ekv}, p.type, s_in, 0.0f));
   }
-  if (p.arch == "qwen2" || p.arch == "qwen2moe" || p.arch == "gpt-oss") {
+  if (p.arch == "qwen2" || p.arch == "qwen2moe" || p.arch == "gpt-oss" || p.arch == "qwen2vl") {
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_q.bias", Eq));
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_k.bias", Ekv));
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_v.bias", Ekv));
   }
   if (p.arch == "qwen3" || p.arch == "gemma3" || p.arch == "olmo2" || p.arch == "qwen3moe" ||
-      p.arch == "olmoe") {
+      p.arch == "olmoe" || p.arch == "qwen3vl" || p.arch == "qwen3vlmoe") {
     const bool rows = p.arch == "olmo2" || p.arch == "olmoe";
     HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_q_norm.weight", rows ? Eq : head_dim));
     HEARTH_RETURN_IF_ERROR(add_norm_weight(w, p, b + "attn_k_norm.weight", rows ? Ekv : head_dim));
@@ -304,13 +321,13 @@ Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
       !is_gemma(p.arch) && p.arch != "granite" && p.arch != "phi3" && p.arch != "olmo2" &&
       p.arch != "qwen2moe" && p.arch != "qwen3moe" && p.arch != "olmoe" && p.arch != "mistral3" &&
-      p.arch != "gpt-oss" && !is_encoder(p.arch))
+      p.arch != "gpt-oss" && !is_mrope(p.arch) && !is_encoder(p.arch))
     return error(
         ErrorCode::kInvalidArgument,
         fmt::format(
             "unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
             "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2, "
-            "qwen2moe, qwen3moe, olmoe, mistral3, gpt-oss)",
+            "qwen2moe, qwen3moe, olmoe, mistral3, gpt-oss, qwen2vl, qwen3vl, qwen3vlmoe)",
             p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
@@ -332,6 +349,13 @@ Status check_params(const SynthParams& p) {
     return error(ErrorCode::kInvalidArgument, "gpt-oss needs --n-expert and --swa");
   if (p.type == TensorType::kMXFP4 && p.n_expert <= 0)
     return error(ErrorCode::kInvalidArgument, "mxfp4 weights are written for experts only");
+  if (!p.rope_sections.empty() && (!is_mrope(p.arch) || p.rope_sections.size() > 4))
+    return error(ErrorCode::kInvalidArgument,
+                 "--rope-sections takes up to 4 values, for qwen2vl, qwen3vl and qwen3vlmoe");
+  if (p.n_deepstack < 0 || p.n_deepstack > p.n_layer ||
+      (p.n_deepstack > 0 && p.arch != "qwen3vl" && p.arch != "qwen3vlmoe"))
+    return error(ErrorCode::kInvalidArgument,
+                 "--n-deepstack is for qwen3vl and qwen3vlmoe, at most --n-layer");
   if (p.vocab_path.empty())
     return error(ErrorCode::kInvalidArgument, "a vocabulary GGUF is required");
   return Status::ok();

@@ -15,7 +15,8 @@ namespace hearth::synth {
 
 struct SynthParams {
   // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | granite | phi3 | olmo2 |
-  // qwen2moe | qwen3moe | olmoe | gpt-oss | bert | nomic-bert | jina-bert-v2 | modern-bert
+  // qwen2moe | qwen3moe | olmoe | gpt-oss | qwen2vl | qwen3vl | qwen3vlmoe | bert | nomic-bert |
+  // jina-bert-v2 | modern-bert
   std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
@@ -71,6 +72,10 @@ struct SynthParams {
   int32_t n_ctx_orig = 0;
   // > 0: YaRN rope scaling by this factor, from an original context of n_ctx / factor.
   float yarn_factor = 0.0f;
+  // qwen2vl, qwen3vl, qwen3vlmoe: rope.dimension_sections (empty: about the real models'
+  // proportions of head_dim / 2 pairs) and qwen3vl's deepstack layers.
+  std::vector<int32_t> rope_sections;
+  int32_t n_deepstack = 0;
   // A projector file (mmproj) instead of a text model when not empty: "gemma3" (SigLIP,
   // average pooling, RMSNorm, input projection) or "mlp" (LLaVA's CLIP with a class
   // embedding and pre-LN, and the two-layer GELU projector). n_embd, n_layer, n_head, n_ff and

@@ -21,6 +21,10 @@ inline bool is_gemma(std::string_view arch) {
   return arch == "gemma" || arch == "gemma2" || arch == "gemma3";
 }
 
+inline bool is_mrope(std::string_view arch) {
+  return arch == "qwen2vl" || arch == "qwen3vl" || arch == "qwen3vlmoe";
+}
+
 namespace detail {
 
 // Rows of `values` ([n_rows][n_cols]) encoded as `type`.

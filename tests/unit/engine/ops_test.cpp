@@ -1,12 +1,13 @@
 // Row operations of the forward pass: RMSNorm's arithmetic, RoPE angles (plain, linear
 // scaling, YaRN, per-pair divisors) against independent double-precision formulas, and
-// the NORM / NEOX pairings.
+// the NORM / NEOX pairings, M-RoPE's sections.
 #include "engine/ops.h"
 
 #include "base/half.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -107,6 +108,55 @@ TEST(RopeApply, NormRotatesAdjacentPairsNeoxRotatesHalves) {
   rope_apply(RopeKind::kNeox, neox.data(), c.data(), s.data(), 4);
   EXPECT_EQ(norm, (std::vector<float>{-2, 1, 3, 4, 5}));  // (x0, x1) -> (-x1, x0); dim 4 untouched
   EXPECT_EQ(neox, (std::vector<float>{-3, 2, 1, 4, 5}));  // (x0, x2) -> (-x2, x0)
+}
+
+// The reference's sections (ggml's mrope cache): contiguous for qwen2vl ([16, 24, 24, 0] of
+// 64 pairs: 0-15 time, 16-39 height, 40-63 width), interleaved for qwen3vl ([24, 20, 20, 0]:
+// t, h, w in turn, the pairs past 3 * 20 of h and w to the extra component; pairs 61 and 62
+// are extra), and wrapping when the sections cover fewer pairs than the head has.
+TEST(MultiRope, SectionsAssignPairsAsTheReference) {
+  const std::array<int32_t, 4> qwen2vl = {16, 24, 24, 0};
+  EXPECT_EQ(mrope_component(qwen2vl, false, 0), 0);
+  EXPECT_EQ(mrope_component(qwen2vl, false, 15), 0);
+  EXPECT_EQ(mrope_component(qwen2vl, false, 16), 1);
+  EXPECT_EQ(mrope_component(qwen2vl, false, 39), 1);
+  EXPECT_EQ(mrope_component(qwen2vl, false, 40), 2);
+  EXPECT_EQ(mrope_component(qwen2vl, false, 63), 2);
+  const std::array<int32_t, 4> qwen3vl = {24, 20, 20, 0};
+  const int32_t expected[] = {0, 1, 2, 0, 1, 2};
+  for (int32_t i = 0; i < 6; ++i) EXPECT_EQ(mrope_component(qwen3vl, true, i), expected[i]);
+  EXPECT_EQ(mrope_component(qwen3vl, true, 58), 1);
+  EXPECT_EQ(mrope_component(qwen3vl, true, 59), 2);
+  EXPECT_EQ(mrope_component(qwen3vl, true, 60), 0);
+  EXPECT_EQ(mrope_component(qwen3vl, true, 61), 3);
+  EXPECT_EQ(mrope_component(qwen3vl, true, 62), 3);
+  EXPECT_EQ(mrope_component(qwen3vl, true, 63), 0);
+  const std::array<int32_t, 4> short_sections = {1, 1, 1, 1};  // 4 pairs, then again
+  EXPECT_EQ(mrope_component(short_sections, false, 3), 3);
+  EXPECT_EQ(mrope_component(short_sections, false, 5), 1);
+}
+
+// Pair i takes the 1-D angle of its component's position at pair i, bit for bit (so a text
+// row, all four components equal, is rotated exactly as by the 1-D rope).
+TEST(MultiRope, EachPairTakesItsComponentsOneDimensionalAngle) {
+  RopeParams r;
+  r.freq_base = 10000.0f;
+  const int32_t n_rot = 16;
+  const std::array<int32_t, 4> sections = {4, 2, 2, 0};
+  std::vector<uint8_t> component(n_rot / 2);
+  for (int32_t i = 0; i < n_rot / 2; ++i)
+    component[static_cast<size_t>(i)] = static_cast<uint8_t>(mrope_component(sections, true, i));
+  const int32_t pos[4] = {7, 9, 12, 0};
+  std::vector<float> c(n_rot / 2), s(n_rot / 2);
+  mrope_angles(r, n_rot, nullptr, pos, component.data(), c.data(), s.data());
+  std::vector<float> c1(n_rot / 2), s1(n_rot / 2);
+  for (int32_t i = 0; i < n_rot / 2; ++i) {
+    rope_angles(r, n_rot, nullptr, pos[component[static_cast<size_t>(i)]], c1.data(), s1.data());
+    EXPECT_EQ(c[static_cast<size_t>(i)], c1[static_cast<size_t>(i)]) << i;
+    EXPECT_EQ(s[static_cast<size_t>(i)], s1[static_cast<size_t>(i)]) << i;
+  }
+  EXPECT_EQ(component[7], 3);  // pair 7 of [4, 2, 2, 0] interleaved is the extra component
+  EXPECT_EQ(c[7], 1.0f);       // at position 0
 }
 
 TEST(Swiglu, SiluTimesUp) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -136,6 +137,49 @@ TEST_F(RegistryTest, Qwen2RequiresBiases) {
   Status st = load(s);
   EXPECT_EQ(st.code(), ErrorCode::kCorruptFile);
   EXPECT_NE(st.message().find("attn_q.bias"), std::string::npos) << st.message();
+}
+
+// qwen2vl (biases optional, as the reference loads them) takes its M-RoPE sections from
+// rope.dimension_sections, which it needs; qwen3vl's deepstack layers widen the input rows.
+TEST_F(RegistryTest, MultiRopeSectionsAndDeepstackAreRead) {
+  TinySpec s;
+  s.arch = "qwen2vl";
+  Status st = load(s);
+  EXPECT_EQ(st.code(), ErrorCode::kCorruptFile);
+  EXPECT_NE(st.message().find("qwen2vl.rope.dimension_sections"), std::string::npos)
+      << st.message();
+  const std::vector<int32_t> sections = {1, 1, 2};
+  s.edit = [&](gguf::Writer& w) { w.set_i32_array("qwen2vl.rope.dimension_sections", sections); };
+  auto m = load_model(write_tiny(s, dir_));
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  EXPECT_EQ((*m)->hparams().mrope, engine::MultiRope::kSections);
+  EXPECT_EQ((*m)->hparams().rope_sections, (std::array<int32_t, 4>{1, 1, 2, 0}));
+  EXPECT_EQ((*m)->hparams().n_embd_inp(), kE);
+  const std::vector<int32_t> too_many = {1, 1, 1, 1, 1};
+  s.edit = [&](gguf::Writer& w) { w.set_i32_array("qwen2vl.rope.dimension_sections", too_many); };
+  EXPECT_EQ(load(s).code(), ErrorCode::kCorruptFile);
+  const std::vector<int32_t> none = {0, 0, 0, 4};
+  s.edit = [&](gguf::Writer& w) { w.set_i32_array("qwen2vl.rope.dimension_sections", none); };
+  EXPECT_EQ(load(s).code(), ErrorCode::kCorruptFile);
+
+  TinySpec q3;
+  q3.arch = "qwen3vl";
+  q3.extra = {{"blk.0.attn_q_norm.weight", {kD}}, {"blk.0.attn_k_norm.weight", {kD}}};
+  q3.edit = [&](gguf::Writer& w) {
+    w.set_i32_array("qwen3vl.rope.dimension_sections", sections);
+    w.set_u32("qwen3vl.n_deepstack_layers", 1);
+  };
+  auto m3 = load_model(write_tiny(q3, dir_));
+  ASSERT_TRUE(m3.is_ok()) << m3.status().to_string();
+  EXPECT_EQ((*m3)->hparams().mrope, engine::MultiRope::kInterleaved);
+  EXPECT_EQ((*m3)->hparams().n_embd_inp(), 2 * kE);
+  q3.edit = [&](gguf::Writer& w) {
+    w.set_i32_array("qwen3vl.rope.dimension_sections", sections);
+    w.set_u32("qwen3vl.n_deepstack_layers", 2);  // more than the one layer
+  };
+  st = load(q3);
+  EXPECT_EQ(st.code(), ErrorCode::kCorruptFile);
+  EXPECT_NE(st.message().find("n_deepstack_layers"), std::string::npos) << st.message();
 }
 
 TEST_F(RegistryTest, MistypedHyperParameterIsNamed) {

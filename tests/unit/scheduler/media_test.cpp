@@ -49,7 +49,7 @@ class MediaTest : public test_support::SchedulerTest {
     std::normal_distribution<float> d(0.0f, 1.0f);
     auto embd = std::make_shared<std::vector<float>>(static_cast<size_t>(n * n_embd()));
     for (float& x : *embd) x = d(rng);
-    return {0, n, placeholder, non_causal, embd};
+    return {0, n, placeholder, non_causal, 0, 0, embd};
   }
 
   // A chunk whose rows are the embedding-table rows of `tokens` (media that reads as text).
@@ -62,7 +62,7 @@ class MediaTest : public test_support::SchedulerTest {
           emb.type,
           static_cast<const uint8_t*>(emb.data) + static_cast<size_t>(tokens[i]) * emb.row_stride,
           embd->data() + i * E, n_embd());
-    return {0, static_cast<int32_t>(tokens.size()), placeholder, false, embd};
+    return {0, static_cast<int32_t>(tokens.size()), placeholder, false, 0, 0, embd};
   }
 
   // before + chunk + after, the chunk's placeholder filling its positions.
@@ -362,7 +362,7 @@ TEST_F(MediaWindowed, GeneratesWhatTheEngineGeneratesAloneAndTogether) {
 // The planner on its own: steps and reuse end at chunk boundaries.
 TEST(MediaPlanner, ReuseStopsAtAChunksStart) {
   const std::vector<int32_t> prompt = {1, 2, -1, -1, -1, 3};
-  const std::vector<MediaChunk> media = {{2, 3, -1, false, nullptr}};
+  const std::vector<MediaChunk> media = {{2, 3, -1, false, 0, 0, nullptr}};
   PlanTask task{prompt};
   task.media = media;
   EXPECT_EQ(reusable_prefix(std::vector<int32_t>{1, 2, -1, -1, -1, 3}, task), 5);
@@ -380,7 +380,7 @@ TEST(MediaPlanner, StepsKeepChunksWhole) {
   std::vector<int32_t> prompt = {1, 2, 3, 4};
   prompt.insert(prompt.end(), 10, -1);
   prompt.insert(prompt.end(), {5, 6});
-  const std::vector<MediaChunk> media = {{4, 10, -1, true, nullptr}};
+  const std::vector<MediaChunk> media = {{4, 10, -1, true, 0, 0, nullptr}};
   const std::vector<int32_t> other = {1, 7, 8, 9, 10, 11};
   PlanInput in;
   in.n_batch = 8;
