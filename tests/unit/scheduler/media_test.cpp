@@ -26,6 +26,7 @@ namespace hearth::scheduler {
 namespace {
 
 using test_support::CollectSink;
+using test_support::run_one;
 
 // A prompt: text tokens, with media chunks over some of its positions.
 struct MediaPrompt {
@@ -117,15 +118,6 @@ class MediaTest : public test_support::SchedulerTest {
       b.add(best, pos, 0, true);
     }
     return out;
-  }
-
-  static FinalResult run_one(Scheduler& s, TaskRequest r) {
-    auto sink = std::make_shared<CollectSink>();
-    r.sink = sink;
-    EXPECT_TRUE(s.submit(std::move(r)).is_ok());
-    EXPECT_TRUE(sink->wait(1));
-    EXPECT_TRUE(sink->errors.empty()) << sink->errors.front().message;
-    return sink->finals.empty() ? FinalResult{} : sink->finals.front();
   }
 
   std::unique_ptr<Scheduler> started(SchedulerConfig cfg) {

@@ -27,6 +27,7 @@ namespace hearth::scheduler {
 namespace {
 
 using test_support::CollectSink;
+using test_support::run_one;
 
 MediaChunk grid_chunk(int32_t begin, int32_t nx, int32_t ny) {
   MediaChunk c;
@@ -141,15 +142,6 @@ class MropeScheduler : public test_support::SchedulerTest {
     auto s = make(cfg);
     if (s) s->start();
     return s;
-  }
-
-  static FinalResult run_one(Scheduler& s, TaskRequest r) {
-    auto sink = std::make_shared<CollectSink>();
-    r.sink = sink;
-    EXPECT_TRUE(s.submit(std::move(r)).is_ok());
-    EXPECT_TRUE(sink->wait(1));
-    EXPECT_TRUE(sink->errors.empty()) << sink->errors.front().message;
-    return sink->finals.empty() ? FinalResult{} : sink->finals.front();
   }
 
   static void expect_same_bits(const FinalResult& a, const FinalResult& b) {

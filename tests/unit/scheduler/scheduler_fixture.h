@@ -67,6 +67,17 @@ class CollectSink : public TaskSink {
   std::condition_variable cv_;
 };
 
+// Submits `r` to the started scheduler `s` and waits for its final result (empty, after a
+// test failure, when it errs or does not finish).
+inline FinalResult run_one(Scheduler& s, TaskRequest r) {
+  auto sink = std::make_shared<CollectSink>();
+  r.sink = sink;
+  EXPECT_TRUE(s.submit(std::move(r)).is_ok());
+  EXPECT_TRUE(sink->wait(1));
+  EXPECT_TRUE(sink->errors.empty()) << sink->errors.front().message;
+  return sink->finals.empty() ? FinalResult{} : sink->finals.front();
+}
+
 class SchedulerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { load(test::shared_path("models/stories260K.gguf")); }
