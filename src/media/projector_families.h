@@ -27,5 +27,9 @@ Result<std::unique_ptr<Projector>> load_internvl(std::unique_ptr<ClipFile> file,
 // (idefics3_projector.cpp).
 Result<std::unique_ptr<Projector>> load_idefics3(std::unique_ptr<ClipFile> file,
                                                  const engine::LoadOptions& options);
+// lfm2: SigLIP2-NaFlex with resized positions, pixel unshuffle, LayerNorm + GELU MLP; 512-px
+// tiles with text between them (lfm2_projector.cpp).
+Result<std::unique_ptr<Projector>> load_lfm2(std::unique_ptr<ClipFile> file,
+                                             const engine::LoadOptions& options);
 
 }  // namespace hearth::media::detail

@@ -16,12 +16,13 @@ struct Family {
   Result<std::unique_ptr<Projector>> (*load)(std::unique_ptr<ClipFile>, const engine::LoadOptions&);
 };
 
-constexpr std::array<Family, 5> kFamilies = {{
+constexpr std::array<Family, 6> kFamilies = {{
     {.type = "gemma3", .load = detail::load_gemma3},
     {.type = "mlp", .load = detail::load_llava},
     {.type = "pixtral", .load = detail::load_pixtral},
     {.type = "internvl", .load = detail::load_internvl},
     {.type = "idefics3", .load = detail::load_idefics3},
+    {.type = "lfm2", .load = detail::load_lfm2},
 }};
 
 }  // namespace

@@ -85,10 +85,10 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
 // Projector files (mmproj): the family and the text width; the ViT's shape comes from the
 // shape options (--n-embd, --n-layer, --n-head, --n-ff).
 void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
-  app.add_option(
-      "--projector", p.projector,
-      "write a projector file of this family: gemma3, mlp, idefics3, pixtral, internvl, ultravox, "
-      "voxtral, qwen2a");
+  app.add_option("--projector", p.projector,
+                 "write a projector file of this family: gemma3, mlp, idefics3, pixtral, internvl, "
+                 "lfm2, ultravox, "
+                 "voxtral, qwen2a");
   app.add_option("--text-n-embd", p.text_n_embd, "projector: the text model's width")
       ->capture_default_str();
   app.add_option("--image-size", p.image_size, "projector: image side")->capture_default_str();

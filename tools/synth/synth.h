@@ -105,7 +105,8 @@ struct SynthParams {
 Status synthesize(const SynthParams& params, const std::string& out_path);
 
 // Writes a random-weight projector GGUF (params.projector names the family: gemma3, mlp,
-// ultravox, voxtral, qwen2a) with every key llama.cpp's clip loader needs.
+// idefics3, pixtral, internvl, lfm2, ultravox, voxtral, qwen2a) with every key llama.cpp's
+// clip loader needs.
 Status synthesize_projector(const SynthParams& params, const std::string& out_path);
 
 // Rewrites `in_path` with every 2-D weight converted to `type` (dequantize, then the

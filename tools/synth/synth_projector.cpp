@@ -32,12 +32,11 @@ using detail::add_random;
 
 Status check_projector_params(const SynthParams& p) {
   if (p.projector != "gemma3" && p.projector != "mlp" && p.projector != "idefics3")
-    return error(
-        ErrorCode::kInvalidArgument,
-        fmt::format(
-            "unknown projector '{}' (gemma3, mlp, idefics3, pixtral, internvl, ultravox, voxtral, "
-            "qwen2a)",
-            p.projector));
+    return error(ErrorCode::kInvalidArgument,
+                 fmt::format("unknown projector '{}' (gemma3, mlp, idefics3, pixtral, internvl, "
+                             "lfm2, ultravox, voxtral, "
+                             "qwen2a)",
+                             p.projector));
   if (p.text_n_embd <= 0)
     return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_ff <= 0 || p.n_embd % p.n_head)

@@ -9,6 +9,11 @@
 //             [E, n_patches + 1], LayerNorm blocks with biases and layer scales ls1/ls2, a
 //             GELU FFN; pixel shuffle by --n-merge (clip.vision.projector.scale_factor), then
 //             mm.model.mlp.0 LayerNorm [E*k*k], mm.model.mlp.1 [E*k*k, T], mm.model.mlp.3 [T, T].
+//   lfm2:     SigLIP2 (LFM2-VL): biased patch kernel, positions [E, (image_size / P)^2] (the
+//             reference resizes them to each image's patch grid), LayerNorm blocks with biases,
+//             a GELU FFN, v.post_ln; pixel unshuffle by --n-merge
+//             (clip.vision.projector.scale_factor), mm.input_norm LayerNorm [E*k*k],
+//             mm.1 [E*k*k, T] + bias, mm.2 [T, T] + bias.
 // As in synth_projector.cpp: matrices N(0, 1/fan_in), norms near 1, the patch kernel F16 for
 // a quantized --type.
 #include <fmt/format.h>
@@ -37,7 +42,7 @@ Status add_matrix(gguf::Writer& w, const SynthParams& p, const std::string& name
   return add_random(w, p, name + ".bias", {n_out}, TensorType::kF32, 0.02f, 0.0f);
 }
 
-void write_keys(gguf::Writer& w, const SynthParams& p, bool pixtral) {
+void write_keys(gguf::Writer& w, const SynthParams& p, bool pixtral, bool siglip) {
   w.set_string("general.architecture", "clip");
   w.set_string("general.name", fmt::format("hearth-synth mmproj {}", p.projector));
   set_file_type(w, p.type);
@@ -60,13 +65,19 @@ void write_keys(gguf::Writer& w, const SynthParams& p, bool pixtral) {
   const std::array<float, 3> clip_std{0.26862954f, 0.26130258f, 0.27577711f};
   const std::array<float, 3> imagenet_mean{0.485f, 0.456f, 0.406f};
   const std::array<float, 3> imagenet_std{0.229f, 0.224f, 0.225f};
-  w.set_f32_array("clip.vision.image_mean", pixtral ? clip_mean : imagenet_mean);
-  w.set_f32_array("clip.vision.image_std", pixtral ? clip_std : imagenet_std);
+  const std::array<float, 3> siglip_mean_std{0.5f, 0.5f, 0.5f};
+  w.set_f32_array("clip.vision.image_mean", pixtral  ? clip_mean
+                                            : siglip ? siglip_mean_std
+                                                     : imagenet_mean);
+  w.set_f32_array("clip.vision.image_std", pixtral  ? clip_std
+                                           : siglip ? siglip_mean_std
+                                                    : imagenet_std);
   const auto k = static_cast<uint32_t>(p.n_merge);
   w.set_u32(pixtral ? "clip.vision.spatial_merge_size" : "clip.vision.projector.scale_factor", k);
 }
 
-Status add_block(gguf::Writer& w, const SynthParams& p, int32_t il, bool pixtral) {
+Status add_block(gguf::Writer& w, const SynthParams& p, int32_t il, bool pixtral,
+                 bool layer_scales) {
   const std::string b = fmt::format("v.blk.{}.", il);
   const int64_t E = p.n_embd, F = p.n_ff;
   HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "ln1", E, !pixtral));
@@ -76,7 +87,7 @@ Status add_block(gguf::Writer& w, const SynthParams& p, int32_t il, bool pixtral
   if (pixtral) HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "ffn_gate", E, F, false));
   HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "ffn_up", E, F, !pixtral));
   HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "ffn_down", F, E, !pixtral));
-  if (!pixtral) {
+  if (layer_scales) {
     // InternViT's layer scales start near 0.1 in the trained models.
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ls1.weight", {E}, TensorType::kF32, 0.05f, 0.5f));
     HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ls2.weight", {E}, TensorType::kF32, 0.05f, 0.5f));
@@ -87,11 +98,11 @@ Status add_block(gguf::Writer& w, const SynthParams& p, int32_t il, bool pixtral
 }  // namespace
 
 bool is_vision_family_projector(std::string_view family) {
-  return family == "pixtral" || family == "internvl";
+  return family == "pixtral" || family == "internvl" || family == "lfm2";
 }
 
 Status synthesize_vision_family_projector(const SynthParams& p, const std::string& out_path) {
-  const bool pixtral = p.projector == "pixtral";
+  const bool pixtral = p.projector == "pixtral", lfm2 = p.projector == "lfm2";
   const int64_t E = p.n_embd, T = p.text_n_embd, P = p.patch_size, k = p.n_merge;
   if (T <= 0) return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
   if (E <= 0 || p.n_head <= 0 || E % p.n_head != 0 || (E / p.n_head) % 4 != 0 || p.n_ff <= 0 ||
@@ -103,20 +114,22 @@ Status synthesize_vision_family_projector(const SynthParams& p, const std::strin
   const TensorType kernel_type =
       p.type == TensorType::kF32 || p.type == TensorType::kBF16 ? p.type : TensorType::kF16;
   gguf::Writer w;
-  write_keys(w, p, pixtral);
+  write_keys(w, p, pixtral, lfm2);
   HEARTH_RETURN_IF_ERROR(add_random(w, p, "v.patch_embd.weight", {P, P, 3, E}, kernel_type,
                                     1.0f / std::sqrt(static_cast<float>(3 * P * P)), 0.0f));
   if (pixtral) {
     HEARTH_RETURN_IF_ERROR(add_norm(w, p, "v.pre_ln", E, false));
   } else {
-    const int64_t n_pos = (p.image_size / P) * (p.image_size / P) + 1;
+    const int64_t n_pos = (p.image_size / P) * (p.image_size / P) + (lfm2 ? 0 : 1);
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, "v.patch_embd.bias", {E}, TensorType::kF32, 0.02f, 0.0f));
-    HEARTH_RETURN_IF_ERROR(add_random(w, p, "v.class_embd", {E}, TensorType::kF32, 0.5f, 0.0f));
+    if (!lfm2)
+      HEARTH_RETURN_IF_ERROR(add_random(w, p, "v.class_embd", {E}, TensorType::kF32, 0.5f, 0.0f));
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, "v.position_embd.weight", {E, n_pos}, TensorType::kF32, 0.2f, 0.0f));
   }
-  for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_block(w, p, il, pixtral));
+  for (int32_t il = 0; il < p.n_layer; ++il)
+    HEARTH_RETURN_IF_ERROR(add_block(w, p, il, pixtral, !pixtral && !lfm2));
   if (pixtral) {
     if (k > 1) {
       HEARTH_RETURN_IF_ERROR(add_norm(w, p, "mm.input_norm", E, false));
@@ -126,6 +139,11 @@ Status synthesize_vision_family_projector(const SynthParams& p, const std::strin
     HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.2", T, T, true));
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, "v.token_embd.img_break", {T}, TensorType::kF32, 0.5f, 0.0f));
+  } else if (lfm2) {
+    HEARTH_RETURN_IF_ERROR(add_norm(w, p, "v.post_ln", E, true));
+    HEARTH_RETURN_IF_ERROR(add_norm(w, p, "mm.input_norm", E * k * k, true));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.1", E * k * k, T, true));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.2", T, T, true));
   } else {
     HEARTH_RETURN_IF_ERROR(add_norm(w, p, "mm.model.mlp.0", E * k * k, true));
     HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.model.mlp.1", E * k * k, T, true));

@@ -1,8 +1,9 @@
-// The pixtral, internvl and idefics3 projectors against llama.cpp's libmtmd (b10573):
+// The pixtral, internvl, idefics3 and lfm2 projectors against llama.cpp's libmtmd (b10573):
 // hearth-synth writes the seeded random-weight projector the reference encoded
 // (data/README.md), Hearth preprocesses the same synthetic image as the reference's
 // preprocessor does (pixtral: one dynamic-size image; internvl: six 32x32 tiles, then the
-// overview; idefics3 and LLaVA-1.6: 32x32 tiles, then the overview) and encodes every entry;
+// overview; idefics3 and LLaVA-1.6: 32x32 tiles, then the overview; lfm2: one smart-resized
+// image, or 512-px tiles then the thumbnail) and encodes every entry;
 // every reference row (all image chunks, concatenated in the prompt's order) must agree to
 // cosine >= 0.9999, every token's sum and norm closely. Then the token counts and refusals.
 #include <gtest/gtest.h>
@@ -52,6 +53,11 @@ synth::SynthParams family_params(const std::string& family, TensorType type, int
   p.n_ff = 128;
   p.image_size = image_size > 0 ? image_size : family == "pixtral" ? 64 : 32;
   p.patch_size = 8;
+  if (family == "lfm2") {
+    // LFM2-VL's shape: a 16 x 16 position table of 16-px patches, 512-px tiles.
+    p.image_size = 256;
+    p.patch_size = 16;
+  }
   p.n_merge = n_merge;
   p.type = type;
   p.seed = 7;
@@ -301,6 +307,102 @@ TEST_F(VisionFamiliesTest, Idefics3RefusesFilesWithoutAScaleFactor) {
   ASSERT_FALSE(b.is_ok());
   EXPECT_NE(b.status().message().find("mm.model.fc.weight"), std::string::npos)
       << b.status().to_string();
+}
+
+// lfm2 (64..256 tokens of 32x32 pixels; the 16x16 position table resized to each grid): a
+// 40x24 image becomes 352x224 (22x14 patches: positions stretched along x, shrunk with
+// antialiasing along y), 77 tokens.
+TEST_F(VisionFamiliesTest, Lfm2SmallImageMatchesReference) {
+  check("lfm2", TensorType::kF32, 40, 24, "ref-lfm2-f32-40x24.txt", 1);
+}
+// 700x250 becomes 704x256 (44x16 patches, the y positions as they are): 176 tokens, every
+// 16th row dumped.
+TEST_F(VisionFamiliesTest, Lfm2WideImageMatchesReference) {
+  check("lfm2", TensorType::kF32, 700, 250, "ref-lfm2-f32-700x250.txt", 1, 2, 0, false);
+}
+// 900x600 is over twice the 256-token limit: 3x2 tiles of 512x512 (256 tokens each), then
+// the 608x416 thumbnail (247 tokens); every 16th row dumped.
+TEST_F(VisionFamiliesTest, Lfm2TiledImageMatchesReference) {
+  check("lfm2", TensorType::kF32, 900, 600, "ref-lfm2-f32-900x600.txt", 7, 2, 0, false);
+}
+// F16 weights, 300x200 resized to 320x224: 70 tokens.
+TEST_F(VisionFamiliesTest, Lfm2F16MatchesReference) {
+  check("lfm2", TensorType::kF16, 300, 200, "ref-lfm2-f16-300x200.txt", 1);
+}
+
+// The sizes the reference's lfm2 preprocessor gave (its log), and mtmd's lfm2 slice template
+// as it tokenized the 900x600 image: "<|image_start|>", "<|img_row_R_col_C|>" before each
+// tile, the "<|img_thumbnail|>" token before the thumbnail, "<|image_end|>".
+TEST_F(VisionFamiliesTest, Lfm2ResizesTilesAndLaysOutTiles) {
+  auto proj = load("lfm2", TensorType::kF32);
+  ASSERT_NE(proj, nullptr);
+  const PreprocessedImage small = preprocess(*proj, 40, 24);
+  ASSERT_EQ(small.entries.size(), 1u);
+  EXPECT_FALSE(small.has_overview());
+  EXPECT_EQ(small.entries[0].nx, 352);
+  EXPECT_EQ(small.entries[0].ny, 224);
+  const PreprocessedImage big = preprocess(*proj, 900, 600);
+  EXPECT_EQ(big.grid_x, 3);
+  EXPECT_EQ(big.grid_y, 2);
+  ASSERT_EQ(big.entries.size(), 6u);
+  EXPECT_EQ(big.entries[5].nx, 512);
+  EXPECT_EQ(big.overview.nx, 608);
+  EXPECT_EQ(big.overview.ny, 416);
+  EXPECT_EQ(proj->n_output_tokens(512, 512), 256);
+  EXPECT_EQ(proj->n_output_tokens(608, 416), 247);
+  // Sides that are not whole 32-px squares count the padded squares, as the reference does.
+  EXPECT_EQ(proj->n_output_tokens(48, 16), 2);
+  EXPECT_EQ(proj->image_begin(), "<|image_start|>");
+  EXPECT_EQ(proj->image_end(), "<|image_end|>");
+  EXPECT_FALSE(proj->joins_tiles());
+  EXPECT_FALSE(proj->non_causal_decode());
+  using Kind = Projector::LayoutPart::Kind;
+  std::string got;
+  for (const Projector::LayoutPart& part : proj->tile_layout(3, 2)) {
+    if (part.kind == Kind::kText) got += "text(" + part.text + ") ";
+    if (part.kind == Kind::kToken) got += "token(" + part.text + ") ";
+    if (part.kind == Kind::kTile) got += "tile" + std::to_string(part.tile) + " ";
+    if (part.kind == Kind::kOverview) got += "overview ";
+  }
+  EXPECT_EQ(got,
+            "text(<|img_row_1_col_1|>) tile0 text(<|img_row_1_col_2|>) tile1 "
+            "text(<|img_row_1_col_3|>) tile2 text(<|img_row_2_col_1|>) tile3 "
+            "text(<|img_row_2_col_2|>) tile4 text(<|img_row_2_col_3|>) tile5 "
+            "token(<|img_thumbnail|>) overview ");
+}
+
+// An image whose grid is not whole squares is padded with zero patches (the reference's
+// ggml_pad): 48x16 gives 3x1 patches, 2 tokens, finite; sides that are not multiples of the
+// patch are refused.
+TEST_F(VisionFamiliesTest, Lfm2PadsPartialSquaresAndRefusesBadSizes) {
+  auto proj = load("lfm2", TensorType::kF32);
+  ASSERT_NE(proj, nullptr);
+  ThreadPool pool(1);
+  std::vector<float> px(size_t(48) * 16 * 3, 0.25f), out(size_t(2) * kTextEmbd, NAN);
+  ASSERT_TRUE(proj->encode(px.data(), 48, 16, pool, out.data()).is_ok());
+  for (float v : out) EXPECT_TRUE(std::isfinite(v));
+  const Status bad = proj->encode(px.data(), 40, 24, pool, out.data());
+  EXPECT_EQ(bad.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("multiples of 16"), std::string::npos) << bad.to_string();
+}
+
+// The reference requires the scale factor (its unshuffle asserts on 1) and mm.1/mm.2; the
+// input norm is optional (the reference norms only when the file has one).
+TEST_F(VisionFamiliesTest, Lfm2RefusesFilesMissingWhatTheReferenceRequires) {
+  const std::string path = dir_ + "/lfm2.gguf";
+  ASSERT_TRUE(synth::synthesize(family_params("lfm2", TensorType::kF32), path).is_ok());
+  const std::string no_scale = dir_ + "/no-scale.gguf", no_mm1 = dir_ + "/no-mm1.gguf";
+  rewrite(path, no_scale, "", "clip.vision.projector.scale_factor");
+  rewrite(path, no_mm1, "mm.1.weight", "");
+  auto a = Projector::load(no_scale, kTextEmbd);
+  ASSERT_FALSE(a.is_ok());
+  EXPECT_NE(a.status().message().find("scale_factor"), std::string::npos) << a.status().to_string();
+  auto b = Projector::load(no_mm1, kTextEmbd);
+  ASSERT_FALSE(b.is_ok());
+  EXPECT_NE(b.status().message().find("mm.1.weight"), std::string::npos) << b.status().to_string();
+  const std::string no_norm = dir_ + "/no-norm.gguf";
+  rewrite(path, no_norm, "mm.input_norm.weight", "");
+  EXPECT_TRUE(Projector::load(no_norm, kTextEmbd).is_ok());
 }
 
 TEST_F(VisionFamiliesTest, TextAroundImagesAndTileJoining) {

@@ -1,7 +1,7 @@
 // The media encoder's pieces: an image becomes one chunk between the projector's texts
-// (gemma3 style), one chunk of joined tiles (internvl) or, for idefics3, a chunk per tile and
-// for the overview with mtmd's slice-template texts between them; every chunk of a content has
-// a placeholder of its own, the same each time that content comes back (also once its
+// (gemma3 style), one chunk of joined tiles (internvl) or, for idefics3 and lfm2, a chunk per
+// tile and for the overview with mtmd's slice-template texts between them; every chunk of a content
+// has a placeholder of its own, the same each time that content comes back (also once its
 // embeddings left the cache), and never one another content has.
 #include <gtest/gtest.h>
 
@@ -50,7 +50,8 @@ class MediaEncoderTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // 32-px tiles of 8-px patches merged 2x2 (4 tokens a tile); idefics3 resizes the longest
-  // edge to 64 first.
+  // edge to 64 first. lfm2: 32-px patches (its tiles are always 512 px: 64 tokens each) and at
+  // most 64 tokens an image, so a 1024x768 image is tiled.
   std::unique_ptr<MediaEncoder> encoder(const std::string& family, size_t cache_bytes) {
     synth::SynthParams p;
     p.projector = family;
@@ -63,6 +64,10 @@ class MediaEncoderTest : public ::testing::Test {
     p.patch_size = 8;
     p.n_merge = 2;
     p.preproc_image_size = family == "idefics3" ? 64 : 0;
+    if (family == "lfm2") {
+      p.image_size = 512;
+      p.patch_size = 32;
+    }
     p.type = TensorType::kF32;
     const std::string path = dir_ + "/" + family + ".gguf";
     EXPECT_TRUE(synth::synthesize(p, path).is_ok());
@@ -72,6 +77,7 @@ class MediaEncoderTest : public ::testing::Test {
     MediaConfig config;
     config.projector = std::move(*proj);
     config.cache_bytes = cache_bytes;
+    if (family == "lfm2") config.image_max_tokens = 64;
     auto enc = MediaEncoder::create(config, 1);
     EXPECT_TRUE(enc.is_ok()) << enc.status().to_string();
     return enc.is_ok() ? std::move(*enc) : nullptr;
@@ -131,6 +137,31 @@ TEST_F(MediaEncoderTest, PlaceholdersOutliveTheEmbeddingCache) {
   EXPECT_EQ(placeholders(*again), placeholders(*first));
   EXPECT_NE(again->pieces[1].chunk.embd, first->pieces[1].chunk.embd) << "encoded again";
   EXPECT_EQ(*again->pieces[1].chunk.embd, *first->pieces[1].chunk.embd);
+}
+
+// lfm2 (mtmd's lfm2 slice template): the image between "<|image_start|>" and "<|image_end|>";
+// big_1024x768.jpg is cut into 3x2 tiles, each its own chunk after "<|img_row_R_col_C|>",
+// then the thumbnail after the "<|img_thumbnail|>" token; a small image is one chunk.
+TEST_F(MediaEncoderTest, Lfm2GivesAChunkPerTileAndTheThumbnail) {
+  auto enc = encoder("lfm2", size_t{64} << 20);
+  ASSERT_NE(enc, nullptr);
+  auto m = enc->encode(as_bytes(media_file("big_1024x768.jpg")), nullptr);
+  ASSERT_TRUE(m.is_ok()) << m.status().to_string();
+  ASSERT_EQ(m->pieces.size(), 16u);
+  const int32_t thumbnail = m->pieces[14].chunk.n_tokens;
+  EXPECT_GT(thumbnail, 0);
+  EXPECT_EQ(describe(*m),
+            "text(<|image_start|>) text(<|img_row_1_col_1|>) chunk64 text(<|img_row_1_col_2|>) "
+            "chunk64 text(<|img_row_1_col_3|>) chunk64 text(<|img_row_2_col_1|>) chunk64 "
+            "text(<|img_row_2_col_2|>) chunk64 text(<|img_row_2_col_3|>) chunk64 "
+            "token(<|img_thumbnail|>) chunk" +
+                std::to_string(thumbnail) + " text(<|image_end|>) ");
+  auto small = enc->encode(as_bytes(media_file("grad_37x23.png")), nullptr);
+  ASSERT_TRUE(small.is_ok()) << small.status().to_string();
+  ASSERT_EQ(small->pieces.size(), 3u);
+  EXPECT_EQ(small->pieces[0].text, "<|image_start|>");
+  EXPECT_EQ(small->pieces[1].kind, MediaPiece::Kind::kChunk);
+  EXPECT_EQ(small->pieces[2].text, "<|image_end|>");
 }
 
 // internvl keeps its tiles in one chunk between "<img>" and "</img>" (wide_1100x60.jpg is
