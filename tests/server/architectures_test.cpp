@@ -1,5 +1,5 @@
-// Each architecture added with issue 16 (and the Qwen-VL text models of issue 35) served end
-// to end: hearth-server on the tiny model hearth-synth writes from a golden vectors file
+// Each architecture added with issue 16 (and the Qwen-VL and LFM2 text models of issue 35) served
+// end to end: hearth-server on the tiny model hearth-synth writes from a golden vectors file
 // (tests/data/logits), asked for a greedy /completion of each of the file's prompts, answers
 // the reference's greedy tokens (up to the first near tie, where either engine may go either
 // way), and answers a chat completion.
@@ -87,20 +87,19 @@ TEST_P(ServedArchitecture, AnswersAChat) {
   EXPECT_TRUE(message["content"].is_string() || message.contains("reasoning_content")) << r.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Issue16, ServedArchitecture,
-                         ::testing::Values("tiny-gemma-f16", "tiny-gemma2-f16", "tiny-gemma3-q8_0",
-                                           "tiny-granite-f16", "tiny-phi3-q8_0", "tiny-olmo2-f16",
-                                           "tiny-qwen3moe-f16", "tiny-qwen2moe-q8_0",
-                                           "tiny-olmoe-f16", "tiny-mixtral-f16",
-                                           "tiny-mistral3-f16", "tiny-gpt-oss-q8_0",
-                                           "tiny-gpt-oss-q4_k", "tiny-qwen2vl-f16",
-                                           "tiny-qwen3vl-f16", "tiny-qwen3vlmoe-f16"),
-                         [](const auto& param_info) {
-                           std::string n = param_info.param;
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Issue16, ServedArchitecture,
+    ::testing::Values("tiny-gemma-f16", "tiny-gemma2-f16", "tiny-gemma3-q8_0", "tiny-granite-f16",
+                      "tiny-phi3-q8_0", "tiny-olmo2-f16", "tiny-qwen3moe-f16", "tiny-qwen2moe-q8_0",
+                      "tiny-olmoe-f16", "tiny-mixtral-f16", "tiny-mistral3-f16",
+                      "tiny-gpt-oss-q8_0", "tiny-gpt-oss-q4_k", "tiny-qwen2vl-f16",
+                      "tiny-qwen3vl-f16", "tiny-qwen3vlmoe-f16", "tiny-lfm2-f16"),
+    [](const auto& param_info) {
+      std::string n = param_info.param;
+      for (char& ch : n)
+        if (ch == '-') ch = '_';
+      return n;
+    });
 
 }  // namespace
 }  // namespace hearth::test
