@@ -19,7 +19,7 @@ struct ArchEntry {
 };
 
 // Every architecture Hearth runs, one file each.
-constexpr std::array<ArchEntry, 23> kArchitectures = {{
+constexpr std::array<ArchEntry, 24> kArchitectures = {{
     {"llama", &load_llama, false},
     {"qwen2", &load_qwen2, false},
     {"qwen3", &load_qwen3, false},
@@ -39,6 +39,7 @@ constexpr std::array<ArchEntry, 23> kArchitectures = {{
     {"olmoe", &load_olmoe, false},
     {"gpt-oss", &load_gpt_oss, false},
     {"lfm2", &load_lfm2, true},
+    {"lfm2moe", &load_lfm2moe, true},
     {"bert", &load_bert, false},
     {"nomic-bert", &load_nomic_bert, false},
     {"jina-bert-v2", &load_jina_bert_v2, false},

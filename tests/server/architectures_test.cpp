@@ -87,19 +87,21 @@ TEST_P(ServedArchitecture, AnswersAChat) {
   EXPECT_TRUE(message["content"].is_string() || message.contains("reasoning_content")) << r.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Issue16, ServedArchitecture,
-    ::testing::Values("tiny-gemma-f16", "tiny-gemma2-f16", "tiny-gemma3-q8_0", "tiny-granite-f16",
-                      "tiny-phi3-q8_0", "tiny-olmo2-f16", "tiny-qwen3moe-f16", "tiny-qwen2moe-q8_0",
-                      "tiny-olmoe-f16", "tiny-mixtral-f16", "tiny-mistral3-f16",
-                      "tiny-gpt-oss-q8_0", "tiny-gpt-oss-q4_k", "tiny-qwen2vl-f16",
-                      "tiny-qwen3vl-f16", "tiny-qwen3vlmoe-f16", "tiny-lfm2-f16"),
-    [](const auto& param_info) {
-      std::string n = param_info.param;
-      for (char& ch : n)
-        if (ch == '-') ch = '_';
-      return n;
-    });
+INSTANTIATE_TEST_SUITE_P(Issue16, ServedArchitecture,
+                         ::testing::Values("tiny-gemma-f16", "tiny-gemma2-f16", "tiny-gemma3-q8_0",
+                                           "tiny-granite-f16", "tiny-phi3-q8_0", "tiny-olmo2-f16",
+                                           "tiny-qwen3moe-f16", "tiny-qwen2moe-q8_0",
+                                           "tiny-olmoe-f16", "tiny-mixtral-f16",
+                                           "tiny-mistral3-f16", "tiny-gpt-oss-q8_0",
+                                           "tiny-gpt-oss-q4_k", "tiny-qwen2vl-f16",
+                                           "tiny-qwen3vl-f16", "tiny-qwen3vlmoe-f16",
+                                           "tiny-lfm2-f16", "tiny-lfm2moe-f16"),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace hearth::test

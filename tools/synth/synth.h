@@ -80,6 +80,8 @@ struct SynthParams {
   // taps (shortconv.l_cache).
   std::vector<int32_t> attention_layers;
   int32_t l_cache = 3;
+  // lfm2moe: the leading layers with a dense FFN (the others route to --n-expert experts).
+  int32_t n_dense_lead = 1;
   // A projector file (mmproj) instead of a text model when not empty: "gemma3" (SigLIP,
   // average pooling, RMSNorm, input projection) or "mlp" (LLaVA's CLIP with a class
   // embedding and pre-LN, and the two-layer GELU projector). n_embd, n_layer, n_head, n_ff and

@@ -1,5 +1,7 @@
 // lfm2 files: the hybrid of short-convolution and attention layers (per-layer
-// head_count_kv, 0 on the convolution layers), as the reference's converter writes them.
+// head_count_kv, 0 on the convolution layers), as the reference's converter writes them;
+// lfm2moe: the same with experts (sigmoid gating, a selection bias) after the leading dense
+// layers.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,7 +29,28 @@ void write_lfm2_keys(gguf::Writer& w, const SynthParams& p) {
   w.set_f32(a + ".attention.layer_norm_rms_epsilon", p.rms_eps);
   w.set_u32(a + ".shortconv.l_cache", static_cast<uint32_t>(p.l_cache));
   if (p.n_swa > 0) w.set_u32(a + ".attention.sliding_window", static_cast<uint32_t>(p.n_swa));
+  if (a == "lfm2moe") {
+    w.set_u32(a + ".expert_count", static_cast<uint32_t>(p.n_expert));
+    w.set_u32(a + ".expert_used_count", static_cast<uint32_t>(p.n_expert_used));
+    w.set_u32(a + ".expert_feed_forward_length",
+              static_cast<uint32_t>(p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff));
+    w.set_u32(a + ".expert_gating_func", 2);  // sigmoid
+    w.set_u32(a + ".leading_dense_block_count", static_cast<uint32_t>(p.n_dense_lead));
+  }
   w.set_u32("general.quantization_version", 2);
+}
+
+// Router logits of spread ~4 (distinct choices), a selection bias of spread ~0.1.
+Status add_lfm2_experts(gguf::Writer& w, const SynthParams& p, const std::string& b) {
+  const int64_t E = p.n_embd, X = p.n_expert, Fe = p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff;
+  const float s_in = 1.0f / std::sqrt(static_cast<float>(E));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, b + "ffn_gate_inp.weight", {E, X}, p.type, 4.0f * s_in, 0.0f));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate_exps.weight", {E, Fe, X}, p.type, s_in, 0));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up_exps.weight", {E, Fe, X}, p.type, s_in, 0));
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_down_exps.weight", {Fe, E, X}, p.type,
+                                    1.0f / std::sqrt(static_cast<float>(Fe)), 0.0f));
+  return add_random(w, p, b + "exp_probs_b.bias", {X}, TensorType::kF32, 0.1f, 0.0f);
 }
 
 Status add_lfm2_layer(gguf::Writer& w, const SynthParams& p, int32_t il) {
@@ -53,6 +76,7 @@ Status add_lfm2_layer(gguf::Writer& w, const SynthParams& p, int32_t il) {
         add_random(w, p, b + "shortconv.out_proj.weight", {E, E}, p.type, s_in, 0.0f));
   }
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_norm.weight", {E}, TensorType::kF32, 0.05f, 1));
+  if (p.arch == "lfm2moe" && il >= p.n_dense_lead) return add_lfm2_experts(w, p, b);
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_gate.weight", {E, F}, p.type, s_in, 0.0f));
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_up.weight", {E, F}, p.type, s_in, 0.0f));
   return add_random(w, p, b + "ffn_down.weight", {F, E}, p.type,
@@ -64,6 +88,10 @@ Status add_lfm2_layer(gguf::Writer& w, const SynthParams& p, int32_t il) {
 Status synthesize_lfm2(const SynthParams& p, const std::string& out_path) {
   if (p.l_cache < 2)
     return error(ErrorCode::kInvalidArgument, "lfm2: --l-cache must be at least 2");
+  if (p.arch == "lfm2moe" && (p.n_expert <= 0 || p.n_expert_used <= 0 ||
+                              p.n_expert_used > p.n_expert || p.n_dense_lead < 0))
+    return error(ErrorCode::kInvalidArgument,
+                 "lfm2moe needs --n-expert and --n-expert-used (at most --n-expert)");
   for (int32_t il : p.attention_layers) {
     if (il < 0 || il >= p.n_layer)
       return error(ErrorCode::kInvalidArgument,
