@@ -1,7 +1,7 @@
 // lfm2 (short convolutions beside attention) through the real Scheduler: its convolution
-// state lives in the KV cache as windowed rows, so prefix reuse (from the slot, and restored
-// from the host prompt cache), n_cmpl copies sharing one prompt, two sequences in one step
-// and self-drafting all give the bits of a cold single run.
+// state lives in the KV cache as windowed rows, so prefix reuse (from the slot, restored from
+// the host prompt cache or from a slot file), n_cmpl copies sharing one prompt, two sequences
+// in one step and self-drafting all give the bits of a cold single run.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -122,6 +122,32 @@ TEST_F(HybridScheduler, AFollowUpRestoredFromTheHostCacheMatchesAColdRun) {
   auto cold = started(cfg);
   ASSERT_TRUE(cold);
   expect_same_bits(restored, run_one(*cold, second));
+}
+
+// The slot saved to a file (its convolution rows from window_first on) and restored into a
+// fresh scheduler continues as a cold run does.
+TEST_F(HybridScheduler, AFollowUpFromARestoredSlotFileMatchesAColdRun) {
+  SchedulerConfig cfg;
+  cfg.n_slots = 1;
+  auto warm = started(cfg);
+  ASSERT_TRUE(warm);
+  const TaskRequest first = request(60, 12);
+  const FinalResult answer = run_one(*warm, first);
+  const std::string file = dir_ + "/slot.bin";
+  auto saved = warm->save_slot(0, file);
+  ASSERT_TRUE(saved.is_ok()) << saved.status().to_string();
+  warm->stop();
+  auto fresh = started(cfg);
+  ASSERT_TRUE(fresh);
+  auto restored = fresh->restore_slot(0, file);
+  ASSERT_TRUE(restored.is_ok()) << restored.status().to_string();
+  EXPECT_EQ(restored->n_tokens, saved->n_tokens);
+  const TaskRequest second = follow_up(first, answer, 13);
+  const FinalResult continued = run_one(*fresh, second);
+  EXPECT_GE(continued.timings.cache_n, static_cast<int32_t>(first.prompt.size()));
+  auto cold = started(cfg);
+  ASSERT_TRUE(cold);
+  expect_same_bits(continued, run_one(*cold, second));
 }
 
 TEST_F(HybridScheduler, TwoSequencesInOneStepMatchEachAlone) {
