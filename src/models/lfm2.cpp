@@ -178,6 +178,10 @@ Result<ModelPtr> load_lfm2_model(std::shared_ptr<const gguf::Archive> archive, M
         "lfm2's attention needs head_count * head size = embedding length and equal "
         "key and value sizes");
   HEARTH_ASSIGN_OR_RETURN(int32_t n_swa, read_window(f, hp.arch, 0));
+  int32_t n_dense_lead = hp.n_layer;
+  if (moe) {
+    HEARTH_ASSIGN_OR_RETURN(n_dense_lead, read_moe_keys(f, hp));
+  }
   HEARTH_RETURN_IF_ERROR(parts::settle_vocab(*archive, hp));
   TensorLoader ld(*archive, options);
   engine::ModelWeights w;
@@ -186,10 +190,6 @@ Result<ModelPtr> load_lfm2_model(std::shared_ptr<const gguf::Archive> archive, M
   HEARTH_ASSIGN_OR_RETURN(w.output_norm, ld.vector("token_embd_norm.weight", E));
   HEARTH_ASSIGN_OR_RETURN(w.output, ld.matrix("output.weight", E, V, /*optional=*/true));
   if (!engine::present(w.output)) w.output = w.token_embd;  // tied embeddings
-  int32_t n_dense_lead = hp.n_layer;
-  if (moe) {
-    HEARTH_ASSIGN_OR_RETURN(n_dense_lead, read_moe_keys(f, hp));
-  }
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   SelectionBiases biases(static_cast<size_t>(hp.n_layer));
   for (int32_t il = 0; il < hp.n_layer; ++il)

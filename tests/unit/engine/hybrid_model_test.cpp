@@ -213,5 +213,39 @@ TEST_F(HybridModel, OtherArchitecturesRefuseLayersWithoutAttention) {
       << m.status().to_string();
 }
 
+// An lfm2 file whose shortconv.l_cache is missing or too small, or an lfm2moe file with a
+// gating function other than sigmoid, is refused naming the key (before any tensor is read).
+TEST_F(HybridModel, RefusesBadConvolutionAndGatingKeys) {
+  const auto write = [&](const std::string& arch, int64_t l_cache, int64_t gating) {
+    gguf::Writer w;
+    w.set_string("general.architecture", arch);
+    w.set_u32(arch + ".context_length", 64);
+    w.set_u32(arch + ".embedding_length", 64);
+    w.set_u32(arch + ".block_count", 2);
+    w.set_u32(arch + ".feed_forward_length", 128);
+    w.set_u32(arch + ".attention.head_count", 4);
+    const std::vector<int32_t> head_count_kv = {0, 2};
+    w.set_i32_array(arch + ".attention.head_count_kv", head_count_kv);
+    w.set_f32(arch + ".attention.layer_norm_rms_epsilon", 1e-5f);
+    w.set_u32(arch + ".vocab_size", 32);
+    if (l_cache >= 0) w.set_u32(arch + ".shortconv.l_cache", static_cast<uint32_t>(l_cache));
+    if (gating >= 0) {
+      w.set_u32(arch + ".expert_count", 4);
+      w.set_u32(arch + ".expert_used_count", 2);
+      w.set_u32(arch + ".expert_feed_forward_length", 32);
+      w.set_u32(arch + ".expert_gating_func", static_cast<uint32_t>(gating));
+    }
+    const std::string path = dir_ + "/bad-" + arch + ".gguf";
+    EXPECT_TRUE(w.write(path).is_ok());
+    auto m = models::load_model(path);
+    EXPECT_FALSE(m.is_ok());
+    return m.is_ok() ? std::string() : m.status().message();
+  };
+  EXPECT_NE(write("lfm2", -1, -1).find("lfm2.shortconv.l_cache 0 is missing"), std::string::npos);
+  EXPECT_NE(write("lfm2", 1, -1).find("outside [2, 64]"), std::string::npos);
+  EXPECT_NE(write("lfm2moe", 3, 1).find("lfm2moe.expert_gating_func 1 is not supported"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace hearth::engine
