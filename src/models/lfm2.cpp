@@ -177,6 +177,12 @@ Result<ModelPtr> load_lfm2_model(std::shared_ptr<const gguf::Archive> archive, M
     return corrupt(
         "lfm2's attention needs head_count * head size = embedding length and equal "
         "key and value sizes");
+  // The reference's non-causal variant (LFM2-ColBert embeddings) centres the convolution's
+  // window; Hearth runs the causal models only.
+  if (!hp.causal)
+    return error(ErrorCode::kUnsupported,
+                 fmt::format("{}: non-causal {} (attention.causal = false) is not supported",
+                             f.name(), hp.arch));
   HEARTH_ASSIGN_OR_RETURN(int32_t n_swa, read_window(f, hp.arch, 0));
   int32_t n_dense_lead = hp.n_layer;
   if (moe) {
