@@ -99,8 +99,8 @@ struct KvHeadRows {
   KvHeadRows(const ForwardState& s, int32_t layer, SeqId seq, int32_t kv_head)
       : st(s), il(layer), table(s.kv.block_table(seq, layer)), block_size(s.kv.block_size()) {
     const auto& hp = st.model.hparams();
-    k_stride = static_cast<size_t>(st.kv.config().shape.k_row_bytes);
-    v_stride = static_cast<size_t>(st.kv.config().shape.v_row_bytes);
+    k_stride = static_cast<size_t>(st.kv.config().shape.k_bytes(layer));
+    v_stride = static_cast<size_t>(st.kv.config().shape.v_bytes(layer));
     k_head = row_bytes(traits_of(st.type_k),
                        static_cast<uint64_t>(kv_head) * static_cast<uint64_t>(hp.head_dim));
     v_head = row_bytes(traits_of(st.type_v),

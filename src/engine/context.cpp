@@ -45,6 +45,22 @@ void set_layer_windows(const Model& model, const ContextParams& p, KvCacheConfig
   kv.n_window_blocks = static_cast<int32_t>(std::min<int64_t>(n, kv.n_blocks));
 }
 
+// Hybrid models: the layers that keep a state row of their own take its size, with no V row.
+void set_state_rows(const Model& model, KvCacheShape& shape) {
+  const int32_t n_layer = model.hparams().n_layer;
+  bool any = false;
+  for (int32_t il = 0; il < n_layer; ++il) any = any || model.state_row_bytes(il) > 0;
+  if (!any) return;
+  shape.layer_k_row_bytes.assign(static_cast<size_t>(n_layer), shape.k_row_bytes);
+  shape.layer_v_row_bytes.assign(static_cast<size_t>(n_layer), shape.v_row_bytes);
+  for (int32_t il = 0; il < n_layer; ++il) {
+    const int32_t bytes = model.state_row_bytes(il);
+    if (bytes <= 0) continue;
+    shape.layer_k_row_bytes[static_cast<size_t>(il)] = bytes;
+    shape.layer_v_row_bytes[static_cast<size_t>(il)] = 0;
+  }
+}
+
 }  // namespace
 
 Context::Context(std::shared_ptr<const Model> model, const ContextParams& params)
@@ -75,6 +91,7 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
       static_cast<int32_t>(row_bytes(traits_of(p.type_k), static_cast<uint64_t>(hp.n_embd_k()))),
       static_cast<int32_t>(row_bytes(traits_of(p.type_v), static_cast<uint64_t>(hp.n_embd_v()))),
       {}};
+  set_state_rows(ctx->model(), kv.shape);
   kv.block_size = p.kv_block_size;
   // Each sequence may leave its last block partly filled, hence the extra block per sequence.
   kv.n_blocks = (p.n_ctx + p.kv_block_size - 1) / p.kv_block_size + p.n_seq_max;

@@ -162,27 +162,6 @@ void scale_q_by_position(ForwardState& st, const AttentionOptions& opt) {
   }
 }
 
-// Keeps rows *st.keep_rows (ascending batch indices) of the batch state after attention.
-void prune_rows(ForwardState& st) {
-  const auto& hp = st.model.hparams();
-  const std::vector<int32_t>& keep = *st.keep_rows;
-  const int64_t E = hp.n_embd, A = int64_t{hp.n_head} * hp.head_dim_v;
-  const auto move_rows = [&](std::vector<float>& v, int64_t width) {
-    for (size_t r = 0; r < keep.size(); ++r) {
-      const auto to = static_cast<int64_t>(r);
-      if (keep[r] != to) std::copy_n(v.data() + keep[r] * width, width, v.data() + to * width);
-    }
-  };
-  move_rows(st.s.x, E);
-  move_rows(st.s.cur, E);
-  move_rows(st.s.attn, A);
-  std::vector<BatchToken>& kept = st.s.kept_tokens;
-  kept.clear();
-  for (int32_t i : keep) kept.push_back(st.tokens[static_cast<size_t>(i)]);
-  st.tokens = std::span<const BatchToken>(kept);
-  st.keep_rows = nullptr;
-}
-
 }  // namespace
 
 void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
@@ -218,8 +197,28 @@ void self_attention(ForwardState& st, int32_t il, const LayerWeights& w,
     scale = 1.0f;
   }
   attend_all(st, il, scale, opt);
-  if (st.keep_rows != nullptr) prune_rows(st);
+  if (st.keep_rows != nullptr) prune_rows(st, st.s.attn, int64_t{hp.n_head} * hp.head_dim_v);
   project(st, w.wo, w.bo, st.s.attn.data(), st.s.out.data());
+}
+
+void prune_rows(ForwardState& st, std::vector<float>& rows, int64_t width) {
+  const auto& hp = st.model.hparams();
+  const std::vector<int32_t>& keep = *st.keep_rows;
+  const int64_t E = hp.n_embd;
+  const auto move_rows = [&](std::vector<float>& v, int64_t w) {
+    for (size_t r = 0; r < keep.size(); ++r) {
+      const auto to = static_cast<int64_t>(r);
+      if (keep[r] != to) std::copy_n(v.data() + keep[r] * w, w, v.data() + to * w);
+    }
+  };
+  move_rows(st.s.x, E);
+  move_rows(st.s.cur, E);
+  if (&rows != &st.s.x && &rows != &st.s.cur) move_rows(rows, width);
+  std::vector<BatchToken>& kept = st.s.kept_tokens;
+  kept.clear();
+  for (int32_t i : keep) kept.push_back(st.tokens[static_cast<size_t>(i)]);
+  st.tokens = std::span<const BatchToken>(kept);
+  st.keep_rows = nullptr;
 }
 
 }  // namespace hearth::engine

@@ -29,6 +29,7 @@ struct Scratch {
   std::vector<float> up;                          // [T][F] ([T][2F] for a fused gate-up matrix)
   std::vector<float> rope_cos, rope_sin;          // [T][R/2]
   std::vector<float> rope_cos_swa, rope_sin_swa;  // [T][R/2] sliding-window layers' rope
+  std::vector<float> conv;                        // [T][3E] lfm2's B, C, x rows
   std::vector<BatchToken> kept_tokens;            // the rows left after pruning
 };
 
@@ -111,6 +112,14 @@ enum class GluActivation { kGelu, kSilu, kRelu };
 void glu_ffn(ForwardState& st, const LayerWeights& w, GluActivation act);
 // s.x += s.out
 void add_residual(ForwardState& st);
+// lfm2's gated short convolution of block il on s.cur, result in s.out: in_proj gives B, C
+// and x ([T][3E]); each token's B*x row [E] is cached as the layer's f32 state row at its
+// position; the depthwise causal convolution over the token's last L = attention_window(il)
+// rows (positions before 0 are zeros), times C, through out_proj.
+void short_conv(ForwardState& st, int32_t il, const LayerWeights& w);
+// For a last layer that computed every row: keeps rows *st.keep_rows (ascending batch
+// indices) of tokens, s.x, s.cur and `rows` ([T][width]), and clears keep_rows.
+void prune_rows(ForwardState& st, std::vector<float>& rows, int64_t width);
 // Deepstack (qwen3vl), after layer il < n_deepstack: each media row's slice il + 1 of its
 // input embedding (BatchToken::embd [n_embd_inp()]) is added to its hidden state; token rows
 // add nothing (the reference pads their input with zeros).

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace hearth::engine {
@@ -39,6 +41,39 @@ Result<int64_t> read_count(const gguf::File& f, const std::string& key, int64_t 
     return corrupt(f, fmt::format("key '{}' is stored as {} where u32 is expected", key,
                                   gguf::value_type_name(v->type())));
   return static_cast<int64_t>(*v->as_uint());
+}
+
+// <arch>.attention.head_count_kv: one value, or per layer where zeros mark the layers of a
+// hybrid model that do not attend (lfm2's convolutions); the other layers must agree.
+Status read_head_count_kv(const gguf::File& f, const std::string& a, ModelHparams& hp) {
+  const std::string key = a + ".attention.head_count_kv";
+  const gguf::Value* v = f.find(key);
+  const bool per_layer =
+      v != nullptr && v->is_array() &&
+      (v->element_type() == gguf::ValueType::kU32 || v->element_type() == gguf::ValueType::kI32);
+  if (!per_layer) {
+    HEARTH_ASSIGN_OR_RETURN(int64_t n, read_count(f, key, hp.n_head, false));
+    hp.n_head_kv = static_cast<int32_t>(std::clamp<int64_t>(n, INT32_MIN, INT32_MAX));
+    return Status::ok();
+  }
+  int64_t value = 0;
+  std::vector<uint8_t> attends(v->size(), 0);
+  for (uint64_t i = 0; i < v->size(); ++i) {
+    const int64_t n = v->int_at(i);
+    if (n == 0) continue;
+    if (n < 0 || n > INT32_MAX || (value != 0 && n != value))
+      return error(
+          ErrorCode::kUnsupported,
+          fmt::format("{}: per-layer values of '{}' differ; not supported", f.name(), key));
+    value = n;
+    attends[i] = 1;
+  }
+  if (v->size() != static_cast<uint64_t>(hp.n_layer))
+    return corrupt(f, fmt::format("'{}' has {} values for {} layers", key, v->size(), hp.n_layer));
+  const bool all_attend = std::all_of(attends.begin(), attends.end(), [](uint8_t b) { return b; });
+  hp.n_head_kv = value != 0 ? static_cast<int32_t>(value) : hp.n_head;
+  if (!all_attend) hp.layer_attends = std::move(attends);
+  return Status::ok();
 }
 
 Result<float> read_float(const gguf::File& f, const std::string& key, float fallback) {
@@ -205,8 +240,7 @@ Result<ModelHparams> read_hparams(const gguf::File& f) {
   hp.n_ff = narrow(v);
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.head_count", 0, true));
   hp.n_head = narrow(v);
-  HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.head_count_kv", hp.n_head, false));
-  hp.n_head_kv = narrow(v);
+  HEARTH_RETURN_IF_ERROR(read_head_count_kv(f, a, hp));
   const int64_t default_dim = hp.n_head > 0 ? hp.n_embd / hp.n_head : 0;
   HEARTH_ASSIGN_OR_RETURN(v, read_count(f, a + ".attention.key_length", default_dim, false));
   hp.head_dim = narrow(v);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "engine/pooling.h"
@@ -78,6 +79,13 @@ struct ModelHparams {
   // deepstack layer, slice k added to the hidden state after layer k - 1
   // (<arch>.n_deepstack_layers).
   int32_t n_deepstack = 0;
+  // Hybrid models (lfm2): per layer, whether it is an attention layer, from the zeros of a
+  // per-layer <arch>.attention.head_count_kv (n_head_kv is then the attention layers'
+  // value). Empty: every layer attends.
+  std::vector<uint8_t> layer_attends;
+  bool attends(int32_t il) const {
+    return layer_attends.empty() || layer_attends[static_cast<size_t>(il)] != 0;
+  }
 
   int32_t n_embd_q() const { return n_head * head_dim; }
   int32_t n_embd_k() const { return n_head_kv * head_dim; }

@@ -20,8 +20,20 @@ bool mul_fits(size_t a, size_t b, size_t* out) {
 }
 
 std::string shape_text(const KvCacheShape& shape) {
-  return fmt::format("{{n_layer {}, k_row_bytes {}, v_row_bytes {}}}", shape.n_layer,
-                     shape.k_row_bytes, shape.v_row_bytes);
+  return fmt::format("{{n_layer {}, k_row_bytes {}, v_row_bytes {}{}}}", shape.n_layer,
+                     shape.k_row_bytes, shape.v_row_bytes,
+                     shape.layer_k_row_bytes.empty() ? "" : ", per-layer rows");
+}
+
+// True when the per-layer row sizes are absent, or one non-negative value per layer each.
+bool layer_rows_valid(const KvCacheShape& shape) {
+  const auto valid = [&](const std::vector<int32_t>& rows) {
+    return rows.empty() ||
+           (rows.size() == static_cast<size_t>(shape.n_layer) &&
+            std::all_of(rows.begin(), rows.end(), [](int32_t n) { return n >= 0; }));
+  };
+  return valid(shape.layer_k_row_bytes) && valid(shape.layer_v_row_bytes) &&
+         shape.layer_k_row_bytes.empty() == shape.layer_v_row_bytes.empty();
 }
 
 }  // namespace
@@ -31,10 +43,28 @@ int32_t KvCacheShape::n_full_layers() const {
   return static_cast<int32_t>(std::count(layer_window.begin(), layer_window.end(), 0));
 }
 
+size_t KvCacheShape::token_bytes() const {
+  size_t n = 0;
+  for (int32_t layer = 0; layer < n_layer; ++layer)
+    n += static_cast<size_t>(k_bytes(layer)) + static_cast<size_t>(v_bytes(layer));
+  return n;
+}
+
+size_t KvCacheShape::full_token_bytes() const {
+  size_t n = 0;
+  for (int32_t layer = 0; layer < n_layer; ++layer)
+    if (window(layer) == 0)
+      n += static_cast<size_t>(k_bytes(layer)) + static_cast<size_t>(v_bytes(layer));
+  return n;
+}
+
 Status KvCache::validate_config(const KvCacheConfig& config) {
   const KvCacheShape& shape = config.shape;
-  if (shape.n_layer < 0 || shape.k_row_bytes < 0 || shape.v_row_bytes < 0) {
-    return error(ErrorCode::kInvalidArgument, "kv cache: negative shape " + shape_text(shape));
+  if (shape.n_layer < 0 || shape.k_row_bytes < 0 || shape.v_row_bytes < 0 ||
+      !layer_rows_valid(shape)) {
+    return error(
+        ErrorCode::kInvalidArgument,
+        "kv cache: negative shape or per-layer rows not one per layer " + shape_text(shape));
   }
   if (!shape.layer_window.empty() &&
       (shape.layer_window.size() != static_cast<size_t>(shape.n_layer) ||
@@ -53,12 +83,11 @@ Status KvCache::validate_config(const KvCacheConfig& config) {
                  fmt::format("kv cache: negative n_blocks {}, max_sequences {} or window_slack {}",
                              config.n_blocks, config.max_sequences, config.window_slack));
   }
-  const size_t row_pair =
-      static_cast<size_t>(shape.k_row_bytes) + static_cast<size_t>(shape.v_row_bytes);
+  // Every row is at most INT32_MAX bytes, so a token's rows over n_layer layers fit size_t.
+  const size_t token = shape.token_bytes();
   const auto n_pool = static_cast<size_t>(std::max(config.n_blocks, config.n_window_blocks));
-  size_t layer = 0, block = 0, pool = 0;
-  if (!mul_fits(row_pair, static_cast<size_t>(config.block_size), &layer) ||
-      !mul_fits(layer, static_cast<size_t>(shape.n_layer), &block) ||
+  size_t block = 0, pool = 0;
+  if (!mul_fits(token, static_cast<size_t>(config.block_size), &block) ||
       !mul_fits(block, n_pool, &pool) ||
       pool > static_cast<size_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
     return error(ErrorCode::kInvalidArgument,
@@ -83,8 +112,7 @@ KvCache::KvCache(const KvCacheConfig& config) : init_status_(validate_config(con
   }
   config_ = config;
   const KvCacheShape& shape = config_.shape;
-  token_bytes_ = (static_cast<size_t>(shape.k_row_bytes) + static_cast<size_t>(shape.v_row_bytes)) *
-                 static_cast<size_t>(shape.n_layer);
+  token_bytes_ = shape.token_bytes();
   sequences_.resize(static_cast<size_t>(config_.max_sequences));
   build_pools();
   clear_all();
@@ -95,23 +123,23 @@ void KvCache::build_pools() {
   const KvCacheShape& shape = config_.shape;
   pools_.assign(1, Pool{});
   layer_pool_.assign(static_cast<size_t>(shape.n_layer), 0);
-  layer_index_.assign(static_cast<size_t>(shape.n_layer), 0);
+  layer_offset_.assign(static_cast<size_t>(shape.n_layer), 0);
   for (int32_t layer = 0; layer < shape.n_layer; ++layer) {
     const int32_t window = shape.window(layer);
     size_t p = 0;
     while (p < pools_.size() && pools_[p].window != window) ++p;
-    if (p == pools_.size()) pools_.push_back(Pool{window, {}, 0, 0, {}, {}, {}});
+    if (p == pools_.size()) pools_.push_back(Pool{window, {}, 0, {}, {}, {}});
     layer_pool_[static_cast<size_t>(layer)] = static_cast<int32_t>(p);
-    layer_index_[static_cast<size_t>(layer)] = static_cast<int32_t>(pools_[p].layers.size());
+    // The layer's rows follow those of the pool's earlier layers in each block.
+    layer_offset_[static_cast<size_t>(layer)] = pools_[p].block_bytes;
+    pools_[p].block_bytes +=
+        (static_cast<size_t>(shape.k_bytes(layer)) + static_cast<size_t>(shape.v_bytes(layer))) *
+        static_cast<size_t>(config_.block_size);
     pools_[p].layers.push_back(layer);
   }
-  const size_t row_pair =
-      static_cast<size_t>(shape.k_row_bytes) + static_cast<size_t>(shape.v_row_bytes);
   for (Pool& pool : pools_) {
     const int32_t n = pool.window == 0 || config_.n_window_blocks < 0 ? config_.n_blocks
                                                                       : config_.n_window_blocks;
-    pool.layer_bytes = row_pair * static_cast<size_t>(config_.block_size);
-    pool.block_bytes = pool.layer_bytes * pool.layers.size();
     pool.bytes.assign(pool.block_bytes * static_cast<size_t>(n), 0);
     pool.refcount.assign(static_cast<size_t>(n), 0);
   }
@@ -191,28 +219,26 @@ void KvCache::release_block(Pool& pool, int32_t block) {
 }
 
 size_t KvCache::row_offset_k(int32_t layer, int32_t slot) const {
-  return static_cast<size_t>(layer_index_[static_cast<size_t>(layer)]) *
-             pool_of(layer).layer_bytes +
-         static_cast<size_t>(slot) * static_cast<size_t>(config_.shape.k_row_bytes);
+  return layer_offset_[static_cast<size_t>(layer)] +
+         static_cast<size_t>(slot) * static_cast<size_t>(config_.shape.k_bytes(layer));
 }
 
 size_t KvCache::row_offset_v(int32_t layer, int32_t slot) const {
   const size_t k_rows =
-      static_cast<size_t>(config_.block_size) * static_cast<size_t>(config_.shape.k_row_bytes);
-  return static_cast<size_t>(layer_index_[static_cast<size_t>(layer)]) *
-             pool_of(layer).layer_bytes +
-         k_rows + static_cast<size_t>(slot) * static_cast<size_t>(config_.shape.v_row_bytes);
+      static_cast<size_t>(config_.block_size) * static_cast<size_t>(config_.shape.k_bytes(layer));
+  return layer_offset_[static_cast<size_t>(layer)] + k_rows +
+         static_cast<size_t>(slot) * static_cast<size_t>(config_.shape.v_bytes(layer));
 }
 
 // Copies the first n_slots rows of every layer of the pool (one block is contiguous).
 void KvCache::copy_rows(Pool& pool, int32_t from_block, int32_t to_block, int32_t n_slots) {
   const uint8_t* from = pool.bytes.data() + static_cast<size_t>(from_block) * pool.block_bytes;
   uint8_t* to = pool.bytes.data() + static_cast<size_t>(to_block) * pool.block_bytes;
-  const size_t k_bytes =
-      static_cast<size_t>(n_slots) * static_cast<size_t>(config_.shape.k_row_bytes);
-  const size_t v_bytes =
-      static_cast<size_t>(n_slots) * static_cast<size_t>(config_.shape.v_row_bytes);
   for (int32_t layer : pool.layers) {
+    const size_t k_bytes =
+        static_cast<size_t>(n_slots) * static_cast<size_t>(config_.shape.k_bytes(layer));
+    const size_t v_bytes =
+        static_cast<size_t>(n_slots) * static_cast<size_t>(config_.shape.v_bytes(layer));
     const size_t k_at = row_offset_k(layer, 0);
     const size_t v_at = row_offset_v(layer, 0);
     if (k_bytes > 0) std::memcpy(to + k_at, from + k_at, k_bytes);
@@ -440,16 +466,15 @@ KvSnapshot KvCache::save(SeqId seq, int32_t n) const {
   if (n > 0 && n < len && n < min_truncation(seq)) return snapshot;
   snapshot.n_tokens = n;
   snapshot.window_first = n == 0 ? 0 : window_first(seq);
-  const auto k_bytes = static_cast<size_t>(config_.shape.k_row_bytes);
-  const auto v_bytes = static_cast<size_t>(config_.shape.v_row_bytes);
-  const size_t full_bytes =
-      (k_bytes + v_bytes) * static_cast<size_t>(config_.shape.n_full_layers());
+  const size_t full_bytes = config_.shape.full_token_bytes();
   snapshot.data.resize(static_cast<size_t>(snapshot.window_first) * full_bytes +
                        static_cast<size_t>(n - snapshot.window_first) * token_bytes_);
   uint8_t* out = snapshot.data.data();
   for (int32_t pos = 0; pos < n; ++pos) {
     for (int32_t layer = 0; layer < config_.shape.n_layer; ++layer) {
       if (pos < snapshot.window_first && config_.shape.window(layer) > 0) continue;
+      const auto k_bytes = static_cast<size_t>(config_.shape.k_bytes(layer));
+      const auto v_bytes = static_cast<size_t>(config_.shape.v_bytes(layer));
       if (k_bytes > 0) std::memcpy(out, k_row(layer, seq, pos), k_bytes);
       out += k_bytes;
       if (v_bytes > 0) std::memcpy(out, v_row(layer, seq, pos), v_bytes);
@@ -468,9 +493,7 @@ Status KvCache::restore(SeqId seq, const KvSnapshot& snapshot) {
   }
   const int32_t n = snapshot.n_tokens;
   const int32_t wf = snapshot.window_first;
-  const size_t full_bytes = (static_cast<size_t>(config_.shape.k_row_bytes) +
-                             static_cast<size_t>(config_.shape.v_row_bytes)) *
-                            static_cast<size_t>(config_.shape.n_full_layers());
+  const size_t full_bytes = config_.shape.full_token_bytes();
   const bool size_ok = n >= 0 && wf >= 0 && wf <= n &&
                        snapshot.data.size() == static_cast<size_t>(wf) * full_bytes +
                                                    static_cast<size_t>(n - wf) * token_bytes_;
@@ -512,13 +535,13 @@ Status KvCache::restore(SeqId seq, const KvSnapshot& snapshot) {
 // The snapshot's rows into `seq`'s blocks, skipping the windowed ones it does not keep.
 void KvCache::copy_snapshot_rows(SeqId seq, const KvSnapshot& snapshot) {
   const Sequence& s = sequences_[static_cast<size_t>(seq)];
-  const auto k_bytes = static_cast<size_t>(config_.shape.k_row_bytes);
-  const auto v_bytes = static_cast<size_t>(config_.shape.v_row_bytes);
   const uint8_t* in = snapshot.data.data();
   for (int32_t pos = 0; pos < snapshot.n_tokens; ++pos) {
     for (int32_t layer = 0; layer < config_.shape.n_layer; ++layer) {
       const bool windowed = config_.shape.window(layer) > 0;
       if (pos < snapshot.window_first && windowed) continue;
+      const auto k_bytes = static_cast<size_t>(config_.shape.k_bytes(layer));
+      const auto v_bytes = static_cast<size_t>(config_.shape.v_bytes(layer));
       const auto p = static_cast<size_t>(layer_pool_[static_cast<size_t>(layer)]);
       if (pos >= s.tables[p].first_pos) {
         if (k_bytes > 0) std::memcpy(k_row(layer, seq, pos), in, k_bytes);

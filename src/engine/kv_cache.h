@@ -12,7 +12,7 @@
 // emptied): a shorter prefix would need rows that are gone.
 //
 // Layout of one block of a pool: for each of the pool's layers, K rows [block_size]
-// [k_row_bytes] then V rows [block_size][v_row_bytes]. A token's row index inside its
+// [k_bytes(layer)] then V rows [block_size][v_bytes(layer)]. A token's row index inside its
 // sequence is its position.
 #pragma once
 
@@ -35,11 +35,25 @@ struct KvCacheShape {
   // Per layer, the sliding window of its attention: a token sees its last `window` positions
   // (itself included); 0 sees every position. Empty: every layer 0.
   std::vector<int32_t> layer_window;
+  // Per layer, its own K and V row bytes where layers differ (hybrid models: lfm2's
+  // convolution layers keep one f32 row of n_embd values as their "K" row and no V row).
+  // Empty: k_row_bytes and v_row_bytes for every layer.
+  std::vector<int32_t> layer_k_row_bytes = {};
+  std::vector<int32_t> layer_v_row_bytes = {};
   int32_t window(int32_t layer) const {
     return layer_window.empty() ? 0 : layer_window[static_cast<size_t>(layer)];
   }
+  int32_t k_bytes(int32_t layer) const {
+    return layer_k_row_bytes.empty() ? k_row_bytes : layer_k_row_bytes[static_cast<size_t>(layer)];
+  }
+  int32_t v_bytes(int32_t layer) const {
+    return layer_v_row_bytes.empty() ? v_row_bytes : layer_v_row_bytes[static_cast<size_t>(layer)];
+  }
   // Layers without a window, whose rows a snapshot holds for every token.
   int32_t n_full_layers() const;
+  // Bytes of one token's rows over every layer, and over the layers without a window.
+  size_t token_bytes() const;
+  size_t full_token_bytes() const;
   bool operator==(const KvCacheShape&) const = default;
 };
 
@@ -166,7 +180,6 @@ class KvCache {
   struct Pool {
     int32_t window = 0;
     std::vector<int32_t> layers;
-    size_t layer_bytes = 0;  // bytes per block and layer: K rows then V rows
     size_t block_bytes = 0;
     std::vector<uint8_t> bytes;
     std::vector<int32_t> refcount;
@@ -215,7 +228,7 @@ class KvCache {
   size_t token_bytes_ = 0;  // bytes per token over all layers
   std::vector<Pool> pools_;
   std::vector<int32_t> layer_pool_;   // layer -> pool
-  std::vector<int32_t> layer_index_;  // layer -> index among its pool's layers
+  std::vector<size_t> layer_offset_;  // layer -> byte offset of its rows in its pool's blocks
   std::vector<Sequence> sequences_;
 };
 

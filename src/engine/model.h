@@ -38,6 +38,10 @@ class Model {
   // The causal sliding window of layer il's attention (a token sees its last `window`
   // positions); 0: every earlier position. The KV cache keeps only that much of the layer.
   virtual int32_t attention_window(int32_t /*il*/) const { return 0; }
+  // Layers that cache one row of their own per token in place of K and V rows (lfm2's short
+  // convolutions keep each token's B*x row): its bytes; 0 for an attention layer. Such a
+  // layer's attention_window() is how many of its rows a token reads (itself included).
+  virtual int32_t state_row_bytes(int32_t /*il*/) const { return 0; }
   // Decoders have an output matrix (logits); encoders compute embeddings only.
   bool has_lm_head() const { return present(weights_.output); }
 

@@ -31,16 +31,24 @@ void softmax(std::vector<float>& p) {
 }
 
 // The k experts of the largest router scores, by opt.gating: softmax probabilities then the
-// top k, or the top k logits then a softmax over them; their weights optionally normalized
-// by their sum (clamped below at the smallest normal f16, as the reference does).
+// top k, the top k logits then a softmax over them, or sigmoids chosen with their selection
+// bias; their weights optionally normalized by their sum (clamped below at the smallest
+// normal f16, as the reference does). The experts come in order of their (biased) scores.
 Route route(const float* logits, int32_t n_expert, const MoeOptions& opt) {
   std::vector<float> p(logits, logits + n_expert);
   if (opt.gating == MoeGating::kSoftmaxThenTopK) softmax(p);
+  if (opt.gating == MoeGating::kSigmoid)
+    for (float& v : p) v = 1.0f / (1.0f + std::exp(-v));
+  std::vector<float> chosen_by = p;
+  if (opt.gating == MoeGating::kSigmoid && opt.selection_bias != nullptr)
+    for (int32_t e = 0; e < n_expert; ++e)
+      chosen_by[static_cast<size_t>(e)] += opt.selection_bias[e];
   std::vector<int32_t> order(static_cast<size_t>(n_expert));
   std::iota(order.begin(), order.end(), 0);
-  std::partial_sort(
-      order.begin(), order.begin() + opt.n_used, order.end(),
-      [&](int32_t a, int32_t b) { return p[static_cast<size_t>(a)] > p[static_cast<size_t>(b)]; });
+  std::partial_sort(order.begin(), order.begin() + opt.n_used, order.end(),
+                    [&](int32_t a, int32_t b) {
+                      return chosen_by[static_cast<size_t>(a)] > chosen_by[static_cast<size_t>(b)];
+                    });
   Route r;
   r.expert.assign(order.begin(), order.begin() + opt.n_used);
   for (int32_t e : r.expert) r.weight.push_back(p[static_cast<size_t>(e)]);

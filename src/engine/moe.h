@@ -10,9 +10,10 @@
 namespace hearth::engine {
 
 // How a token's experts and their weights come from the router logits: a softmax over all
-// experts, then the k most probable (qwen2/3moe, mixtral, olmoe); or the k largest logits,
-// then a softmax over those k (gpt-oss).
-enum class MoeGating { kSoftmaxThenTopK, kTopKThenSoftmax };
+// experts, then the k most probable (qwen2/3moe, mixtral, olmoe); the k largest logits,
+// then a softmax over those k (gpt-oss); or sigmoids of the logits, the k largest of them
+// plus a per-expert selection bias chosen, weighted by their unbiased sigmoids (lfm2moe).
+enum class MoeGating { kSoftmaxThenTopK, kTopKThenSoftmax, kSigmoid };
 
 // The experts' gated activation: silu(gate) * up, or gpt-oss's clamped SwiGLU,
 // g = min(gate, 7), u = clamp(up, -7, 7), g * sigmoid(1.702 g) * (u + 1).
@@ -23,6 +24,9 @@ struct MoeOptions {
   bool norm_weights = false;  // divide the k routing weights by their sum (qwen3moe, mixtral)
   MoeGating gating = MoeGating::kSoftmaxThenTopK;
   MoeActivation activation = MoeActivation::kSilu;
+  // kSigmoid: the layer's selection bias [n_expert] added to the sigmoids to choose the k
+  // experts only (the reference's exp_probs_b); null: none.
+  const float* selection_bias = nullptr;
 };
 
 // s.out = sum_k w_k * down_k(act(gate_k s.cur, up_k s.cur)) for each row of s.cur, the k

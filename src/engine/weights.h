@@ -74,6 +74,10 @@ struct LayerWeights {
   WeightMatrix ffn_down;                                // [F, E]
   std::vector<float> ffn_gate_b, ffn_up_b, ffn_down_b;  // optional biases
   MoeWeights moe;  // in place of ffn_gate/up/down on mixture-of-experts layers
+  // lfm2's short convolution layers (in place of attention): in_proj [E, 3E] (B, C and x
+  // rows), the depthwise kernel as f32 [E][L] (tap L - 1 on the token itself), out_proj [E, E].
+  WeightMatrix conv_in, conv_out;
+  std::vector<float> conv_kernel;
   // Encoders (post-norm): LayerNorm after the attention and after the FFN residual adds.
   std::vector<float> attn_out_norm, attn_out_norm_b;  // [E] [E]
   std::vector<float> out_norm, out_norm_b;            // [E] [E]

@@ -46,6 +46,10 @@ Result<ModelPtr> load_qwen2moe(std::shared_ptr<const gguf::Archive> archive,
                                engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_qwen3moe(std::shared_ptr<const gguf::Archive> archive,
                                engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_lfm2(std::shared_ptr<const gguf::Archive> archive,
+                           engine::ModelHparams hparams, const engine::LoadOptions& options);
+Result<ModelPtr> load_lfm2moe(std::shared_ptr<const gguf::Archive> archive,
+                              engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_olmoe(std::shared_ptr<const gguf::Archive> archive,
                             engine::ModelHparams hparams, const engine::LoadOptions& options);
 Result<ModelPtr> load_gpt_oss(std::shared_ptr<const gguf::Archive> archive,

@@ -55,13 +55,8 @@ class Reader {
   size_t at_ = 0;
 };
 
-uint64_t token_bytes(const engine::KvCacheShape& s, int32_t n_layer) {
-  return static_cast<uint64_t>(n_layer) *
-         (static_cast<uint64_t>(s.k_row_bytes) + static_cast<uint64_t>(s.v_row_bytes));
-}
-
 uint64_t token_bytes(const engine::KvCacheShape& s) {
-  return token_bytes(s, s.n_layer);
+  return static_cast<uint64_t>(s.token_bytes());
 }
 
 Status invalid(const char* reason) {
@@ -136,7 +131,7 @@ Result<SlotState> decode_slot_file(std::span<const uint8_t> bytes, const SlotFil
   }
   if (!tokens_ok) return invalid(kRestoreBadTokens);
   uint64_t n_kv = 0;
-  const uint64_t expected = window_first * token_bytes(shape.kv, shape.kv.n_full_layers()) +
+  const uint64_t expected = window_first * static_cast<uint64_t>(shape.kv.full_token_bytes()) +
                             (n_tokens - window_first) * token_bytes(shape.kv);
   if (!in.get_u64(n_kv) || n_kv != expected || in.left() != n_kv)
     return invalid(kRestoreInvalidFile);

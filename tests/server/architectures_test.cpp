@@ -1,5 +1,5 @@
-// Each architecture added with issue 16 (and the Qwen-VL text models of issue 35) served end
-// to end: hearth-server on the tiny model hearth-synth writes from a golden vectors file
+// Each architecture added with issue 16 (and the Qwen-VL and LFM2 text models of issue 35) served
+// end to end: hearth-server on the tiny model hearth-synth writes from a golden vectors file
 // (tests/data/logits), asked for a greedy /completion of each of the file's prompts, answers
 // the reference's greedy tokens (up to the first near tie, where either engine may go either
 // way), and answers a chat completion.
@@ -94,7 +94,8 @@ INSTANTIATE_TEST_SUITE_P(Issue16, ServedArchitecture,
                                            "tiny-olmoe-f16", "tiny-mixtral-f16",
                                            "tiny-mistral3-f16", "tiny-gpt-oss-q8_0",
                                            "tiny-gpt-oss-q4_k", "tiny-qwen2vl-f16",
-                                           "tiny-qwen3vl-f16", "tiny-qwen3vlmoe-f16"),
+                                           "tiny-qwen3vl-f16", "tiny-qwen3vlmoe-f16",
+                                           "tiny-lfm2-f16", "tiny-lfm2moe-f16"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (char& ch : n)

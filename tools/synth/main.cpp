@@ -80,6 +80,13 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
       ->delimiter(',');
   app.add_option("--n-deepstack", p.n_deepstack, "qwen3vl: deepstack layers")
       ->capture_default_str();
+  app.add_option("--attn-layers", p.attention_layers,
+                 "lfm2: the attention layers (the others are short convolutions)")
+      ->delimiter(',');
+  app.add_option("--l-cache", p.l_cache, "lfm2: the short convolution's taps")
+      ->capture_default_str();
+  app.add_option("--n-dense-lead", p.n_dense_lead, "lfm2moe: leading layers with a dense FFN")
+      ->capture_default_str();
 }
 
 // Projector files (mmproj): the family and the text width; the ViT's shape comes from the
@@ -163,7 +170,7 @@ int main(int argc, char** argv) {
   app.add_option(
          "--arch", p.arch,
          "llama, qwen2, qwen3, smollm3, gemma, gemma2, gemma3, granite, phi3, olmo2, qwen2moe, "
-         "qwen3moe, olmoe, gpt-oss, qwen2vl, qwen3vl, qwen3vlmoe, bert, "
+         "qwen3moe, olmoe, gpt-oss, qwen2vl, qwen3vl, qwen3vlmoe, lfm2, lfm2moe, bert, "
          "nomic-bert, "
          "jina-bert-v2 or modern-bert")
       ->capture_default_str();

@@ -321,13 +321,15 @@ Status check_params(const SynthParams& p) {
   if (p.arch != "llama" && p.arch != "qwen2" && p.arch != "qwen3" && p.arch != "smollm3" &&
       !is_gemma(p.arch) && p.arch != "granite" && p.arch != "phi3" && p.arch != "olmo2" &&
       p.arch != "qwen2moe" && p.arch != "qwen3moe" && p.arch != "olmoe" && p.arch != "mistral3" &&
-      p.arch != "gpt-oss" && !is_mrope(p.arch) && !is_encoder(p.arch))
+      p.arch != "gpt-oss" && p.arch != "lfm2" && p.arch != "lfm2moe" && !is_mrope(p.arch) &&
+      !is_encoder(p.arch))
     return error(
         ErrorCode::kInvalidArgument,
         fmt::format(
             "unknown architecture '{}' (llama, qwen2, qwen3, smollm3, bert, "
             "nomic-bert, jina-bert-v2, modern-bert, gemma, gemma2, gemma3, granite, phi3, olmo2, "
-            "qwen2moe, qwen3moe, olmoe, mistral3, gpt-oss, qwen2vl, qwen3vl, qwen3vlmoe)",
+            "qwen2moe, qwen3moe, olmoe, mistral3, gpt-oss, qwen2vl, qwen3vl, qwen3vlmoe, lfm2, "
+            "lfm2moe)",
             p.arch));
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 || p.n_ff <= 0 ||
       p.n_ctx <= 0)
@@ -370,6 +372,7 @@ Status synthesize(const SynthParams& params, const std::string& out_path) {
   SynthParams p = params;
   if (p.type == TensorType::kMXFP4) p.type = TensorType::kQ8_0;
   if (is_encoder(p.arch)) return detail::synthesize_encoder(p, out_path);
+  if (p.arch == "lfm2" || p.arch == "lfm2moe") return detail::synthesize_lfm2(p, out_path);
   const int32_t head_dim = p.head_dim > 0 ? p.head_dim : p.n_embd / p.n_head;
   gguf::Writer w;
   write_hparams(w, p, head_dim);

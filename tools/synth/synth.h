@@ -15,8 +15,8 @@ namespace hearth::synth {
 
 struct SynthParams {
   // llama | qwen2 | qwen3 | smollm3 | gemma | gemma2 | gemma3 | granite | phi3 | olmo2 |
-  // qwen2moe | qwen3moe | olmoe | gpt-oss | qwen2vl | qwen3vl | qwen3vlmoe | bert | nomic-bert |
-  // jina-bert-v2 | modern-bert
+  // qwen2moe | qwen3moe | olmoe | gpt-oss | qwen2vl | qwen3vl | qwen3vlmoe | lfm2 | bert |
+  // nomic-bert | jina-bert-v2 | modern-bert
   std::string arch = "llama";
   int32_t n_embd = 2048;
   int32_t n_layer = 16;
@@ -76,6 +76,12 @@ struct SynthParams {
   // proportions of head_dim / 2 pairs) and qwen3vl's deepstack layers.
   std::vector<int32_t> rope_sections;
   int32_t n_deepstack = 0;
+  // lfm2: the layers that attend (the others are short convolutions) and the convolution's
+  // taps (shortconv.l_cache).
+  std::vector<int32_t> attention_layers;
+  int32_t l_cache = 3;
+  // lfm2moe: the leading layers with a dense FFN (the others route to --n-expert experts).
+  int32_t n_dense_lead = 1;
   // A projector file (mmproj) instead of a text model when not empty: "gemma3" (SigLIP,
   // average pooling, RMSNorm, input projection) or "mlp" (LLaVA's CLIP with a class
   // embedding and pre-LN, and the two-layer GELU projector). n_embd, n_layer, n_head, n_ff and

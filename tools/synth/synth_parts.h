@@ -41,6 +41,8 @@ Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n
 void set_file_type(gguf::Writer& w, TensorType type);
 // general.architecture and .name, and the <arch>.* sizes every architecture has.
 void write_shape_keys(gguf::Writer& w, const SynthParams& p);
+// lfm2: short-convolution and attention layers (synth_lfm2.cpp).
+Status synthesize_lfm2(const SynthParams& p, const std::string& out_path);
 // bert / nomic-bert / jina-bert-v2 / modern-bert (synth_encoder.cpp).
 Status synthesize_encoder(const SynthParams& p, const std::string& out_path);
 
