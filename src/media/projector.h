@@ -1,7 +1,7 @@
 // A projector file loaded for encoding images: the vision encoder and the projector that
 // maps its output into the text model's embedding space. One family per file under
 // src/media (gemma3_projector.cpp, llava_projector.cpp, pixtral_projector.cpp,
-// internvl_projector.cpp) behind the registry in
+// internvl_projector.cpp, qwen2vl_projector.cpp) behind the registry in
 // projector_registry.cpp, keyed by clip.projector_type.
 //
 //   auto proj = Projector::load("mmproj.gguf", model_n_embd);

@@ -24,4 +24,11 @@ Result<std::unique_ptr<Projector>> load_pixtral(std::unique_ptr<ClipFile> file,
 Result<std::unique_ptr<Projector>> load_internvl(std::unique_ptr<ClipFile> file,
                                                  const engine::LoadOptions& options);
 
+// qwen2vl_merger / qwen2.5vl_merger (and qwen2.5o's vision half): temporal patch pair, vision
+// M-RoPE ViT (windowed for 2.5), 2 x 2 merger MLP (qwen2vl_projector.cpp).
+Result<std::unique_ptr<Projector>> load_qwen2vl(std::unique_ptr<ClipFile> file,
+                                                const engine::LoadOptions& options);
+Result<std::unique_ptr<Projector>> load_qwen25vl(std::unique_ptr<ClipFile> file,
+                                                 const engine::LoadOptions& options);
+
 }  // namespace hearth::media::detail

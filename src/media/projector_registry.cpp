@@ -16,11 +16,14 @@ struct Family {
   Result<std::unique_ptr<Projector>> (*load)(std::unique_ptr<ClipFile>, const engine::LoadOptions&);
 };
 
-constexpr std::array<Family, 4> kFamilies = {{
+constexpr std::array<Family, 7> kFamilies = {{
     {.type = "gemma3", .load = detail::load_gemma3},
     {.type = "mlp", .load = detail::load_llava},
     {.type = "pixtral", .load = detail::load_pixtral},
     {.type = "internvl", .load = detail::load_internvl},
+    {.type = "qwen2vl_merger", .load = detail::load_qwen2vl},
+    {.type = "qwen2.5vl_merger", .load = detail::load_qwen25vl},
+    {.type = "qwen2.5o", .load = detail::load_qwen25vl},
 }};
 
 }  // namespace

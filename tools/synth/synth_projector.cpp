@@ -30,9 +30,9 @@ Status check_projector_params(const SynthParams& p) {
   if (p.projector != "gemma3" && p.projector != "mlp")
     return error(
         ErrorCode::kInvalidArgument,
-        fmt::format(
-            "unknown projector '{}' (gemma3, mlp, pixtral, internvl, ultravox, voxtral, qwen2a)",
-            p.projector));
+        fmt::format("unknown projector '{}' (gemma3, mlp, pixtral, internvl, qwen2vl_merger, "
+                    "qwen2.5vl_merger, ultravox, voxtral, qwen2a)",
+                    p.projector));
   if (p.text_n_embd <= 0)
     return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
   if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_head <= 0 || p.n_ff <= 0 || p.n_embd % p.n_head)
@@ -112,6 +112,8 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
     return detail::synthesize_audio_projector(p, out_path);
   if (detail::is_vision_family_projector(p.projector))
     return detail::synthesize_vision_family_projector(p, out_path);
+  if (detail::is_qwen_vl_projector(p.projector))
+    return detail::synthesize_qwen_vl_projector(p, out_path);
   HEARTH_RETURN_IF_ERROR(check_projector_params(p));
   const bool gemma3 = p.projector == "gemma3";
   const TensorType side_type = p.type == TensorType::kF32 ? p.type : TensorType::kF16;
