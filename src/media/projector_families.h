@@ -30,5 +30,9 @@ Result<std::unique_ptr<Projector>> load_qwen2vl(std::unique_ptr<ClipFile> file,
                                                 const engine::LoadOptions& options);
 Result<std::unique_ptr<Projector>> load_qwen25vl(std::unique_ptr<ClipFile> file,
                                                  const engine::LoadOptions& options);
+// qwen3vl_merger: Qwen2-VL's layout with a patch bias, resized learned positions, fused
+// q/k/v and deepstack mergers (qwen3vl_projector.cpp).
+Result<std::unique_ptr<Projector>> load_qwen3vl(std::unique_ptr<ClipFile> file,
+                                                const engine::LoadOptions& options);
 
 }  // namespace hearth::media::detail

@@ -16,7 +16,7 @@ struct Family {
   Result<std::unique_ptr<Projector>> (*load)(std::unique_ptr<ClipFile>, const engine::LoadOptions&);
 };
 
-constexpr std::array<Family, 7> kFamilies = {{
+constexpr std::array<Family, 8> kFamilies = {{
     {.type = "gemma3", .load = detail::load_gemma3},
     {.type = "mlp", .load = detail::load_llava},
     {.type = "pixtral", .load = detail::load_pixtral},
@@ -24,6 +24,7 @@ constexpr std::array<Family, 7> kFamilies = {{
     {.type = "qwen2vl_merger", .load = detail::load_qwen2vl},
     {.type = "qwen2.5vl_merger", .load = detail::load_qwen25vl},
     {.type = "qwen2.5o", .load = detail::load_qwen25vl},
+    {.type = "qwen3vl_merger", .load = detail::load_qwen3vl},
 }};
 
 }  // namespace
@@ -57,11 +58,11 @@ Result<std::unique_ptr<Projector>> Projector::load(const std::string& path, int3
                              supported_types()));
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<Projector> projector,
                           family->load(std::move(file), options));
-  if (n_embd_text > 0 && projector->n_embd_out() != n_embd_text)
+  if (n_embd_text > 0 && projector->n_embd_main() != n_embd_text)
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("{}: mismatch between the text model (n_embd = {}) and the projector "
                              "(n_embd = {}): is this the projector file of another model?",
-                             path, n_embd_text, projector->n_embd_out()));
+                             path, n_embd_text, projector->n_embd_main()));
   return projector;
 }
 

@@ -32,13 +32,18 @@ Result<VitBlockLayer> load_layer(engine::TensorLoader& loader, const VisionHpara
   HEARTH_ASSIGN_OR_RETURN(l.ln1_b, loader.vector(b + "ln1.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.ln2_w, loader.vector(b + "ln2.weight", E));
   HEARTH_ASSIGN_OR_RETURN(l.ln2_b, loader.vector(b + "ln2.bias", E, true));
-  HEARTH_ASSIGN_OR_RETURN(l.wq, loader.matrix(b + "attn_q.weight", E, E));
-  HEARTH_ASSIGN_OR_RETURN(l.wk, loader.matrix(b + "attn_k.weight", E, E));
-  HEARTH_ASSIGN_OR_RETURN(l.wv, loader.matrix(b + "attn_v.weight", E, E));
+  if (loader.has(b + "attn_qkv.weight")) {
+    HEARTH_ASSIGN_OR_RETURN(l.wqkv, loader.matrix(b + "attn_qkv.weight", E, 3 * E));
+    HEARTH_ASSIGN_OR_RETURN(l.bqkv, loader.vector(b + "attn_qkv.bias", 3 * E, true));
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(l.wq, loader.matrix(b + "attn_q.weight", E, E));
+    HEARTH_ASSIGN_OR_RETURN(l.wk, loader.matrix(b + "attn_k.weight", E, E));
+    HEARTH_ASSIGN_OR_RETURN(l.wv, loader.matrix(b + "attn_v.weight", E, E));
+    HEARTH_ASSIGN_OR_RETURN(l.bq, loader.vector(b + "attn_q.bias", E, true));
+    HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
+    HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
+  }
   HEARTH_ASSIGN_OR_RETURN(l.wo, loader.matrix(b + "attn_out.weight", E, E));
-  HEARTH_ASSIGN_OR_RETURN(l.bq, loader.vector(b + "attn_q.bias", E, true));
-  HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
-  HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.bo, loader.vector(b + "attn_out.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.q_norm, qk_norm(loader, b + "attn_q_norm.weight", E, D));
   HEARTH_ASSIGN_OR_RETURN(l.k_norm, qk_norm(loader, b + "attn_k_norm.weight", E, D));
@@ -58,6 +63,30 @@ void multiply_rows(float* x, const std::vector<float>& w, int64_t n_tokens) {
   const auto n = static_cast<int64_t>(w.size());
   for (int64_t t = 0; t < n_tokens; ++t)
     for (int64_t i = 0; i < n; ++i) x[t * n + i] *= w[size_t(i)];
+}
+
+// q, k, v [n][E] each: three products, or one fused [n][3E] product split by columns.
+void project_qkv(const VitBlockLayer& l, const float* xn, int64_t n, float* q, float* k, float* v,
+                 ThreadPool& pool) {
+  if (!engine::present(l.wqkv)) {
+    kernels::matmul(l.wq, xn, n, q, pool);
+    kernels::matmul(l.wk, xn, n, k, pool);
+    kernels::matmul(l.wv, xn, n, v, pool);
+    add_bias_rows(q, l.bq, n);
+    add_bias_rows(k, l.bk, n);
+    add_bias_rows(v, l.bv, n);
+    return;
+  }
+  const int64_t E = l.wqkv.n_rows / 3;
+  std::vector<float> qkv(size_t(n * 3 * E));
+  kernels::matmul(l.wqkv, xn, n, qkv.data(), pool);
+  add_bias_rows(qkv.data(), l.bqkv, n);
+  for (int64_t t = 0; t < n; ++t) {
+    const float* row = qkv.data() + t * 3 * E;
+    std::copy_n(row, E, q + t * E);
+    std::copy_n(row + E, E, k + t * E);
+    std::copy_n(row + 2 * E, E, v + t * E);
+  }
 }
 
 }  // namespace
@@ -144,11 +173,13 @@ void VitBlocks::run(float* x, int64_t n, int32_t grid_x, ThreadPool& pool) const
   run(x, n, plan, pool);
 }
 
-void VitBlocks::run(float* x, int64_t n, const VitRunPlan& plan, ThreadPool& pool) const {
+void VitBlocks::run(float* x, int64_t n, const VitRunPlan& plan, ThreadPool& pool,
+                    const std::function<void(int32_t il, const float* x)>& after_layer) const {
   const Windows whole = {{0, n}};
   for (size_t il = 0; il < layers_.size(); ++il) {
     const bool windowed = il < plan.windowed.size() && plan.windowed[il] && !plan.windows.empty();
     run_layer(layers_[il], x, n, plan, windowed ? plan.windows : whole, pool);
+    if (after_layer) after_layer(static_cast<int32_t>(il), x);
   }
 }
 
@@ -237,12 +268,7 @@ void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n,
   constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
   const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
   std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
-  kernels::matmul(l.wq, xn, n, q.data(), pool);
-  kernels::matmul(l.wk, xn, n, k.data(), pool);
-  kernels::matmul(l.wv, xn, n, v.data(), pool);
-  add_bias_rows(q.data(), l.bq, n);
-  add_bias_rows(k.data(), l.bk, n);
-  add_bias_rows(v.data(), l.bv, n);
+  project_qkv(l, xn, n, q.data(), k.data(), v.data(), pool);
   // q/k norms: [E] over each token's row, [D] over each head's slice (no bias).
   for (auto [x, w] : {std::pair{q.data(), &l.q_norm}, std::pair{k.data(), &l.k_norm}}) {
     if (w->empty()) continue;

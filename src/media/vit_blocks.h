@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -40,8 +41,10 @@ struct VitRunPlan {
 
 struct VitBlockLayer {
   std::vector<float> ln1_w, ln1_b, ln2_w, ln2_b;    // [E] (biases optional)
-  engine::WeightMatrix wq, wk, wv, wo;              // [E, E]
+  engine::WeightMatrix wq, wk, wv, wo;              // [E, E] (q, k, v absent with wqkv)
   std::vector<float> bq, bk, bv, bo;                // [E] (optional)
+  engine::WeightMatrix wqkv;                        // [E, 3E] fused q, k, v (optional)
+  std::vector<float> bqkv;                          // [3E] (optional)
   std::vector<float> q_norm, k_norm;                // [E] or [D] (optional)
   std::vector<float> ls1, ls2;                      // [E] (optional)
   engine::WeightMatrix ffn_up, ffn_gate, ffn_down;  // [E, F] [E, F] (optional) [F, E]
@@ -66,7 +69,9 @@ class VitBlocks {
   // positions are token / grid_x, token % grid_x).
   void run(float* x, int64_t n_tokens, int32_t grid_x, ThreadPool& pool) const;
   // Every block with the positions and windows of `plan` (row and col have n_tokens values).
-  void run(float* x, int64_t n_tokens, const VitRunPlan& plan, ThreadPool& pool) const;
+  // after_layer (optional) sees x after each block il (Qwen3-VL's deepstack taps).
+  void run(float* x, int64_t n_tokens, const VitRunPlan& plan, ThreadPool& pool,
+           const std::function<void(int32_t il, const float* x)>& after_layer = {}) const;
   // The post-norm (v.post_ln) in place; nothing when the file has none.
   void post_norm(float* x, int64_t n_tokens, ThreadPool& pool) const;
   // This stack's norm (LayerNorm or RMSNorm) of n_tokens rows of width n; b may be empty.

@@ -81,7 +81,7 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
 void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--projector", p.projector,
                  "write a projector file of this family: gemma3, mlp, pixtral, internvl, "
-                 "qwen2vl_merger, qwen2.5vl_merger, ultravox, voxtral, qwen2a");
+                 "qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, ultravox, voxtral, qwen2a");
   app.add_option("--text-n-embd", p.text_n_embd, "projector: the text model's width")
       ->capture_default_str();
   app.add_option("--image-size", p.image_size, "projector: image side")->capture_default_str();
@@ -100,6 +100,9 @@ void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
   app.add_option("--n-wa-pattern", p.n_wa_pattern,
                  "qwen2.5vl_merger: every n-th block attends over the whole image (0: no windows)")
       ->capture_default_str();
+  app.add_option("--deepstack-layers", p.deepstack_layers,
+                 "qwen3vl_merger: blocks whose outputs feed a deepstack merger")
+      ->delimiter(',');
 }
 
 // Writes the model (or the conversion) the options ask for; the exit code.

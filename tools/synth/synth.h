@@ -89,14 +89,16 @@ struct SynthParams {
   // qwen2.5vl_merger: clip.vision.n_wa_pattern (every n-th block attends over the whole image,
   // the others inside windows; 0: none).
   int32_t n_wa_pattern = 0;
+  // qwen3vl_merger: the blocks whose outputs feed a deepstack merger (v.deepstack.N.*).
+  std::vector<int32_t> deepstack_layers;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).
 Status synthesize(const SynthParams& params, const std::string& out_path);
 
 // Writes a random-weight projector GGUF (params.projector names the family: gemma3, mlp,
-// pixtral, internvl, qwen2vl_merger, qwen2.5vl_merger, ultravox, voxtral, qwen2a) with every key
-// llama.cpp's clip loader needs.
+// pixtral, internvl, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, ultravox, voxtral, qwen2a)
+// with every key llama.cpp's clip loader needs.
 Status synthesize_projector(const SynthParams& params, const std::string& out_path);
 
 // Rewrites `in_path` with every 2-D weight converted to `type` (dequantize, then the

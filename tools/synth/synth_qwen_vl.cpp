@@ -6,6 +6,11 @@
 //                     then the merger mm.0 [4E, 4E] + bias and mm.2 [4E, T] + bias.
 //   qwen2.5vl_merger: the same with RMSNorm (weights only) and a SiLU-gated FFN with biases
 //                     (clip.use_silu), and clip.vision.n_wa_pattern (--n-wa-pattern).
+//   qwen3vl_merger:   the kernels with v.patch_embd.bias, learned positions v.position_embd
+//                     [E, (image_size / P)^2] (F32), LayerNorm blocks with fused attn_qkv
+//                     [E, 3E], a GELU up/down FFN (clip.use_gelu), v.post_ln, the merger, and
+//                     for each --deepstack-layers block il v.deepstack.il.norm [4E] (+ bias),
+//                     .fc1 [4E, 4E] and .fc2 [4E, T] with biases.
 // clip.vision.spatial_merge_size is 2 (the reference's graph merges 2 x 2). Matrices are
 // N(0, 1/fan_in), norms near 1; the kernels are F16 for a quantized --type, and a matrix whose
 // rows are not whole blocks of --type (Qwen2.5-VL-7B's FFN width 3420) F16.
@@ -34,7 +39,10 @@ Status add_matrix(gguf::Writer& w, const SynthParams& p, const std::string& name
   return add_random(w, p, name + ".bias", {n_out}, TensorType::kF32, 0.02f, 0.0f);
 }
 
-void write_keys(gguf::Writer& w, const SynthParams& p, bool v25) {
+enum class Kind { kQwen2, kQwen25, kQwen3 };
+
+void write_keys(gguf::Writer& w, const SynthParams& p, Kind kind) {
+  const bool v25 = kind == Kind::kQwen25;
   w.set_string("general.architecture", "clip");
   w.set_string("general.name", fmt::format("hearth-synth mmproj {}", p.projector));
   set_file_type(w, p.type);
@@ -42,6 +50,7 @@ void write_keys(gguf::Writer& w, const SynthParams& p, bool v25) {
   w.set_bool("clip.has_vision_encoder", true);
   w.set_bool("clip.has_audio_encoder", false);
   if (v25) w.set_bool("clip.use_silu", true);
+  if (kind == Kind::kQwen3) w.set_bool("clip.use_gelu", true);
   w.set_u32("clip.vision.image_size", static_cast<uint32_t>(p.image_size));
   w.set_u32("clip.vision.patch_size", static_cast<uint32_t>(p.patch_size));
   w.set_u32("clip.vision.embedding_length", static_cast<uint32_t>(p.n_embd));
@@ -58,26 +67,49 @@ void write_keys(gguf::Writer& w, const SynthParams& p, bool v25) {
   if (v25) w.set_u32("clip.vision.n_wa_pattern", static_cast<uint32_t>(p.n_wa_pattern));
 }
 
-Status add_block(gguf::Writer& w, const SynthParams& p, int32_t il, bool v25) {
+Status add_block(gguf::Writer& w, const SynthParams& p, int32_t il, Kind kind) {
   const std::string b = fmt::format("v.blk.{}.", il);
   const int64_t E = p.n_embd, F = p.n_ff;
+  const bool v25 = kind == Kind::kQwen25;
   HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "ln1", E, !v25));
-  for (const char* m : {"attn_q", "attn_k", "attn_v", "attn_out"})
-    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + m, E, E));
+  if (kind == Kind::kQwen3) {
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "attn_qkv", E, 3 * E));
+  } else {
+    for (const char* m : {"attn_q", "attn_k", "attn_v"})
+      HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + m, E, E));
+  }
+  HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "attn_out", E, E));
   HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "ln2", E, !v25));
   if (v25) HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "ffn_gate", E, F));
   HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "ffn_up", E, F));
   return add_matrix(w, p, b + "ffn_down", F, E);
 }
 
+// Qwen3-VL's patch bias, positions and deepstack mergers.
+Status add_qwen3_parts(gguf::Writer& w, const SynthParams& p) {
+  const int64_t E = p.n_embd, T = p.text_n_embd, side = p.image_size / p.patch_size;
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, "v.patch_embd.bias", {E}, TensorType::kF32, 0.02f, 0.0f));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, "v.position_embd.weight", {E, side * side}, TensorType::kF32, 0.2f, 0.0f));
+  for (int32_t il : p.deepstack_layers) {
+    const std::string d = fmt::format("v.deepstack.{}.", il);
+    HEARTH_RETURN_IF_ERROR(add_norm(w, p, d + "norm", 4 * E, true));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, d + "fc1", 4 * E, 4 * E));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, d + "fc2", 4 * E, T));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 bool is_qwen_vl_projector(std::string_view family) {
-  return family == "qwen2vl_merger" || family == "qwen2.5vl_merger";
+  return family == "qwen2vl_merger" || family == "qwen2.5vl_merger" || family == "qwen3vl_merger";
 }
 
 Status synthesize_qwen_vl_projector(const SynthParams& p, const std::string& out_path) {
-  const bool v25 = p.projector == "qwen2.5vl_merger";
+  const Kind kind = p.projector == "qwen2.5vl_merger" ? Kind::kQwen25
+                    : p.projector == "qwen3vl_merger" ? Kind::kQwen3
+                                                      : Kind::kQwen2;
   const int64_t E = p.n_embd, T = p.text_n_embd, P = p.patch_size;
   if (T <= 0) return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
   if (E <= 0 || p.n_head <= 0 || E % p.n_head != 0 || (E / p.n_head) % 4 != 0 || p.n_ff <= 0 ||
@@ -87,15 +119,20 @@ Status synthesize_qwen_vl_projector(const SynthParams& p, const std::string& out
                  fmt::format("{}: sizes must be positive, heads a multiple of 4 wide, n_ff other "
                              "than n_embd, the image side a multiple of 2 patches",
                              p.projector));
+  for (int32_t il : p.deepstack_layers)
+    if (kind != Kind::kQwen3 || il < 0 || il >= p.n_layer)
+      return error(ErrorCode::kInvalidArgument,
+                   "deepstack layers are qwen3vl_merger's, each in 0..n_layer-1");
   const TensorType kernel_type =
       p.type == TensorType::kF32 || p.type == TensorType::kBF16 ? p.type : TensorType::kF16;
   const float kernel_scale = 1.0f / std::sqrt(static_cast<float>(2 * 3 * P * P));
   gguf::Writer w;
-  write_keys(w, p, v25);
+  write_keys(w, p, kind);
   for (const char* name : {"v.patch_embd.weight", "v.patch_embd.weight.1"})
     HEARTH_RETURN_IF_ERROR(add_random(w, p, name, {P, P, 3, E}, kernel_type, kernel_scale, 0.0f));
-  for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_block(w, p, il, v25));
-  HEARTH_RETURN_IF_ERROR(add_norm(w, p, "v.post_ln", E, !v25));
+  if (kind == Kind::kQwen3) HEARTH_RETURN_IF_ERROR(add_qwen3_parts(w, p));
+  for (int32_t il = 0; il < p.n_layer; ++il) HEARTH_RETURN_IF_ERROR(add_block(w, p, il, kind));
+  HEARTH_RETURN_IF_ERROR(add_norm(w, p, "v.post_ln", E, kind != Kind::kQwen25));
   HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.0", 4 * E, 4 * E));
   HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.2", 4 * E, T));
   return w.write(out_path);

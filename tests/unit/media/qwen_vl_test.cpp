@@ -1,10 +1,11 @@
-// The Qwen2-VL and Qwen2.5-VL projectors against llama.cpp's libmtmd (b10573): hearth-synth
-// writes the seeded random-weight projector the reference encoded (data/README.md), Hearth
-// preprocesses the same synthetic image as the reference's smart resize does and encodes it;
+// The Qwen2-VL, Qwen2.5-VL and Qwen3-VL projectors against llama.cpp's libmtmd (b10573):
+// hearth-synth writes the seeded random-weight projector the reference encoded (data/README.md),
+// Hearth preprocesses the same synthetic image as the reference's smart resize does and encodes it;
 // every reference row must agree to cosine >= 0.9999 (Q8_0: 0.999), every token's norm and
 // sum closely. The images: 40x24 (scaled up to the 8-token minimum), 250x150 (not square,
 // rounded to 252x140: 9x5 merged tokens, six 112-pixel windows of which four are partial)
-// and 57x99 (odd sides). Then the token grid, the texts around an image and refusals.
+// and 57x99 (odd sides); Qwen3-VL as its tests say. Then the token grid, the texts around an image
+// and refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,20 +40,28 @@ ImageRgb8 test_image(int32_t nx, int32_t ny) {
 
 // The sizes the reference files were made with (data/README.md): 2.5 has 4 blocks, the
 // second and fourth attending over the whole image.
+// Qwen3-VL: 3 blocks, patch 16, an 8 x 8 position table, deepstack after blocks 0 and 1, rows
+// of 3 x 32 values (a main width of 32).
 synth::SynthParams qwen_params(const std::string& type_name, TensorType type) {
+  const bool v3 = type_name == "qwen3vl_merger";
   synth::SynthParams p;
   p.projector = type_name;
-  p.text_n_embd = kTextEmbd;
+  p.text_n_embd = v3 ? kTextEmbd / 2 : kTextEmbd;
   p.n_embd = 64;
-  p.n_layer = type_name == "qwen2.5vl_merger" ? 4 : 2;
+  p.n_layer = type_name == "qwen2.5vl_merger" ? 4 : v3 ? 3 : 2;
   p.n_head = 4;
   p.n_ff = 96;
-  p.image_size = 112;
-  p.patch_size = 14;
+  p.image_size = v3 ? 128 : 112;
+  p.patch_size = v3 ? 16 : 14;
   p.n_wa_pattern = 2;
+  if (v3) p.deepstack_layers = {0, 1};
   p.type = type;
   p.seed = 7;
   return p;
+}
+
+int32_t text_width(const std::string& type_name) {
+  return type_name == "qwen3vl_merger" ? kTextEmbd / 2 : kTextEmbd;
 }
 
 struct Reference {
@@ -114,7 +123,7 @@ class QwenVlTest : public ::testing::Test {
   }
 
   std::unique_ptr<Projector> load(const std::string& type_name, TensorType type) {
-    auto proj = Projector::load(write(type_name, type), kTextEmbd);
+    auto proj = Projector::load(write(type_name, type), text_width(type_name));
     EXPECT_TRUE(proj.is_ok()) << proj.status().to_string();
     return proj.is_ok() ? std::move(*proj) : nullptr;
   }
@@ -191,6 +200,35 @@ TEST_F(QwenVlTest, Qwen25VlF16MatchesReference) {
 }
 TEST_F(QwenVlTest, Qwen25VlQ8_0MatchesReference) {
   check("qwen2.5vl_merger", TensorType::kQ8_0, 250, 150, "ref-qwen25vl-q8_0-250x150.txt", 0.999);
+}
+
+// 40x24 (scaled up: 8 tokens), 250x150 (256x160: the 8 x 8 positions resized to 16 x 10)
+// and 128x128 (the table's own 8 x 8 grid); rows are [main | deepstack 0 | deepstack 1].
+TEST_F(QwenVlTest, Qwen3VlF32MatchesReference) {
+  check("qwen3vl_merger", TensorType::kF32, 40, 24, "ref-qwen3vl-f32-40x24.txt");
+  check("qwen3vl_merger", TensorType::kF32, 250, 150, "ref-qwen3vl-f32-250x150.txt");
+  check("qwen3vl_merger", TensorType::kF32, 128, 128, "ref-qwen3vl-f32-128x128.txt");
+}
+TEST_F(QwenVlTest, Qwen3VlF16MatchesReference) {
+  check("qwen3vl_merger", TensorType::kF16, 250, 150, "ref-qwen3vl-f16-250x150.txt");
+}
+TEST_F(QwenVlTest, Qwen3VlQ8_0MatchesReference) {
+  check("qwen3vl_merger", TensorType::kQ8_0, 250, 150, "ref-qwen3vl-q8_0-250x150.txt", 0.999);
+}
+
+// Deepstack rows are wider than the text model: the load check is on the main width.
+TEST_F(QwenVlTest, Qwen3VlRowWidths) {
+  auto proj = load("qwen3vl_merger", TensorType::kF32);
+  ASSERT_NE(proj, nullptr);
+  EXPECT_EQ(proj->n_embd_main(), kTextEmbd / 2);
+  EXPECT_EQ(proj->n_embd_out(), 3 * (kTextEmbd / 2));
+  EXPECT_EQ(proj->family(), "qwen3vl");
+  EXPECT_EQ(proj->output_grid(256, 160).nx, 8);
+  EXPECT_EQ(proj->output_grid(256, 160).ny, 5);
+  auto wrong = Projector::load(write("qwen3vl_merger", TensorType::kF32), 3 * (kTextEmbd / 2));
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_NE(wrong.status().message().find("mismatch"), std::string::npos)
+      << wrong.status().to_string();
 }
 
 // The merged token grid the text model's M-RoPE reads: (width, height) / (2 * patch).
