@@ -89,6 +89,86 @@ void project_qkv(const VitBlockLayer& l, const float* xn, int64_t n, float* q, f
   }
 }
 
+// Soft-max attention of q over k, v ([n][H*D] each, n = the windows' end) with each query seeing
+// only the keys of its window, through the engine's online soft-max tiles; merged [n][H*D].
+void attend_windows(const float* q, const float* k, const float* v, int64_t H, int64_t D,
+                    const std::vector<std::pair<int64_t, int64_t>>& windows, float* merged,
+                    ThreadPool& pool) {
+  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
+  const int64_t E = H * D;
+  // Each window's keys in tiles of kT positions (a tile never crosses a window), per head:
+  // keys transposed ([D][kT]), values [kT][D]. tiles[i] = {window, first token}.
+  struct Span {
+    int64_t window, first;
+  };
+  std::vector<Span> tiles, blocks;
+  std::vector<int64_t> first_tile(windows.size());
+  for (size_t w = 0; w < windows.size(); ++w) {
+    first_tile[w] = static_cast<int64_t>(tiles.size());
+    for (int64_t j = windows[w].first; j < windows[w].second; j += kT)
+      tiles.push_back({int64_t(w), j});
+    for (int64_t t = windows[w].first; t < windows[w].second; t += kQueryBlock)
+      blocks.push_back({int64_t(w), t});
+  }
+  const auto n_tiles = static_cast<int64_t>(tiles.size());
+  const auto n_blocks = static_cast<int64_t>(blocks.size());
+  const int64_t tile_floats = D * kT;
+  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
+      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
+  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
+    for (int64_t it = begin; it < end; ++it) {
+      const Span& tile = tiles[size_t(it % n_tiles)];
+      const int64_t h = it / n_tiles, j0 = tile.first;
+      const int64_t len = std::min(kT, windows[size_t(tile.window)].second - j0);
+      float* kt = k_tiles.data() + it * tile_floats;
+      float* vt = v_tiles.data() + it * tile_floats;
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t row = (j0 + j) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[row + d];
+        std::copy_n(v + row, D, vt + j * D);
+      }
+    }
+  });
+  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
+    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
+        acc(size_t(kQueryBlock * D));
+    std::vector<int> n_valid(kQueryBlock);
+    for (int64_t it = begin; it < end; ++it) {
+      const Span& block = blocks[size_t(it % n_blocks)];
+      const auto& window = windows[size_t(block.window)];
+      const int64_t h = it / n_blocks, t0 = block.first;
+      const int64_t nq = std::min(kQueryBlock, window.second - t0);
+      for (int64_t i = 0; i < nq; ++i) std::copy_n(q + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      std::fill(m.begin(), m.end(), -INFINITY);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      kernels::AttentionTile tile;
+      tile.q = qb.data();
+      tile.n_q = static_cast<int>(nq);
+      tile.n_valid = n_valid.data();
+      tile.d_k = static_cast<int>(D);
+      tile.d_v = static_cast<int>(D);
+      tile.scale = 1.0f / std::sqrt(static_cast<float>(D));
+      tile.m = m.data();
+      tile.sum = sum.data();
+      tile.acc = acc.data();
+      const int64_t jt0 = first_tile[size_t(block.window)];
+      for (int64_t jt = jt0; jt < n_tiles && tiles[size_t(jt)].window == block.window; ++jt) {
+        const int64_t valid = std::min(kT, window.second - tiles[size_t(jt)].first);
+        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(valid));
+        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        kernels::attend_tile(tile);
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        const float inv = 1.0f / sum[size_t(i)];
+        float* dst = merged + (t0 + i) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void activate_values(FfnActivation act, float* x, int64_t n, ThreadPool& pool) {
@@ -265,7 +345,6 @@ void VitBlocks::rope_halves(float* q, int64_t n, const VitRunPlan& plan) const {
 void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n,
                           const VitRunPlan& plan, const Windows& windows, float* out,
                           ThreadPool& pool) const {
-  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
   const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
   std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
   project_qkv(l, xn, n, q.data(), k.data(), v.data(), pool);
@@ -283,79 +362,8 @@ void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n,
         rope(x, n, plan);
     }
   }
-  // Each window's keys in tiles of kT positions (a tile never crosses a window), per head:
-  // keys transposed ([D][kT]), values [kT][D]. tiles[i] = {window, first token}.
-  struct Span {
-    int64_t window, first;
-  };
-  std::vector<Span> tiles, blocks;
-  std::vector<int64_t> first_tile(windows.size());
-  for (size_t w = 0; w < windows.size(); ++w) {
-    first_tile[w] = static_cast<int64_t>(tiles.size());
-    for (int64_t j = windows[w].first; j < windows[w].second; j += kT)
-      tiles.push_back({int64_t(w), j});
-    for (int64_t t = windows[w].first; t < windows[w].second; t += kQueryBlock)
-      blocks.push_back({int64_t(w), t});
-  }
-  const auto n_tiles = static_cast<int64_t>(tiles.size());
-  const auto n_blocks = static_cast<int64_t>(blocks.size());
-  const int64_t tile_floats = D * kT;
-  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
-      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
-  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
-    for (int64_t it = begin; it < end; ++it) {
-      const Span& tile = tiles[size_t(it % n_tiles)];
-      const int64_t h = it / n_tiles, j0 = tile.first;
-      const int64_t len = std::min(kT, windows[size_t(tile.window)].second - j0);
-      float* kt = k_tiles.data() + it * tile_floats;
-      float* vt = v_tiles.data() + it * tile_floats;
-      for (int64_t j = 0; j < len; ++j) {
-        const int64_t row = (j0 + j) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
-        std::copy_n(v.data() + row, D, vt + j * D);
-      }
-    }
-  });
   std::vector<float> merged(size_t(n * E));
-  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
-    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
-        acc(size_t(kQueryBlock * D));
-    std::vector<int> n_valid(kQueryBlock);
-    for (int64_t it = begin; it < end; ++it) {
-      const Span& block = blocks[size_t(it % n_blocks)];
-      const auto& window = windows[size_t(block.window)];
-      const int64_t h = it / n_blocks, t0 = block.first;
-      const int64_t nq = std::min(kQueryBlock, window.second - t0);
-      for (int64_t i = 0; i < nq; ++i)
-        std::copy_n(q.data() + (t0 + i) * E + h * D, D, qb.data() + i * D);
-      std::fill(m.begin(), m.end(), -INFINITY);
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      kernels::AttentionTile tile;
-      tile.q = qb.data();
-      tile.n_q = static_cast<int>(nq);
-      tile.n_valid = n_valid.data();
-      tile.d_k = static_cast<int>(D);
-      tile.d_v = static_cast<int>(D);
-      tile.scale = 1.0f / std::sqrt(static_cast<float>(D));
-      tile.m = m.data();
-      tile.sum = sum.data();
-      tile.acc = acc.data();
-      const int64_t jt0 = first_tile[size_t(block.window)];
-      for (int64_t jt = jt0; jt < n_tiles && tiles[size_t(jt)].window == block.window; ++jt) {
-        const int64_t valid = std::min(kT, window.second - tiles[size_t(jt)].first);
-        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(valid));
-        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        kernels::attend_tile(tile);
-      }
-      for (int64_t i = 0; i < nq; ++i) {
-        const float inv = 1.0f / sum[size_t(i)];
-        float* dst = merged.data() + (t0 + i) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
-      }
-    }
-  });
+  attend_windows(q.data(), k.data(), v.data(), H, D, windows, merged.data(), pool);
   kernels::matmul(l.wo, merged.data(), n, out, pool);
   add_bias_rows(out, l.bo, n);
 }
