@@ -1,7 +1,8 @@
 // A projector file loaded for encoding images: the vision encoder and the projector that
 // maps its output into the text model's embedding space. One family per file under
 // src/media (gemma3_projector.cpp, llava_projector.cpp, pixtral_projector.cpp,
-// internvl_projector.cpp, idefics3_projector.cpp, lfm2_projector.cpp) behind the registry in
+// internvl_projector.cpp, idefics3_projector.cpp, lfm2_projector.cpp, qwen2vl_projector.cpp,
+// qwen3vl_projector.cpp) behind the registry in
 // projector_registry.cpp, keyed by clip.projector_type.
 //
 //   auto proj = Projector::load("mmproj.gguf", model_n_embd);
@@ -27,8 +28,9 @@ class Projector {
  public:
   virtual ~Projector() = default;
 
-  // Opens and loads `path`. n_embd_text > 0 is the text model's width, which the projector's
-  // output must equal (a mismatch, as in the reference, is refused naming both widths).
+  // Opens and loads `path`. n_embd_text > 0 is the text model's input width (its n_embd, or
+  // for deepstack models n_embd * (1 + n_deepstack)), which the projector's whole output row
+  // must equal (a mismatch, as in the reference, is refused naming both widths).
   // Unknown or unsupported projector types are refused naming the type and the supported ones.
   static Result<std::unique_ptr<Projector>> load(const std::string& path, int32_t n_embd_text,
                                                  engine::LoadOptions options = {});
@@ -47,6 +49,9 @@ class Projector {
   // Width of each output embedding (the text model's n_embd; deepstack projectors append
   // their extra layers' features: n_embd * (1 + n_deepstack)).
   virtual int32_t n_embd_out() const = 0;
+  // The width of the rows' main part: n_embd_out() but for deepstack projectors (qwen3vl: the
+  // merger's T, the text model's n_embd).
+  virtual int32_t n_embd_main() const { return n_embd_out(); }
   // For projectors whose text models use M-RoPE (qwen2vl, qwen25vl, qwen3vl): the grid the
   // n_output_tokens(nx, ny) rows form, {columns, rows} in raster order, which gives their
   // 2-D rope positions. {0, 0}: ordinary 1-D positions.

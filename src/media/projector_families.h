@@ -32,4 +32,15 @@ Result<std::unique_ptr<Projector>> load_idefics3(std::unique_ptr<ClipFile> file,
 Result<std::unique_ptr<Projector>> load_lfm2(std::unique_ptr<ClipFile> file,
                                              const engine::LoadOptions& options);
 
+// qwen2vl_merger / qwen2.5vl_merger (and qwen2.5o's vision half): temporal patch pair, vision
+// M-RoPE ViT (windowed for 2.5), 2 x 2 merger MLP (qwen2vl_projector.cpp).
+Result<std::unique_ptr<Projector>> load_qwen2vl(std::unique_ptr<ClipFile> file,
+                                                const engine::LoadOptions& options);
+Result<std::unique_ptr<Projector>> load_qwen25vl(std::unique_ptr<ClipFile> file,
+                                                 const engine::LoadOptions& options);
+// qwen3vl_merger: Qwen2-VL's layout with a patch bias, resized learned positions, fused
+// q/k/v and deepstack mergers (qwen3vl_projector.cpp).
+Result<std::unique_ptr<Projector>> load_qwen3vl(std::unique_ptr<ClipFile> file,
+                                                const engine::LoadOptions& options);
+
 }  // namespace hearth::media::detail

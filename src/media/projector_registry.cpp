@@ -16,13 +16,17 @@ struct Family {
   Result<std::unique_ptr<Projector>> (*load)(std::unique_ptr<ClipFile>, const engine::LoadOptions&);
 };
 
-constexpr std::array<Family, 6> kFamilies = {{
+constexpr std::array<Family, 10> kFamilies = {{
     {.type = "gemma3", .load = detail::load_gemma3},
     {.type = "mlp", .load = detail::load_llava},
     {.type = "pixtral", .load = detail::load_pixtral},
     {.type = "internvl", .load = detail::load_internvl},
     {.type = "idefics3", .load = detail::load_idefics3},
     {.type = "lfm2", .load = detail::load_lfm2},
+    {.type = "qwen2vl_merger", .load = detail::load_qwen2vl},
+    {.type = "qwen2.5vl_merger", .load = detail::load_qwen25vl},
+    {.type = "qwen2.5o", .load = detail::load_qwen25vl},
+    {.type = "qwen3vl_merger", .load = detail::load_qwen3vl},
 }};
 
 }  // namespace

@@ -34,11 +34,9 @@ void activate(FfnActivation act, float* x, int64_t n) {
     case FfnActivation::kGelu:
       engine::ops::gelu(x, x, n);
       break;
-    case FfnActivation::kGeluQuick: {
-      const std::vector<float>& table = gelu_quick_table();
-      for (int64_t i = 0; i < n; ++i) x[i] = table[f32_to_f16(x[i])];
+    case FfnActivation::kGeluQuick:
+      gelu_quick_inplace(x, n);
       break;
-    }
     case FfnActivation::kSilu:
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
       break;
@@ -90,8 +88,8 @@ Result<VitLayer> load_layer(engine::TensorLoader& loader, const VisionHparams& h
 
 // The patch kernel [P, P, 3, E] as a matrix of E rows of 3*P*P inputs ordered (channel, y,
 // x): the reference's im2col order, so a patch's gathered pixels dot each row directly.
-Result<WeightMatrix> load_patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp) {
-  const std::string name = "v.patch_embd.weight";
+Result<WeightMatrix> load_patch_kernel(engine::TensorLoader& loader, const VisionHparams& hp,
+                                       const std::string& name) {
   const gguf::TensorInfo* t = loader.find_info(name);
   const int64_t P = hp.patch_size, E = hp.n_embd;
   if (t == nullptr)
@@ -155,6 +153,11 @@ void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens) {
 void gelu_erf(float* x, int64_t n) {
   constexpr float kInvSqrt2 = 0.70710678118654752f;
   for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * kInvSqrt2));
+}
+
+void gelu_quick_inplace(float* x, int64_t n) {
+  const std::vector<float>& table = gelu_quick_table();
+  for (int64_t i = 0; i < n; ++i) x[i] = table[f32_to_f16(x[i])];
 }
 
 void gelu_inplace(float* x, int64_t n, ThreadPool& pool) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -74,10 +75,12 @@ void layer_norm_rows(const float* x, const std::vector<float>& w, const std::vec
                      float* y, int64_t n_tokens, int64_t n, float eps, ThreadPool& pool);
 // x[t][i] += b[i] for every token (b empty: nothing).
 void add_bias_rows(float* x, const std::vector<float>& b, int64_t n_tokens);
-// The patch kernel v.patch_embd.weight [P, P, 3, E] as E rows of 3*P*P inputs in the
-// reference's im2col order (channel, y, x); F32, F16 or BF16, shape checked.
+// The patch kernel `name` [P, P, 3, E] as E rows of 3*P*P inputs in the reference's im2col
+// order (channel, y, x); F32, F16 or BF16, shape checked. Qwen-VL files hold a second one
+// for the temporal patch's other frame, "v.patch_embd.weight.1".
 Result<engine::WeightMatrix> load_patch_kernel(engine::TensorLoader& loader,
-                                               const VisionHparams& hp);
+                                               const VisionHparams& hp,
+                                               const std::string& name = "v.patch_embd.weight");
 // out[p] = kernel * (patch p of `pixels`, gathered as the kernel reads it) + bias, for the
 // (nx / P) * (ny / P) patches in row order: [n_patches][kernel.n_rows].
 void embed_patches(const engine::WeightMatrix& kernel, const std::vector<float>& bias,
@@ -88,5 +91,7 @@ void embed_patches(const engine::WeightMatrix& kernel, const std::vector<float>&
 void gelu_erf(float* x, int64_t n);
 // The reference's CPU GELU (tanh form through an f16 table) over n values in place.
 void gelu_inplace(float* x, int64_t n, ThreadPool& pool);
+// The reference's CPU quick GELU (x * sigmoid(1.702 x) through an f16 table) in place.
+void gelu_quick_inplace(float* x, int64_t n);
 
 }  // namespace hearth::media

@@ -32,13 +32,18 @@ Result<VitBlockLayer> load_layer(engine::TensorLoader& loader, const VisionHpara
   HEARTH_ASSIGN_OR_RETURN(l.ln1_b, loader.vector(b + "ln1.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.ln2_w, loader.vector(b + "ln2.weight", E));
   HEARTH_ASSIGN_OR_RETURN(l.ln2_b, loader.vector(b + "ln2.bias", E, true));
-  HEARTH_ASSIGN_OR_RETURN(l.wq, loader.matrix(b + "attn_q.weight", E, E));
-  HEARTH_ASSIGN_OR_RETURN(l.wk, loader.matrix(b + "attn_k.weight", E, E));
-  HEARTH_ASSIGN_OR_RETURN(l.wv, loader.matrix(b + "attn_v.weight", E, E));
+  if (loader.has(b + "attn_qkv.weight")) {
+    HEARTH_ASSIGN_OR_RETURN(l.wqkv, loader.matrix(b + "attn_qkv.weight", E, 3 * E));
+    HEARTH_ASSIGN_OR_RETURN(l.bqkv, loader.vector(b + "attn_qkv.bias", 3 * E, true));
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(l.wq, loader.matrix(b + "attn_q.weight", E, E));
+    HEARTH_ASSIGN_OR_RETURN(l.wk, loader.matrix(b + "attn_k.weight", E, E));
+    HEARTH_ASSIGN_OR_RETURN(l.wv, loader.matrix(b + "attn_v.weight", E, E));
+    HEARTH_ASSIGN_OR_RETURN(l.bq, loader.vector(b + "attn_q.bias", E, true));
+    HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
+    HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
+  }
   HEARTH_ASSIGN_OR_RETURN(l.wo, loader.matrix(b + "attn_out.weight", E, E));
-  HEARTH_ASSIGN_OR_RETURN(l.bq, loader.vector(b + "attn_q.bias", E, true));
-  HEARTH_ASSIGN_OR_RETURN(l.bk, loader.vector(b + "attn_k.bias", E, true));
-  HEARTH_ASSIGN_OR_RETURN(l.bv, loader.vector(b + "attn_v.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.bo, loader.vector(b + "attn_out.bias", E, true));
   HEARTH_ASSIGN_OR_RETURN(l.q_norm, qk_norm(loader, b + "attn_q_norm.weight", E, D));
   HEARTH_ASSIGN_OR_RETURN(l.k_norm, qk_norm(loader, b + "attn_k_norm.weight", E, D));
@@ -60,6 +65,110 @@ void multiply_rows(float* x, const std::vector<float>& w, int64_t n_tokens) {
     for (int64_t i = 0; i < n; ++i) x[t * n + i] *= w[size_t(i)];
 }
 
+// q, k, v [n][E] each: three products, or one fused [n][3E] product split by columns.
+void project_qkv(const VitBlockLayer& l, const float* xn, int64_t n, float* q, float* k, float* v,
+                 ThreadPool& pool) {
+  if (!engine::present(l.wqkv)) {
+    kernels::matmul(l.wq, xn, n, q, pool);
+    kernels::matmul(l.wk, xn, n, k, pool);
+    kernels::matmul(l.wv, xn, n, v, pool);
+    add_bias_rows(q, l.bq, n);
+    add_bias_rows(k, l.bk, n);
+    add_bias_rows(v, l.bv, n);
+    return;
+  }
+  const int64_t E = l.wqkv.n_rows / 3;
+  std::vector<float> qkv(size_t(n * 3 * E));
+  kernels::matmul(l.wqkv, xn, n, qkv.data(), pool);
+  add_bias_rows(qkv.data(), l.bqkv, n);
+  for (int64_t t = 0; t < n; ++t) {
+    const float* row = qkv.data() + t * 3 * E;
+    std::copy_n(row, E, q + t * E);
+    std::copy_n(row + E, E, k + t * E);
+    std::copy_n(row + 2 * E, E, v + t * E);
+  }
+}
+
+// Soft-max attention of q over k, v ([n][H*D] each, n = the windows' end) with each query seeing
+// only the keys of its window, through the engine's online soft-max tiles; merged [n][H*D].
+void attend_windows(const float* q, const float* k, const float* v, int64_t H, int64_t D,
+                    const std::vector<std::pair<int64_t, int64_t>>& windows, float* merged,
+                    ThreadPool& pool) {
+  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
+  const int64_t E = H * D;
+  // Each window's keys in tiles of kT positions (a tile never crosses a window), per head:
+  // keys transposed ([D][kT]), values [kT][D]. tiles[i] = {window, first token}.
+  struct Span {
+    int64_t window, first;
+  };
+  std::vector<Span> tiles, blocks;
+  std::vector<int64_t> first_tile(windows.size());
+  for (size_t w = 0; w < windows.size(); ++w) {
+    first_tile[w] = static_cast<int64_t>(tiles.size());
+    for (int64_t j = windows[w].first; j < windows[w].second; j += kT)
+      tiles.push_back({int64_t(w), j});
+    for (int64_t t = windows[w].first; t < windows[w].second; t += kQueryBlock)
+      blocks.push_back({int64_t(w), t});
+  }
+  const auto n_tiles = static_cast<int64_t>(tiles.size());
+  const auto n_blocks = static_cast<int64_t>(blocks.size());
+  const int64_t tile_floats = D * kT;
+  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
+      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
+  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
+    for (int64_t it = begin; it < end; ++it) {
+      const Span& tile = tiles[size_t(it % n_tiles)];
+      const int64_t h = it / n_tiles, j0 = tile.first;
+      const int64_t len = std::min(kT, windows[size_t(tile.window)].second - j0);
+      float* kt = k_tiles.data() + it * tile_floats;
+      float* vt = v_tiles.data() + it * tile_floats;
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t row = (j0 + j) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[row + d];
+        std::copy_n(v + row, D, vt + j * D);
+      }
+    }
+  });
+  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
+    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
+        acc(size_t(kQueryBlock * D));
+    std::vector<int> n_valid(kQueryBlock);
+    for (int64_t it = begin; it < end; ++it) {
+      const Span& block = blocks[size_t(it % n_blocks)];
+      const auto& window = windows[size_t(block.window)];
+      const int64_t h = it / n_blocks, t0 = block.first;
+      const int64_t nq = std::min(kQueryBlock, window.second - t0);
+      for (int64_t i = 0; i < nq; ++i) std::copy_n(q + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      std::fill(m.begin(), m.end(), -INFINITY);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      kernels::AttentionTile tile;
+      tile.q = qb.data();
+      tile.n_q = static_cast<int>(nq);
+      tile.n_valid = n_valid.data();
+      tile.d_k = static_cast<int>(D);
+      tile.d_v = static_cast<int>(D);
+      tile.scale = 1.0f / std::sqrt(static_cast<float>(D));
+      tile.m = m.data();
+      tile.sum = sum.data();
+      tile.acc = acc.data();
+      const int64_t jt0 = first_tile[size_t(block.window)];
+      for (int64_t jt = jt0; jt < n_tiles && tiles[size_t(jt)].window == block.window; ++jt) {
+        const int64_t valid = std::min(kT, window.second - tiles[size_t(jt)].first);
+        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(valid));
+        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
+        kernels::attend_tile(tile);
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        const float inv = 1.0f / sum[size_t(i)];
+        float* dst = merged + (t0 + i) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void activate_values(FfnActivation act, float* x, int64_t n, ThreadPool& pool) {
@@ -74,7 +183,8 @@ void activate_values(FfnActivation act, float* x, int64_t n, ThreadPool& pool) {
       gelu_erf(x, n);
       return;
     case FfnActivation::kGeluQuick:
-      return;  // refused at load
+      gelu_quick_inplace(x, n);
+      return;
   }
 }
 
@@ -85,10 +195,6 @@ Result<VitBlocks> VitBlocks::load(engine::TensorLoader& loader, const VisionHpar
                  fmt::format("projector: n_embd {} does not split into {} heads of a multiple "
                              "of 4 values",
                              hp.n_embd, hp.n_head));
-  if (hp.ffn_act == FfnActivation::kGeluQuick)
-    return error(ErrorCode::kUnsupported,
-                 "projector: this family's ViT runs with GELU or SiLU (clip.use_gelu or "
-                 "clip.use_silu), not quick GELU");
   VitBlocks v;
   v.hp_ = hp;
   v.options_ = options;
@@ -137,15 +243,32 @@ void VitBlocks::post_norm(float* x, int64_t n, ThreadPool& pool) const {
 }
 
 void VitBlocks::run(float* x, int64_t n, int32_t grid_x, ThreadPool& pool) const {
-  for (const VitBlockLayer& l : layers_) run_layer(l, x, n, grid_x, pool);
+  VitRunPlan plan;
+  plan.row.resize(size_t(n));
+  plan.col.resize(size_t(n));
+  for (int64_t t = 0; t < n; ++t) {
+    plan.row[size_t(t)] = static_cast<int32_t>(t / grid_x);
+    plan.col[size_t(t)] = static_cast<int32_t>(t % grid_x);
+  }
+  run(x, n, plan, pool);
 }
 
-void VitBlocks::run_layer(const VitBlockLayer& l, float* x, int64_t n, int32_t grid_x,
-                          ThreadPool& pool) const {
+void VitBlocks::run(float* x, int64_t n, const VitRunPlan& plan, ThreadPool& pool,
+                    const std::function<void(int32_t il, const float* x)>& after_layer) const {
+  const Windows whole = {{0, n}};
+  for (size_t il = 0; il < layers_.size(); ++il) {
+    const bool windowed = il < plan.windowed.size() && plan.windowed[il] && !plan.windows.empty();
+    run_layer(layers_[il], x, n, plan, windowed ? plan.windows : whole, pool);
+    if (after_layer) after_layer(static_cast<int32_t>(il), x);
+  }
+}
+
+void VitBlocks::run_layer(const VitBlockLayer& l, float* x, int64_t n, const VitRunPlan& plan,
+                          const Windows& windows, ThreadPool& pool) const {
   const int64_t E = hp_.n_embd;
   std::vector<float> xn(size_t(n * E)), delta(size_t(n * E));
   norm_rows(x, l.ln1_w, l.ln1_b, xn.data(), n, E, hp_.eps, pool);
-  attention(l, xn.data(), n, grid_x, delta.data(), pool);
+  attention(l, xn.data(), n, plan, windows, delta.data(), pool);
   multiply_rows(delta.data(), l.ls1, n);
   engine::ops::add_inplace(x, delta.data(), n * E);
   norm_rows(x, l.ln2_w, l.ln2_b, xn.data(), n, E, hp_.eps, pool);
@@ -158,14 +281,15 @@ void VitBlocks::run_layer(const VitBlockLayer& l, float* x, int64_t n, int32_t g
 // the patch row, the second D/2 by the column at frequencies shifted by theta^(-2/D), so the
 // two halves interleave the frequencies of one D-wide rotation. Angles as ggml's rope forms
 // them: p * freq_scale * theta_scale^i, the power built by repeated f32 products.
-void VitBlocks::rope(float* q, int64_t n, int32_t grid_x) const {
+void VitBlocks::rope(float* q, int64_t n, const VitRunPlan& plan) const {
   const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H, half = D / 2;
   const float base = options_.rope_theta;
   const float theta_scale = std::pow(base, -2.0f / static_cast<float>(half));
   const float scale_odd = std::pow(base, -2.0f / static_cast<float>(D));
   std::vector<float> cos_v(static_cast<size_t>(half)), sin_v(static_cast<size_t>(half));
   for (int64_t t = 0; t < n; ++t) {
-    const float pos[2] = {static_cast<float>(t / grid_x), static_cast<float>(t % grid_x)};
+    const float pos[2] = {static_cast<float>(plan.row[size_t(t)]),
+                          static_cast<float>(plan.col[size_t(t)])};
     const float freq_scale[2] = {1.0f, scale_odd};
     for (int part = 0; part < 2; ++part) {
       float theta = pos[part];
@@ -188,17 +312,42 @@ void VitBlocks::rope(float* q, int64_t n, int32_t grid_x) const {
   }
 }
 
-void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n, int32_t grid_x,
-                          float* out, ThreadPool& pool) const {
-  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
+// ggml's vision rope (rope_multi, GGML_ROPE_TYPE_VISION, n_dims = D/2, sections D/4 x 4):
+// pair (i, i + D/2) of each head turns by row * s^i for i < D/4 and by col * s^(i - D/4)
+// after, s = theta^(-4/D), the powers built by repeated f32 products from the position.
+void VitBlocks::rope_halves(float* q, int64_t n, const VitRunPlan& plan) const {
+  const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H, half = D / 2, quarter = D / 4;
+  const float theta_scale = std::pow(options_.rope_theta, -2.0f / static_cast<float>(half));
+  std::vector<float> cos_v(static_cast<size_t>(half)), sin_v(static_cast<size_t>(half));
+  for (int64_t t = 0; t < n; ++t) {
+    const float pos[2] = {static_cast<float>(plan.row[size_t(t)]),
+                          static_cast<float>(plan.col[size_t(t)])};
+    for (int part = 0; part < 2; ++part) {
+      float theta = pos[part];
+      for (int64_t i = 0; i < quarter; ++i) {
+        cos_v[size_t(part * quarter + i)] = std::cos(theta);
+        sin_v[size_t(part * quarter + i)] = std::sin(theta);
+        theta *= theta_scale;
+      }
+    }
+    for (int64_t h = 0; h < H; ++h) {
+      float* head = q + t * E + h * D;
+      for (int64_t i = 0; i < half; ++i) {
+        const float x0 = head[i], x1 = head[i + half];
+        const float c = cos_v[size_t(i)], s = sin_v[size_t(i)];
+        head[i] = x0 * c - x1 * s;
+        head[i + half] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n,
+                          const VitRunPlan& plan, const Windows& windows, float* out,
+                          ThreadPool& pool) const {
   const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
   std::vector<float> q(size_t(n * E)), k(size_t(n * E)), v(size_t(n * E));
-  kernels::matmul(l.wq, xn, n, q.data(), pool);
-  kernels::matmul(l.wk, xn, n, k.data(), pool);
-  kernels::matmul(l.wv, xn, n, v.data(), pool);
-  add_bias_rows(q.data(), l.bq, n);
-  add_bias_rows(k.data(), l.bk, n);
-  add_bias_rows(v.data(), l.bv, n);
+  project_qkv(l, xn, n, q.data(), k.data(), v.data(), pool);
   // q/k norms: [E] over each token's row, [D] over each head's slice (no bias).
   for (auto [x, w] : {std::pair{q.data(), &l.q_norm}, std::pair{k.data(), &l.k_norm}}) {
     if (w->empty()) continue;
@@ -206,62 +355,15 @@ void VitBlocks::attention(const VitBlockLayer& l, const float* xn, int64_t n, in
     norm_rows(x, *w, {}, x, n * (E / width), width, hp_.eps, pool);
   }
   if (options_.rope_2d) {
-    rope(q.data(), n, grid_x);
-    rope(k.data(), n, grid_x);
+    for (float* x : {q.data(), k.data()}) {
+      if (options_.rope_halves)
+        rope_halves(x, n, plan);
+      else
+        rope(x, n, plan);
+    }
   }
-  // Keys per head in tiles of kT positions, transposed ([D][kT]), values [kT][D].
-  const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
-  std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
-      v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
-  pool.parallel_for(H * n_tiles, [&](int64_t begin, int64_t end, int) {
-    for (int64_t it = begin; it < end; ++it) {
-      const int64_t h = it / n_tiles, j0 = (it % n_tiles) * kT;
-      float* kt = k_tiles.data() + it * tile_floats;
-      float* vt = v_tiles.data() + it * tile_floats;
-      for (int64_t j = 0; j < std::min(kT, n - j0); ++j) {
-        const int64_t row = (j0 + j) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) kt[d * kT + j] = k[size_t(row + d)];
-        std::copy_n(v.data() + row, D, vt + j * D);
-      }
-    }
-  });
   std::vector<float> merged(size_t(n * E));
-  const int64_t n_blocks = (n + kQueryBlock - 1) / kQueryBlock;
-  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
-    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
-        acc(size_t(kQueryBlock * D));
-    std::vector<int> n_valid(kQueryBlock);
-    for (int64_t it = begin; it < end; ++it) {
-      const int64_t h = it / n_blocks, t0 = (it % n_blocks) * kQueryBlock;
-      const int64_t nq = std::min(kQueryBlock, n - t0);
-      for (int64_t i = 0; i < nq; ++i)
-        std::copy_n(q.data() + (t0 + i) * E + h * D, D, qb.data() + i * D);
-      std::fill(m.begin(), m.end(), -INFINITY);
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      kernels::AttentionTile tile;
-      tile.q = qb.data();
-      tile.n_q = static_cast<int>(nq);
-      tile.n_valid = n_valid.data();
-      tile.d_k = static_cast<int>(D);
-      tile.d_v = static_cast<int>(D);
-      tile.scale = 1.0f / std::sqrt(static_cast<float>(D));
-      tile.m = m.data();
-      tile.sum = sum.data();
-      tile.acc = acc.data();
-      for (int64_t jt = 0; jt < n_tiles; ++jt) {
-        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(std::min(kT, n - jt * kT)));
-        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        kernels::attend_tile(tile);
-      }
-      for (int64_t i = 0; i < nq; ++i) {
-        const float inv = 1.0f / sum[size_t(i)];
-        float* dst = merged.data() + (t0 + i) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
-      }
-    }
-  });
+  attend_windows(q.data(), k.data(), v.data(), H, D, windows, merged.data(), pool);
   kernels::matmul(l.wo, merged.data(), n, out, pool);
   add_bias_rows(out, l.bo, n);
 }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -21,12 +23,28 @@ struct VitBlocksOptions {
   VitNorm norm = VitNorm::kLayer;
   bool rope_2d = false;  // rotate q, k by (row, column) of the patch grid
   float rope_theta = 10000.0f;
+  // With rope_2d: Qwen-VL's vision M-RoPE (ggml's GGML_ROPE_TYPE_VISION with sections
+  // D/4 each) instead of Pixtral's: value i of a head pairs with i + D/2; pairs i < D/4 turn
+  // by the row at theta^(-4i/D), the next D/4 by the column at theta^(-4(i-D/4)/D).
+  bool rope_halves = false;
+};
+
+// Where each token sits and what it sees, for VitBlocks::run: the 2-D rope position of each
+// of the n tokens (row[t], col[t]), and, for the layers marked in `windowed` ([n_layer];
+// empty: none), attention only inside its window: `windows` are [begin, end) token ranges
+// that cover 0..n in order. Other layers attend over all n tokens.
+struct VitRunPlan {
+  std::vector<int32_t> row, col;
+  std::vector<std::pair<int64_t, int64_t>> windows;
+  std::vector<bool> windowed;
 };
 
 struct VitBlockLayer {
   std::vector<float> ln1_w, ln1_b, ln2_w, ln2_b;    // [E] (biases optional)
-  engine::WeightMatrix wq, wk, wv, wo;              // [E, E]
+  engine::WeightMatrix wq, wk, wv, wo;              // [E, E] (q, k, v absent with wqkv)
   std::vector<float> bq, bk, bv, bo;                // [E] (optional)
+  engine::WeightMatrix wqkv;                        // [E, 3E] fused q, k, v (optional)
+  std::vector<float> bqkv;                          // [3E] (optional)
   std::vector<float> q_norm, k_norm;                // [E] or [D] (optional)
   std::vector<float> ls1, ls2;                      // [E] (optional)
   engine::WeightMatrix ffn_up, ffn_gate, ffn_down;  // [E, F] [E, F] (optional) [F, E]
@@ -50,6 +68,10 @@ class VitBlocks {
   // Every block over x [n_tokens][E] in place. grid_x: patches per row (the 2-D RoPE's
   // positions are token / grid_x, token % grid_x).
   void run(float* x, int64_t n_tokens, int32_t grid_x, ThreadPool& pool) const;
+  // Every block with the positions and windows of `plan` (row and col have n_tokens values).
+  // after_layer (optional) sees x after each block il (Qwen3-VL's deepstack taps).
+  void run(float* x, int64_t n_tokens, const VitRunPlan& plan, ThreadPool& pool,
+           const std::function<void(int32_t il, const float* x)>& after_layer = {}) const;
   // The post-norm (v.post_ln) in place; nothing when the file has none.
   void post_norm(float* x, int64_t n_tokens, ThreadPool& pool) const;
   // This stack's norm (LayerNorm or RMSNorm) of n_tokens rows of width n; b may be empty.
@@ -57,12 +79,15 @@ class VitBlocks {
                  int64_t n_tokens, int64_t n, float eps, ThreadPool& pool) const;
 
  private:
-  void run_layer(const VitBlockLayer& l, float* x, int64_t n, int32_t grid_x,
-                 ThreadPool& pool) const;
-  void attention(const VitBlockLayer& l, const float* xn, int64_t n, int32_t grid_x, float* out,
-                 ThreadPool& pool) const;
+  // windows: [begin, end) ranges covering 0..n, attention stays inside each.
+  using Windows = std::vector<std::pair<int64_t, int64_t>>;
+  void run_layer(const VitBlockLayer& l, float* x, int64_t n, const VitRunPlan& plan,
+                 const Windows& windows, ThreadPool& pool) const;
+  void attention(const VitBlockLayer& l, const float* xn, int64_t n, const VitRunPlan& plan,
+                 const Windows& windows, float* out, ThreadPool& pool) const;
   void ffn(const VitBlockLayer& l, const float* xn, int64_t n, float* out, ThreadPool& pool) const;
-  void rope(float* q, int64_t n, int32_t grid_x) const;
+  void rope(float* q, int64_t n, const VitRunPlan& plan) const;
+  void rope_halves(float* q, int64_t n, const VitRunPlan& plan) const;
 
   VisionHparams hp_;
   VitBlocksOptions options_;
@@ -72,8 +97,8 @@ class VitBlocks {
   std::vector<VitBlockLayer> layers_;
 };
 
-// Activates n values in place as the reference's CPU does for `act` (GELU through its f16
-// table, SiLU, exact GELU); kGeluQuick is refused by VitBlocks::load.
+// Activates n values in place as the reference's CPU does for `act` (GELU and quick GELU
+// through its f16 tables, SiLU, exact GELU).
 void activate_values(FfnActivation act, float* x, int64_t n, ThreadPool& pool);
 
 }  // namespace hearth::media

@@ -92,10 +92,10 @@ void add_family_options(CLI::App& app, hearth::synth::SynthParams& p) {
 // Projector files (mmproj): the family and the text width; the ViT's shape comes from the
 // shape options (--n-embd, --n-layer, --n-head, --n-ff).
 void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
-  app.add_option("--projector", p.projector,
-                 "write a projector file of this family: gemma3, mlp, idefics3, pixtral, internvl, "
-                 "lfm2, ultravox, "
-                 "voxtral, qwen2a");
+  app.add_option(
+      "--projector", p.projector,
+      "write a projector file of this family: gemma3, mlp, idefics3, pixtral, internvl, "
+      "lfm2, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, ultravox, voxtral, qwen2a");
   app.add_option("--text-n-embd", p.text_n_embd, "projector: the text model's width")
       ->capture_default_str();
   app.add_option("--image-size", p.image_size, "projector: image side")->capture_default_str();
@@ -116,6 +116,12 @@ void add_projector_options(CLI::App& app, hearth::synth::SynthParams& p) {
       ->delimiter(',');
   app.add_option("--feature-layers", p.feature_layers,
                  "mlp projector: layers whose inputs the projector reads, side by side")
+      ->delimiter(',');
+  app.add_option("--n-wa-pattern", p.n_wa_pattern,
+                 "qwen2.5vl_merger: every n-th block attends over the whole image (0: no windows)")
+      ->capture_default_str();
+  app.add_option("--deepstack-layers", p.deepstack_layers,
+                 "qwen3vl_merger: blocks whose outputs feed a deepstack merger")
       ->delimiter(',');
 }
 

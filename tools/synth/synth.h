@@ -105,14 +105,19 @@ struct SynthParams {
   // mlp: clip.vision.feature_layer (the layers whose inputs the projector reads side by
   // side; n_layer: the output); empty: not written (the second-to-last layer's output).
   std::vector<int32_t> feature_layers;
+  // qwen2.5vl_merger: clip.vision.n_wa_pattern (every n-th block attends over the whole image,
+  // the others inside windows; 0: none).
+  int32_t n_wa_pattern = 0;
+  // qwen3vl_merger: the blocks whose outputs feed a deepstack merger (v.deepstack.N.*).
+  std::vector<int32_t> deepstack_layers;
 };
 
 // Writes a GGUF with seeded random weights (the same params and seed give the same file).
 Status synthesize(const SynthParams& params, const std::string& out_path);
 
 // Writes a random-weight projector GGUF (params.projector names the family: gemma3, mlp,
-// idefics3, pixtral, internvl, lfm2, ultravox, voxtral, qwen2a) with every key llama.cpp's
-// clip loader needs.
+// idefics3, pixtral, internvl, lfm2, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, ultravox,
+// voxtral, qwen2a) with every key llama.cpp's clip loader needs.
 Status synthesize_projector(const SynthParams& params, const std::string& out_path);
 
 // Rewrites `in_path` with every 2-D weight converted to `type` (dequantize, then the

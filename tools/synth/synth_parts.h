@@ -54,5 +54,9 @@ Status synthesize_audio_projector(const SynthParams& p, const std::string& out_p
 bool is_vision_family_projector(std::string_view family);
 Status synthesize_vision_family_projector(const SynthParams& p, const std::string& out_path);
 
+// qwen2vl_merger / qwen2.5vl_merger: Qwen-VL's ViT and merger (synth_qwen_vl.cpp).
+bool is_qwen_vl_projector(std::string_view family);
+Status synthesize_qwen_vl_projector(const SynthParams& p, const std::string& out_path);
+
 }  // namespace detail
 }  // namespace hearth::synth

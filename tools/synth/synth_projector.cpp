@@ -34,8 +34,8 @@ Status check_projector_params(const SynthParams& p) {
   if (p.projector != "gemma3" && p.projector != "mlp" && p.projector != "idefics3")
     return error(ErrorCode::kInvalidArgument,
                  fmt::format("unknown projector '{}' (gemma3, mlp, idefics3, pixtral, internvl, "
-                             "lfm2, ultravox, voxtral, "
-                             "qwen2a)",
+                             "lfm2, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, ultravox, "
+                             "voxtral, qwen2a)",
                              p.projector));
   if (p.text_n_embd <= 0)
     return error(ErrorCode::kInvalidArgument, "a projector needs --text-n-embd > 0");
@@ -124,6 +124,8 @@ Status synthesize_projector(const SynthParams& p, const std::string& out_path) {
     return detail::synthesize_audio_projector(p, out_path);
   if (detail::is_vision_family_projector(p.projector))
     return detail::synthesize_vision_family_projector(p, out_path);
+  if (detail::is_qwen_vl_projector(p.projector))
+    return detail::synthesize_qwen_vl_projector(p, out_path);
   HEARTH_RETURN_IF_ERROR(check_projector_params(p));
   const bool idefics3 = p.projector == "idefics3";
   const bool gemma3 = p.projector == "gemma3" || idefics3;  // SigLIP

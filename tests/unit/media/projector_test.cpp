@@ -292,8 +292,8 @@ TEST_F(ProjectorTest, NamesAnUnknownOrUnsupportedType) {
   EXPECT_NE(unknown.find("unknown projector type 'no_such_projector'"), std::string::npos)
       << unknown;
   EXPECT_NE(unknown.find("supported: gemma3, mlp"), std::string::npos) << unknown;
-  const std::string unsupported = load_error(src, "", typed("qwen2vl_merger"));
-  EXPECT_NE(unsupported.find("unsupported projector type 'qwen2vl_merger'"), std::string::npos)
+  const std::string unsupported = load_error(src, "", typed("glm4v"));
+  EXPECT_NE(unsupported.find("unsupported projector type 'glm4v'"), std::string::npos)
       << unsupported;
   // LLaVA-1.6's tile grids are pairs of sizes: an odd count is refused (the reference throws).
   const std::string odd = load_error(src, "", [](gguf::Writer& w) {
