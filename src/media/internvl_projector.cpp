@@ -12,20 +12,18 @@
 
 #include "engine/ops.h"
 
+#include "media/gelu_mlp.h"
 #include "media/projector_families.h"
 #include "media/vit_blocks.h"
 
 namespace hearth::media::detail {
 namespace {
 
-using engine::WeightMatrix;
-
 struct InternVlWeights {
   std::vector<float> class_embd;      // [E]
   std::vector<float> positions;       // [n_patches + 1][E]
   std::vector<float> norm_w, norm_b;  // mm.0 [E*k*k]
-  WeightMatrix mm1, mm3;              // [E*k*k, H] [H, T]
-  std::vector<float> mm1_b, mm3_b;
+  GeluMlp mlp;                        // mm.model.mlp.1 [E*k*k, H], mm.model.mlp.3 [H, T]
 };
 
 // The reference's pixel shuffle as its reshapes and permutes lay the values out: the patch
@@ -56,7 +54,7 @@ class InternVlProjector final : public Projector {
     const int32_t P = hparams().patch_size, k = hparams().n_merge;
     return (nx / P) * (ny / P) / (k * k);
   }
-  int32_t n_embd_out() const override { return static_cast<int32_t>(w_.mm3.n_rows); }
+  int32_t n_embd_out() const override { return static_cast<int32_t>(w_.mlp.fc2.n_rows); }
   std::string_view image_begin() const override { return "<img>"; }
   std::string_view image_end() const override { return "</img>"; }
   bool joins_tiles() const override { return true; }
@@ -77,13 +75,7 @@ class InternVlProjector final : public Projector {
     const int64_t k = hp.n_merge, n_out = n / (k * k), K = E * k * k;
     std::vector<float> shuffled = pixel_shuffle(h, E, gx, gy, k);
     layer_norm_rows(shuffled.data(), w_.norm_w, w_.norm_b, shuffled.data(), n_out, K, 1e-5f, pool);
-    const int64_t H = w_.mm1.n_rows;
-    std::vector<float> hidden(size_t(n_out * H));
-    kernels::matmul(w_.mm1, shuffled.data(), n_out, hidden.data(), pool);
-    add_bias_rows(hidden.data(), w_.mm1_b, n_out);
-    gelu_inplace(hidden.data(), n_out * H, pool);
-    kernels::matmul(w_.mm3, hidden.data(), n_out, out, pool);
-    add_bias_rows(out, w_.mm3_b, n_out);
+    run_gelu_mlp(w_.mlp, shuffled.data(), n_out, out, pool);
     return Status::ok();
   }
 
@@ -95,15 +87,6 @@ class InternVlProjector final : public Projector {
   VitBlocks blocks_;
   InternVlWeights w_;
 };
-
-Result<int64_t> out_width(const engine::TensorLoader& loader, const std::string& name,
-                          const std::string& path) {
-  const gguf::TensorInfo* t = loader.find_info(name);
-  if (t == nullptr || t->ne[1] <= 0 || t->ne[1] > (int64_t{1} << 20))
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("{}: projector tensor '{}' is missing or malformed", path, name));
-  return t->ne[1];
-}
 
 }  // namespace
 
@@ -141,12 +124,8 @@ Result<std::unique_ptr<Projector>> load_internvl(std::unique_ptr<ClipFile> file,
   for (const auto& row : rows) w.positions.insert(w.positions.end(), row.begin(), row.end());
   HEARTH_ASSIGN_OR_RETURN(w.norm_w, loader.vector("mm.model.mlp.0.weight", K));
   HEARTH_ASSIGN_OR_RETURN(w.norm_b, loader.vector("mm.model.mlp.0.bias", K));
-  HEARTH_ASSIGN_OR_RETURN(const int64_t H, out_width(loader, "mm.model.mlp.1.weight", file->path));
-  HEARTH_ASSIGN_OR_RETURN(const int64_t T, out_width(loader, "mm.model.mlp.3.weight", file->path));
-  HEARTH_ASSIGN_OR_RETURN(w.mm1, loader.matrix("mm.model.mlp.1.weight", K, H));
-  HEARTH_ASSIGN_OR_RETURN(w.mm1_b, loader.vector("mm.model.mlp.1.bias", H));
-  HEARTH_ASSIGN_OR_RETURN(w.mm3, loader.matrix("mm.model.mlp.3.weight", H, T));
-  HEARTH_ASSIGN_OR_RETURN(w.mm3_b, loader.vector("mm.model.mlp.3.bias", T));
+  HEARTH_ASSIGN_OR_RETURN(w.mlp,
+                          load_gelu_mlp(loader, "mm.model.mlp.1", "mm.model.mlp.3", K, file->path));
   auto out = std::make_unique<InternVlProjector>(std::move(file), std::move(blocks), std::move(w));
   out->keep(loader.take_repacked());
   return std::unique_ptr<Projector>(std::move(out));

@@ -18,20 +18,18 @@
 
 #include "engine/ops.h"
 #include "kernels/matmul.h"
+#include "media/gelu_mlp.h"
 #include "media/projector_families.h"
 #include "media/vit_blocks.h"
 
 namespace hearth::media::detail {
 namespace {
 
-using engine::WeightMatrix;
-
 struct Lfm2Weights {
   std::vector<float> positions;       // [n_side * n_side][E], raster order over the grid
   int64_t n_side = 0;                 // position grid side
   std::vector<float> norm_w, norm_b;  // mm.input_norm [E*k*k] (each optional)
-  WeightMatrix mm1, mm2;              // [E*k*k, H] [H, T]
-  std::vector<float> mm1_b, mm2_b;    // [H] [T]
+  GeluMlp mlp;                        // mm.1 [E*k*k, H], mm.2 [H, T]
 };
 
 // The taps and weights of one output coordinate of the antialiased bilinear resize along an
@@ -123,7 +121,7 @@ class Lfm2Projector final : public Projector {
     const int32_t side = hparams().patch_size * hparams().n_merge;
     return ((nx + side - 1) / side) * ((ny + side - 1) / side);
   }
-  int32_t n_embd_out() const override { return static_cast<int32_t>(w_.mm2.n_rows); }
+  int32_t n_embd_out() const override { return static_cast<int32_t>(w_.mlp.fc2.n_rows); }
   std::string_view image_begin() const override { return "<|image_start|>"; }
   std::string_view image_end() const override { return "<|image_end|>"; }
 
@@ -167,13 +165,7 @@ class Lfm2Projector final : public Projector {
       layer_norm_rows(merged.data(), w_.norm_w, w_.norm_b, merged.data(), n_out, K, 1e-5f, pool);
     else
       add_bias_rows(merged.data(), w_.norm_b, n_out);
-    const int64_t H = w_.mm1.n_rows;
-    std::vector<float> hidden(size_t(n_out * H));
-    kernels::matmul(w_.mm1, merged.data(), n_out, hidden.data(), pool);
-    add_bias_rows(hidden.data(), w_.mm1_b, n_out);
-    gelu_inplace(hidden.data(), n_out * H, pool);
-    kernels::matmul(w_.mm2, hidden.data(), n_out, out, pool);
-    add_bias_rows(out, w_.mm2_b, n_out);
+    run_gelu_mlp(w_.mlp, merged.data(), n_out, out, pool);
     return Status::ok();
   }
 
@@ -185,15 +177,6 @@ class Lfm2Projector final : public Projector {
   VitBlocks blocks_;
   Lfm2Weights w_;
 };
-
-Result<int64_t> out_width(const engine::TensorLoader& loader, const std::string& name,
-                          const std::string& path) {
-  const gguf::TensorInfo* t = loader.find_info(name);
-  if (t == nullptr || t->ne[1] <= 0 || t->ne[1] > (int64_t{1} << 20))
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("{}: projector tensor '{}' is missing or malformed", path, name));
-  return t->ne[1];
-}
 
 // The position table v.position_embd.weight [E, n_side * n_side] (the reference takes the
 // side as the square root of its rows, whatever image_size says).
@@ -235,12 +218,7 @@ Result<std::unique_ptr<Projector>> load_lfm2(std::unique_ptr<ClipFile> file,
   const int64_t K = int64_t{hp.n_embd} * hp.n_merge * hp.n_merge;
   HEARTH_ASSIGN_OR_RETURN(w.norm_w, loader.vector("mm.input_norm.weight", K, true));
   HEARTH_ASSIGN_OR_RETURN(w.norm_b, loader.vector("mm.input_norm.bias", K, true));
-  HEARTH_ASSIGN_OR_RETURN(const int64_t H, out_width(loader, "mm.1.weight", file->path));
-  HEARTH_ASSIGN_OR_RETURN(const int64_t T, out_width(loader, "mm.2.weight", file->path));
-  HEARTH_ASSIGN_OR_RETURN(w.mm1, loader.matrix("mm.1.weight", K, H));
-  HEARTH_ASSIGN_OR_RETURN(w.mm1_b, loader.vector("mm.1.bias", H));
-  HEARTH_ASSIGN_OR_RETURN(w.mm2, loader.matrix("mm.2.weight", H, T));
-  HEARTH_ASSIGN_OR_RETURN(w.mm2_b, loader.vector("mm.2.bias", T));
+  HEARTH_ASSIGN_OR_RETURN(w.mlp, load_gelu_mlp(loader, "mm.1", "mm.2", K, file->path));
   auto out = std::make_unique<Lfm2Projector>(std::move(file), std::move(blocks), std::move(w));
   out->keep(loader.take_repacked());
   return std::unique_ptr<Projector>(std::move(out));

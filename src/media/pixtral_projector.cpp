@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "media/gelu_mlp.h"
 #include "media/projector_families.h"
 #include "media/vit_blocks.h"
 
@@ -20,9 +21,8 @@ using engine::WeightMatrix;
 struct PixtralWeights {
   std::vector<float> merger_norm;  // [E] (with the merger)
   WeightMatrix merger;             // [E*k*k, E] (optional)
-  WeightMatrix mm1, mm2;           // [E, H] [H, T]
-  std::vector<float> mm1_b, mm2_b;
-  std::vector<float> img_break;  // [T]
+  GeluMlp mlp;                     // mm.1 [E, H], mm.2 [H, T] (biases optional)
+  std::vector<float> img_break;    // [T]
 };
 
 class PixtralProjector final : public Projector {
@@ -36,7 +36,7 @@ class PixtralProjector final : public Projector {
     const int32_t px = nx / side, py = ny / side;
     return px * py + std::max(py - 1, 0);
   }
-  int32_t n_embd_out() const override { return static_cast<int32_t>(w_.mm2.n_rows); }
+  int32_t n_embd_out() const override { return static_cast<int32_t>(w_.mlp.fc2.n_rows); }
   std::string_view image_end() const override { return "[IMG_END]"; }
 
   Status encode(const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool,
@@ -57,13 +57,9 @@ class PixtralProjector final : public Projector {
       h = merge_patches(h, gx, gy, pool);
       n_rows = n / (k * k);
     }
-    const int64_t H = w_.mm1.n_rows, T = w_.mm2.n_rows;
-    std::vector<float> hidden(size_t(n_rows * H)), projected(size_t(n_rows * T));
-    kernels::matmul(w_.mm1, h.data(), n_rows, hidden.data(), pool);
-    add_bias_rows(hidden.data(), w_.mm1_b, n_rows);
-    gelu_inplace(hidden.data(), n_rows * H, pool);
-    kernels::matmul(w_.mm2, hidden.data(), n_rows, projected.data(), pool);
-    add_bias_rows(projected.data(), w_.mm2_b, n_rows);
+    const int64_t T = w_.mlp.fc2.n_rows;
+    std::vector<float> projected(size_t(n_rows * T));
+    run_gelu_mlp(w_.mlp, h.data(), n_rows, projected.data(), pool);
     // Rows of px tokens, each but the last followed by [IMG_BREAK].
     const int64_t px = gx / k, py = gy / k;
     float* dst = out;
@@ -106,15 +102,6 @@ class PixtralProjector final : public Projector {
   PixtralWeights w_;
 };
 
-Result<int64_t> out_width(const engine::TensorLoader& loader, const std::string& name,
-                          const std::string& path) {
-  const gguf::TensorInfo* t = loader.find_info(name);
-  if (t == nullptr || t->ne[1] <= 0 || t->ne[1] > (int64_t{1} << 20))
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("{}: projector tensor '{}' is missing or malformed", path, name));
-  return t->ne[1];
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Projector>> load_pixtral(std::unique_ptr<ClipFile> file,
@@ -138,13 +125,8 @@ Result<std::unique_ptr<Projector>> load_pixtral(std::unique_ptr<ClipFile> file,
   if (engine::present(w.merger)) {
     HEARTH_ASSIGN_OR_RETURN(w.merger_norm, loader.vector("mm.input_norm.weight", E));
   }
-  HEARTH_ASSIGN_OR_RETURN(const int64_t H, out_width(loader, "mm.1.weight", file->path));
-  HEARTH_ASSIGN_OR_RETURN(const int64_t T, out_width(loader, "mm.2.weight", file->path));
-  HEARTH_ASSIGN_OR_RETURN(w.mm1, loader.matrix("mm.1.weight", E, H));
-  HEARTH_ASSIGN_OR_RETURN(w.mm1_b, loader.vector("mm.1.bias", H, true));
-  HEARTH_ASSIGN_OR_RETURN(w.mm2, loader.matrix("mm.2.weight", H, T));
-  HEARTH_ASSIGN_OR_RETURN(w.mm2_b, loader.vector("mm.2.bias", T, true));
-  HEARTH_ASSIGN_OR_RETURN(w.img_break, loader.vector("v.token_embd.img_break", T));
+  HEARTH_ASSIGN_OR_RETURN(w.mlp, load_gelu_mlp(loader, "mm.1", "mm.2", E, file->path, true));
+  HEARTH_ASSIGN_OR_RETURN(w.img_break, loader.vector("v.token_embd.img_break", w.mlp.fc2.n_rows));
   auto out = std::make_unique<PixtralProjector>(std::move(file), std::move(blocks), std::move(w));
   out->keep(loader.take_repacked());
   return std::unique_ptr<Projector>(std::move(out));

@@ -73,43 +73,6 @@ std::vector<float> embed_still_image(const VitBlocks& blocks, const engine::Weig
   return frame0;
 }
 
-void run_gelu_mlp(const GeluMlp& mlp, const float* x, int64_t n, float* out, int64_t stride,
-                  ThreadPool& pool) {
-  const int64_t H = mlp.fc1.n_rows, T = mlp.fc2.n_rows;
-  std::vector<float> hidden(size_t(n * H)), projected(size_t(n * T));
-  kernels::matmul(mlp.fc1, x, n, hidden.data(), pool);
-  add_bias_rows(hidden.data(), mlp.b1, n);
-  gelu_inplace(hidden.data(), n * H, pool);
-  kernels::matmul(mlp.fc2, hidden.data(), n, projected.data(), pool);
-  add_bias_rows(projected.data(), mlp.b2, n);
-  for (int64_t r = 0; r < n; ++r) std::copy_n(projected.data() + r * T, T, out + r * stride);
-}
-
-namespace {
-
-Result<int64_t> out_width(const engine::TensorLoader& loader, const std::string& name,
-                          const std::string& path) {
-  const gguf::TensorInfo* t = loader.find_info(name);
-  if (t == nullptr || t->ne[1] <= 0 || t->ne[1] > (int64_t{1} << 20))
-    return error(ErrorCode::kCorruptFile,
-                 fmt::format("{}: projector tensor '{}' is missing or malformed", path, name));
-  return t->ne[1];
-}
-
-}  // namespace
-
-Result<GeluMlp> load_gelu_mlp(engine::TensorLoader& loader, const std::string& fc1,
-                              const std::string& fc2, int64_t K, const std::string& path) {
-  GeluMlp m;
-  HEARTH_ASSIGN_OR_RETURN(const int64_t H, out_width(loader, fc1 + ".weight", path));
-  HEARTH_ASSIGN_OR_RETURN(const int64_t T, out_width(loader, fc2 + ".weight", path));
-  HEARTH_ASSIGN_OR_RETURN(m.fc1, loader.matrix(fc1 + ".weight", K, H));
-  HEARTH_ASSIGN_OR_RETURN(m.b1, loader.vector(fc1 + ".bias", H));
-  HEARTH_ASSIGN_OR_RETURN(m.fc2, loader.matrix(fc2 + ".weight", H, T));
-  HEARTH_ASSIGN_OR_RETURN(m.b2, loader.vector(fc2 + ".bias", T));
-  return m;
-}
-
 Status check_square_sides(const std::string& type, const float* pixels, int32_t nx, int32_t ny,
                           int32_t patch_size) {
   if (pixels == nullptr || nx <= 0 || ny <= 0 || nx % (2 * patch_size) != 0 ||
@@ -170,7 +133,7 @@ class QwenVlProjector final : public Projector {
     // The merger reads each square's four tokens as one row [4E]; rows go back to raster order.
     const int64_t T = merger_.fc2.n_rows;
     std::vector<float> merged(size_t(n_out * T));
-    run_gelu_mlp(merger_, h.data(), n_out, merged.data(), T, pool);
+    run_gelu_mlp(merger_, h.data(), n_out, merged.data(), pool, T);
     for (int64_t i = 0; i < n_out; ++i)
       std::copy_n(merged.data() + i * T, T, out + squares.order[size_t(i)] * T);
     return Status::ok();
@@ -224,7 +187,8 @@ Result<std::unique_ptr<Projector>> load_qwen(std::unique_ptr<ClipFile> file,
   // The converters record the text model's width as Qwen2-VL's feed_forward_length (and 0
   // in old files); the reference never reads it for these graphs, so the FFN width comes
   // from the first block's ffn_up.
-  HEARTH_ASSIGN_OR_RETURN(const int64_t F, out_width(loader, "v.blk.0.ffn_up.weight", file->path));
+  HEARTH_ASSIGN_OR_RETURN(const int64_t F,
+                          matrix_rows(loader, "v.blk.0.ffn_up.weight", file->path));
   file->vision.n_ff = static_cast<int32_t>(F);
   const VisionHparams& hp = file->vision;
   HEARTH_ASSIGN_OR_RETURN(VitBlocks blocks,

@@ -98,11 +98,11 @@ class Qwen3VlProjector final : public Projector {
         if (ds.layer != il) continue;
         blocks_.norm_rows(x, ds.norm_w, ds.norm_b, normed.data(), n_out, 4 * E, hparams().eps,
                           pool);
-        run_gelu_mlp(ds.mlp, normed.data(), n_out, out + int64_t(k + 1) * T, W, pool);
+        run_gelu_mlp(ds.mlp, normed.data(), n_out, out + int64_t(k + 1) * T, pool, W);
       }
     });
     blocks_.post_norm(h.data(), n, pool);
-    run_gelu_mlp(merger_, h.data(), n_out, out, W, pool);
+    run_gelu_mlp(merger_, h.data(), n_out, out, pool, W);
     return Status::ok();
   }
 

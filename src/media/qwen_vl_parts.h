@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "engine/weights.h"
+#include "media/gelu_mlp.h"
 #include "media/vit_blocks.h"
 
 namespace hearth::media::detail {
@@ -39,19 +40,6 @@ std::vector<float> gather_squares(const std::vector<float>& patches, int64_t gx,
 // and `second` over the same pixels, added. [gy * gx][E] in raster order.
 std::vector<float> embed_still_image(const VitBlocks& blocks, const engine::WeightMatrix& second,
                                      const float* pixels, int32_t nx, int32_t ny, ThreadPool& pool);
-
-// A two-layer GELU MLP over n rows: fc2(gelu(fc1(x) + b1)) + b2, written out[r * stride + i]
-// (stride >= fc2.n_rows, so that deepstack rows can sit side by side).
-struct GeluMlp {
-  engine::WeightMatrix fc1, fc2;  // [K, H] [H, T]
-  std::vector<float> b1, b2;
-};
-void run_gelu_mlp(const GeluMlp& mlp, const float* x, int64_t n, float* out, int64_t stride,
-                  ThreadPool& pool);
-// Loads `<fc1>.weight` [K, H] and `<fc2>.weight` [H, T] with their biases (H and T from the
-// tensors; biases required).
-Result<GeluMlp> load_gelu_mlp(engine::TensorLoader& loader, const std::string& fc1,
-                              const std::string& fc2, int64_t K, const std::string& path);
 
 // The error for an image whose sides are not multiples of 2 patches (nullptr pixels too).
 Status check_square_sides(const std::string& type, const float* pixels, int32_t nx, int32_t ny,
