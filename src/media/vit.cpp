@@ -220,6 +220,50 @@ std::vector<float> Vit::embed(const float* pixels, int32_t nx, int32_t ny, Threa
   return h;
 }
 
+void attend_query_blocks(const float* q, const float* k_tiles, const float* v_tiles,
+                         const std::vector<int32_t>& tile_valid, int64_t H, int64_t D,
+                         const std::vector<VitQueryBlock>& blocks, float* merged,
+                         ThreadPool& pool) {
+  const int64_t E = H * D, tile_floats = D * kernels::kAttentionTileKeys;
+  const auto n_tiles = static_cast<int64_t>(tile_valid.size());
+  const auto n_blocks = static_cast<int64_t>(blocks.size());
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
+    std::vector<float> qb(size_t(kVitQueryBlock * D)), m(kVitQueryBlock), sum(kVitQueryBlock),
+        acc(size_t(kVitQueryBlock * D));
+    std::vector<int> n_valid(kVitQueryBlock);
+    for (int64_t it = begin; it < end; ++it) {
+      const VitQueryBlock& block = blocks[size_t(it % n_blocks)];
+      const int64_t h = it / n_blocks, t0 = block.first, nq = block.count;
+      for (int64_t i = 0; i < nq; ++i) std::copy_n(q + (t0 + i) * E + h * D, D, qb.data() + i * D);
+      std::fill(m.begin(), m.end(), -INFINITY);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      kernels::AttentionTile tile;
+      tile.q = qb.data();
+      tile.n_q = static_cast<int>(nq);
+      tile.n_valid = n_valid.data();
+      tile.d_k = static_cast<int>(D);
+      tile.d_v = static_cast<int>(D);
+      tile.scale = scale;
+      tile.m = m.data();
+      tile.sum = sum.data();
+      tile.acc = acc.data();
+      for (int64_t jt = block.tile_begin; jt < block.tile_end; ++jt) {
+        std::fill(n_valid.begin(), n_valid.end(), tile_valid[size_t(jt)]);
+        tile.k_t = k_tiles + (h * n_tiles + jt) * tile_floats;
+        tile.v = v_tiles + (h * n_tiles + jt) * tile_floats;
+        kernels::attend_tile(tile);
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        const float inv = 1.0f / sum[size_t(i)];
+        float* dst = merged + (t0 + i) * E + h * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
+      }
+    }
+  });
+}
+
 namespace {
 
 // Rows the K/V projections and the FFN run at a time: their scratch is a block of rows, not
@@ -275,8 +319,8 @@ void Vit::project_kv_tiles(const VitLayer& l, const float* xn, int64_t n, float*
 
 void Vit::attention(const VitLayer& l, float* xn, int64_t n, ThreadPool& pool) const {
   static_assert(kRowBlock % kernels::kAttentionTileKeys == 0);
-  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
-  const int64_t E = hp_.n_embd, H = hp_.n_head, D = E / H;
+  constexpr int64_t kT = kernels::kAttentionTileKeys;
+  const int64_t H = hp_.n_head, D = hp_.n_embd / H;
   // Each head's keys and values in tiles of kT positions, zero past the last position:
   // [H][n_tiles] tiles each. Then the queries replace the normed rows (q: [n][E]).
   const int64_t n_tiles = (n + kT - 1) / kT, tile_floats = D * kT;
@@ -285,45 +329,17 @@ void Vit::attention(const VitLayer& l, float* xn, int64_t n, ThreadPool& pool) c
   project_kv_tiles(l, xn, n, k_tiles.data(), v_tiles.data(), pool);
   project_in_place(l.wq, l.bq, xn, n, pool);
   float* q = xn;
-  // Every query attends to every position (non-causal): the online soft-max over the
-  // tiles, per head and block of queries. Each task reads its queries' slice of q before it
-  // writes their output to the same slice, so q becomes the merged heads in place.
-  const int64_t n_blocks = (n + kQueryBlock - 1) / kQueryBlock;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
-    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
-        acc(size_t(kQueryBlock * D));
-    std::vector<int> n_valid(kQueryBlock);
-    for (int64_t it = begin; it < end; ++it) {
-      const int64_t h = it / n_blocks, t0 = (it % n_blocks) * kQueryBlock;
-      const int64_t nq = std::min(kQueryBlock, n - t0);
-      for (int64_t i = 0; i < nq; ++i) std::copy_n(q + (t0 + i) * E + h * D, D, qb.data() + i * D);
-      std::fill(m.begin(), m.end(), -INFINITY);
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      kernels::AttentionTile tile;
-      tile.q = qb.data();
-      tile.n_q = static_cast<int>(nq);
-      tile.n_valid = n_valid.data();
-      tile.d_k = static_cast<int>(D);
-      tile.d_v = static_cast<int>(D);
-      tile.scale = scale;
-      tile.m = m.data();
-      tile.sum = sum.data();
-      tile.acc = acc.data();
-      for (int64_t jt = 0; jt < n_tiles; ++jt) {
-        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(std::min(kT, n - jt * kT)));
-        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        kernels::attend_tile(tile);
-      }
-      for (int64_t i = 0; i < nq; ++i) {
-        const float inv = 1.0f / sum[size_t(i)];
-        float* dst = q + (t0 + i) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
-      }
-    }
-  });
+  // Every query attends to every position (non-causal); q becomes the merged heads in place.
+  std::vector<int32_t> tile_valid(static_cast<size_t>(n_tiles));
+  for (int64_t jt = 0; jt < n_tiles; ++jt)
+    tile_valid[size_t(jt)] = static_cast<int32_t>(std::min(kT, n - jt * kT));
+  std::vector<VitQueryBlock> blocks;
+  for (int64_t t0 = 0; t0 < n; t0 += kVitQueryBlock)
+    blocks.push_back({.first = t0,
+                      .count = std::min(kVitQueryBlock, n - t0),
+                      .tile_begin = 0,
+                      .tile_end = n_tiles});
+  attend_query_blocks(q, k_tiles.data(), v_tiles.data(), tile_valid, H, D, blocks, q, pool);
   k_tiles = {};
   v_tiles = {};
   project_in_place(l.wo, l.bo, xn, n, pool);

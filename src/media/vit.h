@@ -94,4 +94,19 @@ void gelu_inplace(float* x, int64_t n, ThreadPool& pool);
 // The reference's CPU quick GELU (x * sigmoid(1.702 x) through an f16 table) in place.
 void gelu_quick_inplace(float* x, int64_t n);
 
+// Non-causal soft-max attention over keys and values already in per-head tiles of
+// kernels::kAttentionTileKeys (kT) positions ([H][n_tiles] tiles: keys transposed [D][kT],
+// values [kT][D]), through the engine's online soft-max tiles. Each block of at most
+// kVitQueryBlock queries q[first, first + count) ([n][H*D] rows) attends, per head, over the
+// tiles [tile_begin, tile_end), tile j holding tile_valid[j] keys; their output goes to the same
+// rows of merged, which may be q itself (a block reads its queries before writing them).
+inline constexpr int64_t kVitQueryBlock = 32;
+struct VitQueryBlock {
+  int64_t first = 0, count = 0;
+  int64_t tile_begin = 0, tile_end = 0;
+};
+void attend_query_blocks(const float* q, const float* k_tiles, const float* v_tiles,
+                         const std::vector<int32_t>& tile_valid, int64_t H, int64_t D,
+                         const std::vector<VitQueryBlock>& blocks, float* merged, ThreadPool& pool);
+
 }  // namespace hearth::media

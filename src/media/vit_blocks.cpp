@@ -94,7 +94,7 @@ void project_qkv(const VitBlockLayer& l, const float* xn, int64_t n, float* q, f
 void attend_windows(const float* q, const float* k, const float* v, int64_t H, int64_t D,
                     const std::vector<std::pair<int64_t, int64_t>>& windows, float* merged,
                     ThreadPool& pool) {
-  constexpr int64_t kT = kernels::kAttentionTileKeys, kQueryBlock = 32;
+  constexpr int64_t kT = kernels::kAttentionTileKeys;
   const int64_t E = H * D;
   // Each window's keys in tiles of kT positions (a tile never crosses a window), per head:
   // keys transposed ([D][kT]), values [kT][D]. tiles[i] = {window, first token}.
@@ -107,11 +107,10 @@ void attend_windows(const float* q, const float* k, const float* v, int64_t H, i
     first_tile[w] = static_cast<int64_t>(tiles.size());
     for (int64_t j = windows[w].first; j < windows[w].second; j += kT)
       tiles.push_back({int64_t(w), j});
-    for (int64_t t = windows[w].first; t < windows[w].second; t += kQueryBlock)
+    for (int64_t t = windows[w].first; t < windows[w].second; t += kVitQueryBlock)
       blocks.push_back({int64_t(w), t});
   }
   const auto n_tiles = static_cast<int64_t>(tiles.size());
-  const auto n_blocks = static_cast<int64_t>(blocks.size());
   const int64_t tile_floats = D * kT;
   std::vector<float> k_tiles(size_t(H * n_tiles * tile_floats), 0.0f),
       v_tiles(size_t(H * n_tiles * tile_floats), 0.0f);
@@ -129,44 +128,24 @@ void attend_windows(const float* q, const float* k, const float* v, int64_t H, i
       }
     }
   });
-  pool.parallel_for(H * n_blocks, [&](int64_t begin, int64_t end, int) {
-    std::vector<float> qb(size_t(kQueryBlock * D)), m(kQueryBlock), sum(kQueryBlock),
-        acc(size_t(kQueryBlock * D));
-    std::vector<int> n_valid(kQueryBlock);
-    for (int64_t it = begin; it < end; ++it) {
-      const Span& block = blocks[size_t(it % n_blocks)];
-      const auto& window = windows[size_t(block.window)];
-      const int64_t h = it / n_blocks, t0 = block.first;
-      const int64_t nq = std::min(kQueryBlock, window.second - t0);
-      for (int64_t i = 0; i < nq; ++i) std::copy_n(q + (t0 + i) * E + h * D, D, qb.data() + i * D);
-      std::fill(m.begin(), m.end(), -INFINITY);
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      kernels::AttentionTile tile;
-      tile.q = qb.data();
-      tile.n_q = static_cast<int>(nq);
-      tile.n_valid = n_valid.data();
-      tile.d_k = static_cast<int>(D);
-      tile.d_v = static_cast<int>(D);
-      tile.scale = 1.0f / std::sqrt(static_cast<float>(D));
-      tile.m = m.data();
-      tile.sum = sum.data();
-      tile.acc = acc.data();
-      const int64_t jt0 = first_tile[size_t(block.window)];
-      for (int64_t jt = jt0; jt < n_tiles && tiles[size_t(jt)].window == block.window; ++jt) {
-        const int64_t valid = std::min(kT, window.second - tiles[size_t(jt)].first);
-        std::fill(n_valid.begin(), n_valid.end(), static_cast<int>(valid));
-        tile.k_t = k_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        tile.v = v_tiles.data() + (h * n_tiles + jt) * tile_floats;
-        kernels::attend_tile(tile);
-      }
-      for (int64_t i = 0; i < nq; ++i) {
-        const float inv = 1.0f / sum[size_t(i)];
-        float* dst = merged + (t0 + i) * E + h * D;
-        for (int64_t d = 0; d < D; ++d) dst[d] = acc[size_t(i * D + d)] * inv;
-      }
-    }
-  });
+  // Each block of a window's queries attends over that window's tiles.
+  std::vector<int32_t> tile_valid(static_cast<size_t>(n_tiles));
+  for (int64_t jt = 0; jt < n_tiles; ++jt) {
+    const Span& tile = tiles[size_t(jt)];
+    tile_valid[size_t(jt)] =
+        static_cast<int32_t>(std::min(kT, windows[size_t(tile.window)].second - tile.first));
+  }
+  std::vector<VitQueryBlock> query_blocks;
+  for (const Span& block : blocks) {
+    const auto w = static_cast<size_t>(block.window);
+    const int64_t tile_end = w + 1 < windows.size() ? first_tile[w + 1] : n_tiles;
+    query_blocks.push_back({.first = block.first,
+                            .count = std::min(kVitQueryBlock, windows[w].second - block.first),
+                            .tile_begin = first_tile[w],
+                            .tile_end = tile_end});
+  }
+  attend_query_blocks(q, k_tiles.data(), v_tiles.data(), tile_valid, H, D, query_blocks, merged,
+                      pool);
 }
 
 }  // namespace
