@@ -293,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(Projectors, MediaGolden,
                          ::testing::Values("gemma3-f32", "gemma3-f16", "gemma3-q8_0", "mlp-f32",
                                            "gemma3-f32-embd-last", "ultravox-f32", "pixtral-f32",
                                            "internvl-f32", "idefics3-f32", "llava16-f32",
-                                           "lfm2-f32", "lfm2-lfm2-f32"),
+                                           "lfm2-f32", "lfm2-lfm2-f32", "qwen2vl-f32",
+                                           "qwen25vl-f32", "qwen3vl-f32"),
                          [](const ::testing::TestParamInfo<std::string>& config) {
                            std::string name = config.param;
                            for (char& ch : name)
