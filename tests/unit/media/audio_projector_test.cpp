@@ -17,10 +17,14 @@
 #include "media/audio_projector.h"
 #include "media/projector.h"
 #include "support/test_paths.h"
+#include "tests/unit/media/reference_rows.h"
 #include "tools/synth/synth.h"
 
 namespace hearth::media {
 namespace {
+
+using test_rows::cosine;
+using test_rows::ReferenceRows;
 
 constexpr int32_t kTextEmbd = 64;
 constexpr int32_t kFrames = AudioProjector::kChunkFrames;
@@ -62,57 +66,6 @@ std::vector<float> reference_mel() {
   return mel;
 }
 
-struct Reference {
-  int32_t n_tokens = 0, n_embd = 0;
-  bool non_causal = true;
-  std::vector<double> sums, norms;                           // per token
-  std::vector<std::pair<int32_t, std::vector<float>>> rows;  // (token, row)
-};
-
-Reference read_reference(const std::string& name) {
-  Reference r;
-  std::istringstream in(test::read_file(data_path(name)));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string tag;
-    ls >> tag;
-    if (tag == "#") {
-      std::string what;
-      ls >> what;
-      if (what != "audio") continue;  // the text chunks around the audio
-      std::string k0, k1, k2, k3;
-      int chunk = 0, nc = 1;
-      ls >> k0 >> chunk >> k1 >> r.n_tokens >> k2 >> r.n_embd >> k3 >> nc;
-      r.non_causal = nc != 0;
-    } else if (tag == "sum") {
-      int t = 0;
-      double s = 0, q = 0;
-      ls >> t >> s >> q;
-      r.sums.push_back(s);
-      r.norms.push_back(q);
-    } else if (tag == "row") {
-      int t = 0;
-      ls >> t;
-      std::vector<float> row;
-      float v = 0;
-      while (ls >> v) row.push_back(v);
-      r.rows.emplace_back(t, std::move(row));
-    }
-  }
-  return r;
-}
-
-double cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += double(a[i]) * b[i];
-    aa += double(a[i]) * a[i];
-    bb += double(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
 class AudioProjectorTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::make_temp_dir("audio_projector"); }
@@ -142,10 +95,20 @@ class AudioProjectorTest : public ::testing::Test {
     const double norm_tol = q8 ? 0.02 : 0.005, sum_tol = q8 ? 0.06 : 0.02;
     auto proj = AudioProjector::load(synthesize(family, type), kTextEmbd);
     ASSERT_TRUE(proj.is_ok()) << proj.status().to_string();
-    const Reference ref = read_reference(ref_name);
+    // Its header: "# audio chunk C n_tokens N n_embd M non_causal B" (text chunks' headers are
+    // skipped); B is 1 when absent.
+    const ReferenceRows ref = test_rows::read_reference_rows(
+        data_path(ref_name), [](std::istringstream& line, ReferenceRows& r) {
+          std::string what, k0, k1, k2, k3;
+          line >> what;
+          if (what != "audio") return;
+          int chunk = 0;
+          r.header_value = 1;
+          line >> k0 >> chunk >> k1 >> r.n_tokens >> k2 >> r.n_embd >> k3 >> r.header_value;
+        });
     ASSERT_EQ((*proj)->n_output_tokens(kFrames), ref.n_tokens);
     ASSERT_EQ((*proj)->n_embd_out(), ref.n_embd);
-    EXPECT_EQ((*proj)->non_causal_decode(), ref.non_causal);
+    EXPECT_EQ((*proj)->non_causal_decode(), ref.header_value != 0);
     const std::vector<float> mel = reference_mel();
     std::vector<float> out(size_t(ref.n_tokens) * size_t(ref.n_embd));
     ThreadPool pool(2);

@@ -14,10 +14,14 @@
 #include "gguf/writer.h"
 #include "media/projector.h"
 #include "support/test_paths.h"
+#include "tests/unit/media/reference_rows.h"
 #include "tools/synth/synth.h"
 
 namespace hearth::media {
 namespace {
+
+using test_rows::cosine;
+using test_rows::ReferenceRows;
 
 constexpr int32_t kSide = 224;
 constexpr int32_t kTextEmbd = 64;
@@ -53,54 +57,6 @@ synth::SynthParams projector_params(const std::string& family, TensorType type) 
   p.type = type;
   p.seed = 7;
   return p;
-}
-
-struct Reference {
-  int32_t n_tokens = 0, n_embd = 0;
-  bool non_causal = false;
-  std::vector<double> sums, norms;                           // per token
-  std::vector<std::pair<int32_t, std::vector<float>>> rows;  // (token, row)
-};
-
-Reference read_reference(const std::string& name) {
-  Reference r;
-  std::istringstream in(test::read_file(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + name));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string tag;
-    ls >> tag;
-    if (tag == "#") {
-      std::string k1, k2, k3;
-      int nc = 0;
-      ls >> k1 >> r.n_tokens >> k2 >> r.n_embd >> k3 >> nc;
-      r.non_causal = nc != 0;
-    } else if (tag == "sum") {
-      int t = 0;
-      double s = 0, q = 0;
-      ls >> t >> s >> q;
-      r.sums.push_back(s);
-      r.norms.push_back(q);
-    } else if (tag == "row") {
-      int t = 0;
-      ls >> t;
-      std::vector<float> row;
-      float v = 0;
-      while (ls >> v) row.push_back(v);
-      r.rows.emplace_back(t, std::move(row));
-    }
-  }
-  return r;
-}
-
-double cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += double(a[i]) * b[i];
-    aa += double(a[i]) * a[i];
-    bb += double(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
 }
 
 class ProjectorTest : public ::testing::Test {
@@ -140,10 +96,11 @@ class ProjectorTest : public ::testing::Test {
     const double norm_tol = coarse ? 0.02 : 0.005, sum_tol = coarse ? 0.06 : 0.02;
     auto proj = Projector::load(synthesize(params), kTextEmbd);
     ASSERT_TRUE(proj.is_ok()) << proj.status().to_string();
-    const Reference ref = read_reference(ref_name);
+    const ReferenceRows ref =
+        test_rows::read_reference_rows(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + ref_name);
     ASSERT_EQ((*proj)->n_output_tokens(kSide, kSide), ref.n_tokens);
     ASSERT_EQ((*proj)->n_embd_out(), ref.n_embd);
-    EXPECT_EQ((*proj)->non_causal_decode(), ref.non_causal);
+    EXPECT_EQ((*proj)->non_causal_decode(), ref.header_value > 0);
     const std::vector<float> pixels = normalized_image((*proj)->hparams());
     std::vector<float> out(size_t(ref.n_tokens) * size_t(ref.n_embd));
     ThreadPool pool(2);

@@ -18,10 +18,14 @@
 #include "media/image/image_preprocess.h"
 #include "media/projector.h"
 #include "support/test_paths.h"
+#include "tests/unit/media/reference_rows.h"
 #include "tools/synth/synth.h"
 
 namespace hearth::media {
 namespace {
+
+using test_rows::cosine;
+using test_rows::ReferenceRows;
 
 constexpr int32_t kTextEmbd = 64;
 
@@ -66,51 +70,6 @@ int32_t text_width(const std::string& type_name) {
   return type_name == "qwen3vl_merger" ? 3 * (kTextEmbd / 2) : kTextEmbd;
 }
 
-struct Reference {
-  int32_t n_tokens = 0, n_embd = 0;
-  std::vector<double> sums, norms;
-  std::vector<std::vector<float>> rows;
-};
-
-Reference read_reference(const std::string& name) {
-  Reference r;
-  std::istringstream in(test::read_file(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + name));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string tag;
-    ls >> tag;
-    if (tag == "#") {
-      std::string k1, k2;
-      ls >> k1 >> r.n_tokens >> k2 >> r.n_embd;
-    } else if (tag == "sum") {
-      int t = 0;
-      double s = 0, q = 0;
-      ls >> t >> s >> q;
-      r.sums.push_back(s);
-      r.norms.push_back(q);
-    } else if (tag == "row") {
-      int t = 0;
-      ls >> t;
-      std::vector<float> row;
-      float v = 0;
-      while (ls >> v) row.push_back(v);
-      r.rows.push_back(std::move(row));
-    }
-  }
-  return r;
-}
-
-double cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += double(a[i]) * b[i];
-    aa += double(a[i]) * a[i];
-    bb += double(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
 class QwenVlTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::make_temp_dir("qwen-vl"); }
@@ -151,7 +110,8 @@ class QwenVlTest : public ::testing::Test {
              const std::string& ref_name, double min_cosine = 0.9999) {
     auto proj = load(type_name, type);
     ASSERT_NE(proj, nullptr);
-    const Reference ref = read_reference(ref_name);
+    const ReferenceRows ref =
+        test_rows::read_reference_rows(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + ref_name);
     ASSERT_EQ(proj->n_embd_out(), ref.n_embd);
     const PixelTensor px = preprocess(*proj, nx, ny);
     ASSERT_GT(px.nx, 0);
@@ -161,8 +121,9 @@ class QwenVlTest : public ::testing::Test {
     const Status s = proj->encode(px.data.data(), px.nx, px.ny, pool, out.data());
     ASSERT_TRUE(s.is_ok()) << s.to_string();
     ASSERT_EQ(ref.rows.size(), size_t(ref.n_tokens));
-    for (int32_t t = 0; t < ref.n_tokens; ++t) {
-      const std::vector<float>& row = ref.rows[size_t(t)];
+    for (const auto& [t, row] : ref.rows) {
+      ASSERT_GE(t, 0);
+      ASSERT_LT(t, ref.n_tokens);
       ASSERT_EQ(row.size(), size_t(ref.n_embd));
       const float* ours = out.data() + size_t(t) * size_t(ref.n_embd);
       EXPECT_GE(cosine(ours, row.data(), row.size()), min_cosine) << "token " << t;

@@ -17,10 +17,14 @@
 #include "media/image/image_preprocess.h"
 #include "media/projector.h"
 #include "support/test_paths.h"
+#include "tests/unit/media/reference_rows.h"
 #include "tools/synth/synth.h"
 
 namespace hearth::media {
 namespace {
+
+using test_rows::cosine;
+using test_rows::ReferenceRows;
 
 constexpr int32_t kTextEmbd = 64;
 
@@ -66,51 +70,6 @@ synth::SynthParams family_params(const std::string& family, TensorType type, int
   return p;
 }
 
-struct Reference {
-  int32_t n_tokens = 0, n_embd = 0;
-  std::vector<double> sums, norms;
-  std::vector<std::pair<int32_t, std::vector<float>>> rows;
-};
-
-Reference read_reference(const std::string& name) {
-  Reference r;
-  std::istringstream in(test::read_file(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + name));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string tag;
-    ls >> tag;
-    if (tag == "#") {
-      std::string k1, k2;
-      ls >> k1 >> r.n_tokens >> k2 >> r.n_embd;
-    } else if (tag == "sum") {
-      int t = 0;
-      double s = 0, q = 0;
-      ls >> t >> s >> q;
-      r.sums.push_back(s);
-      r.norms.push_back(q);
-    } else if (tag == "row") {
-      int t = 0;
-      ls >> t;
-      std::vector<float> row;
-      float v = 0;
-      while (ls >> v) row.push_back(v);
-      r.rows.emplace_back(t, std::move(row));
-    }
-  }
-  return r;
-}
-
-double cosine(const float* a, const float* b, size_t n) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    ab += double(a[i]) * b[i];
-    aa += double(a[i]) * a[i];
-    bb += double(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
 class VisionFamiliesTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::make_temp_dir("vision-families"); }
@@ -151,7 +110,8 @@ class VisionFamiliesTest : public ::testing::Test {
              int32_t image_size = 0, bool every_row = true) {
     auto proj = load(family, type, n_merge, image_size);
     ASSERT_NE(proj, nullptr);
-    const Reference ref = read_reference(ref_name);
+    const ReferenceRows ref =
+        test_rows::read_reference_rows(std::string(HEARTH_MEDIA_TEST_DATA) + "/" + ref_name);
     ASSERT_EQ(proj->n_embd_out(), ref.n_embd);
     PreprocessedImage pre = preprocess(*proj, nx, ny);
     std::vector<const PixelTensor*> entries;
