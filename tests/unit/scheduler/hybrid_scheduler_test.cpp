@@ -19,6 +19,9 @@ namespace hearth::scheduler {
 namespace {
 
 using test_support::CollectSink;
+using test_support::expect_same_bits;
+using test_support::run_one;
+using test_support::run_together;
 
 class HybridScheduler : public test_support::SchedulerTest {
  protected:
@@ -53,27 +56,6 @@ class HybridScheduler : public test_support::SchedulerTest {
     auto s = make(cfg);
     if (s) s->start();
     return s;
-  }
-
-  static FinalResult run_one(Scheduler& s, TaskRequest r) {
-    auto sink = std::make_shared<CollectSink>();
-    r.sink = sink;
-    EXPECT_TRUE(s.submit(std::move(r)).is_ok());
-    EXPECT_TRUE(sink->wait(1));
-    EXPECT_TRUE(sink->errors.empty()) << sink->errors.front().message;
-    return sink->finals.empty() ? FinalResult{} : sink->finals.front();
-  }
-
-  static void expect_same_bits(const FinalResult& a, const FinalResult& b) {
-    EXPECT_EQ(a.generated, b.generated);
-    ASSERT_EQ(a.probs.size(), b.probs.size());
-    for (size_t i = 0; i < a.probs.size(); ++i) {
-      ASSERT_EQ(a.probs[i].top.size(), b.probs[i].top.size());
-      for (size_t k = 0; k < a.probs[i].top.size(); ++k) {
-        EXPECT_EQ(a.probs[i].top[k].id, b.probs[i].top[k].id) << "token " << i;
-        EXPECT_EQ(a.probs[i].top[k].p, b.probs[i].top[k].p) << "token " << i;
-      }
-    }
   }
 
   // The first prompt, its answer and more text.
@@ -164,12 +146,7 @@ TEST_F(HybridScheduler, TwoSequencesInOneStepMatchEachAlone) {
   const FinalResult b = alone(second);
   auto s = started(cfg);
   ASSERT_TRUE(s);
-  auto sink = std::make_shared<CollectSink>();
-  std::vector<TaskRequest> both = {first, second};
-  for (TaskRequest& r : both) r.sink = sink;
-  ASSERT_TRUE(s->submit_all(std::move(both)).is_ok());
-  ASSERT_TRUE(sink->wait(2));
-  const auto finals = sink->sorted_finals();
+  const std::vector<FinalResult> finals = run_together(*s, {first, second});
   ASSERT_EQ(finals.size(), 2u);
   expect_same_bits(finals[0], a);
   expect_same_bits(finals[1], b);

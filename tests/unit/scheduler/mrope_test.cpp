@@ -27,7 +27,9 @@ namespace hearth::scheduler {
 namespace {
 
 using test_support::CollectSink;
+using test_support::expect_same_bits;
 using test_support::run_one;
+using test_support::run_together;
 
 MediaChunk grid_chunk(int32_t begin, int32_t nx, int32_t ny) {
   MediaChunk c;
@@ -144,18 +146,6 @@ class MropeScheduler : public test_support::SchedulerTest {
     return s;
   }
 
-  static void expect_same_bits(const FinalResult& a, const FinalResult& b) {
-    EXPECT_EQ(a.generated, b.generated);
-    ASSERT_EQ(a.probs.size(), b.probs.size());
-    for (size_t i = 0; i < a.probs.size(); ++i) {
-      ASSERT_EQ(a.probs[i].top.size(), b.probs[i].top.size());
-      for (size_t k = 0; k < a.probs[i].top.size(); ++k) {
-        EXPECT_EQ(a.probs[i].top[k].id, b.probs[i].top[k].id) << "token " << i;
-        EXPECT_EQ(a.probs[i].top[k].p, b.probs[i].top[k].p) << "token " << i;
-      }
-    }
-  }
-
   static inline std::string dir_;
 };
 
@@ -218,12 +208,7 @@ TEST_F(MropeScheduler, TwoSequencesWithImagesInOneStepMatchEachAlone) {
   const FinalResult b = alone(second);
   auto s = started(cfg);
   ASSERT_TRUE(s);
-  auto sink = std::make_shared<CollectSink>();
-  std::vector<TaskRequest> both = {first, second};
-  for (TaskRequest& r : both) r.sink = sink;
-  ASSERT_TRUE(s->submit_all(std::move(both)).is_ok());
-  ASSERT_TRUE(sink->wait(2));
-  const auto finals = sink->sorted_finals();
+  const std::vector<FinalResult> finals = run_together(*s, {first, second});
   ASSERT_EQ(finals.size(), 2u);
   expect_same_bits(finals[0], a);
   expect_same_bits(finals[1], b);

@@ -78,6 +78,31 @@ inline FinalResult run_one(Scheduler& s, TaskRequest r) {
   return sink->finals.empty() ? FinalResult{} : sink->finals.front();
 }
 
+// Submits `requests` together (submit_all, one sink) to the started scheduler `s` and returns
+// their final results by index (fewer, after a test failure, when some err or do not finish).
+inline std::vector<FinalResult> run_together(Scheduler& s, std::vector<TaskRequest> requests) {
+  auto sink = std::make_shared<CollectSink>();
+  const size_t n = requests.size();
+  for (TaskRequest& r : requests) r.sink = sink;
+  EXPECT_TRUE(s.submit_all(std::move(requests)).is_ok());
+  EXPECT_TRUE(sink->wait(n));
+  EXPECT_TRUE(sink->errors.empty()) << sink->errors.front().message;
+  return sink->sorted_finals();
+}
+
+// Two runs gave the same tokens and bit-identical top probabilities at every step.
+inline void expect_same_bits(const FinalResult& a, const FinalResult& b) {
+  EXPECT_EQ(a.generated, b.generated);
+  ASSERT_EQ(a.probs.size(), b.probs.size());
+  for (size_t i = 0; i < a.probs.size(); ++i) {
+    ASSERT_EQ(a.probs[i].top.size(), b.probs[i].top.size());
+    for (size_t k = 0; k < a.probs[i].top.size(); ++k) {
+      EXPECT_EQ(a.probs[i].top[k].id, b.probs[i].top[k].id) << "token " << i;
+      EXPECT_EQ(a.probs[i].top[k].p, b.probs[i].top[k].p) << "token " << i;
+    }
+  }
+}
+
 class SchedulerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { load(test::shared_path("models/stories260K.gguf")); }
