@@ -61,6 +61,22 @@ Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name
   return w.add_tensor(name, t, ne, encode(t, values, ne[0]));
 }
 
+Status add_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n,
+                bool bias) {
+  HEARTH_RETURN_IF_ERROR(add_random(w, p, name + ".weight", {n}, TensorType::kF32, 0.05f, 1.0f));
+  if (!bias) return Status::ok();
+  return add_random(w, p, name + ".bias", {n}, TensorType::kF32, 0.02f, 0.0f);
+}
+
+Status add_matrix(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n_in,
+                  int64_t n_out, bool bias) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(n_in));
+  HEARTH_RETURN_IF_ERROR(
+      add_random(w, p, name + ".weight", {n_in, n_out}, fitting_type(p.type, n_in), scale, 0.0f));
+  if (!bias) return Status::ok();
+  return add_random(w, p, name + ".bias", {n_out}, TensorType::kF32, 0.02f, 0.0f);
+}
+
 Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab,
                       const std::vector<std::string>& add_tokens) {
   HEARTH_ASSIGN_OR_RETURN(gguf::File vocab, gguf::File::open(vocab_path));

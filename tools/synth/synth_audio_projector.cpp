@@ -62,34 +62,18 @@ void write_audio_keys(gguf::Writer& w, const SynthParams& p) {
     w.set_u32("clip.audio.projector.stack_factor", static_cast<uint32_t>(sf));
 }
 
-Status add_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n,
-                bool bias) {
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, name + ".weight", {n}, TensorType::kF32, 0.05f, 1.0f));
-  if (!bias) return Status::ok();
-  return add_random(w, p, name + ".bias", {n}, TensorType::kF32, 0.02f, 0.0f);
-}
-
-// A linear layer: weight [n_in, n_out] of `type`, and a bias [n_out] when asked.
-Status add_dense(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n_in,
-                 int64_t n_out, bool bias) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(n_in));
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, name + ".weight", {n_in, n_out}, p.type, scale, 0.0f));
-  if (!bias) return Status::ok();
-  return add_random(w, p, name + ".bias", {n_out}, TensorType::kF32, 0.02f, 0.0f);
-}
-
 // One Whisper block: LayerNorms, Q/K/V/out (K without a bias, as Whisper has), up/down FFN.
 Status add_whisper_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
   const std::string b = fmt::format("a.blk.{}.", il);
   const int64_t E = p.n_embd, F = p.n_ff;
   HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "ln1", E, true));
-  HEARTH_RETURN_IF_ERROR(add_dense(w, p, b + "attn_q", E, E, true));
-  HEARTH_RETURN_IF_ERROR(add_dense(w, p, b + "attn_k", E, E, false));
-  HEARTH_RETURN_IF_ERROR(add_dense(w, p, b + "attn_v", E, E, true));
-  HEARTH_RETURN_IF_ERROR(add_dense(w, p, b + "attn_out", E, E, true));
+  HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "attn_q", E, E, true));
+  HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "attn_k", E, E, false));
+  HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "attn_v", E, E, true));
+  HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "attn_out", E, E, true));
   HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "ln2", E, true));
-  HEARTH_RETURN_IF_ERROR(add_dense(w, p, b + "ffn_up", E, F, true));
-  return add_dense(w, p, b + "ffn_down", F, E, true);
+  HEARTH_RETURN_IF_ERROR(add_matrix(w, p, b + "ffn_up", E, F, true));
+  return add_matrix(w, p, b + "ffn_down", F, E, true);
 }
 
 // The encoder: convolutions (kernel [3, C, E], bias [1, E]), positions, blocks, post-LN.
@@ -122,14 +106,14 @@ Status synthesize_audio_projector(const SynthParams& p, const std::string& out_p
   HEARTH_RETURN_IF_ERROR(add_whisper_encoder(w, p));
   if (p.projector == "ultravox") {
     HEARTH_RETURN_IF_ERROR(add_norm(w, p, "mm.a.norm_pre", S, false));
-    HEARTH_RETURN_IF_ERROR(add_dense(w, p, "mm.a.mlp.1", S, 2 * T, false));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.a.mlp.1", S, 2 * T, false));
     HEARTH_RETURN_IF_ERROR(add_norm(w, p, "mm.a.norm_mid", T, false));
-    HEARTH_RETURN_IF_ERROR(add_dense(w, p, "mm.a.mlp.2", T, T, false));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.a.mlp.2", T, T, false));
   } else if (p.projector == "voxtral") {
-    HEARTH_RETURN_IF_ERROR(add_dense(w, p, "mm.a.mlp.1", S, T, false));
-    HEARTH_RETURN_IF_ERROR(add_dense(w, p, "mm.a.mlp.2", T, T, false));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.a.mlp.1", S, T, false));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.a.mlp.2", T, T, false));
   } else {
-    HEARTH_RETURN_IF_ERROR(add_dense(w, p, "mm.a.fc", E, T, true));
+    HEARTH_RETURN_IF_ERROR(add_matrix(w, p, "mm.a.fc", E, T, true));
   }
   return w.write(out_path);
 }

@@ -40,12 +40,6 @@ void write_encoder_hparams(gguf::Writer& w, const SynthParams& p) {
   w.set_u32("general.quantization_version", 2);
 }
 
-// A LayerNorm's weight (near 1) and bias (near 0).
-Status add_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, name + ".weight", {n}, TensorType::kF32, 0.05f, 1.0f));
-  return add_random(w, p, name + ".bias", {n}, TensorType::kF32, 0.02f, 0.0f);
-}
-
 Status add_bias(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n) {
   return add_random(w, p, name, {n}, TensorType::kF32, 0.02f, 0.0f);
 }
@@ -77,13 +71,13 @@ Status add_encoder_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
     }
   }
   if (jina && p.qk_norm) {
-    HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_q_norm", E));
-    HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_k_norm", E));
+    HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_q_norm", E, true));
+    HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_k_norm", E, true));
   }
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "attn_output.weight", {E, E}, p.type, s_in, 0.0f));
   if (!nomic) HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "attn_output.bias", E));
-  HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_output_norm", E));
-  if (jina && p.attn_norm_2) HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_norm_2", E));
+  HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_output_norm", E, true));
+  if (jina && p.attn_norm_2) HEARTH_RETURN_IF_ERROR(add_norm(w, p, b + "attn_norm_2", E, true));
   if (jina) {
     HEARTH_RETURN_IF_ERROR(add_jina_ffn(w, p, b));
   } else {
@@ -96,7 +90,7 @@ Status add_encoder_block(gguf::Writer& w, const SynthParams& p, int32_t il) {
     HEARTH_RETURN_IF_ERROR(add_bias(w, p, b + "ffn_down.bias", E));
   }
   HEARTH_RETURN_IF_ERROR(add_random(w, p, b + "ffn_down.weight", {F, E}, p.type, s_ff, 0.0f));
-  return add_norm(w, p, b + "layer_output_norm", E);
+  return add_norm(w, p, b + "layer_output_norm", E, true);
 }
 
 // modern-bert: pre-norm blocks without biases (layer 0 has no attention norm).
@@ -146,7 +140,7 @@ Status add_bert_inputs(gguf::Writer& w, const SynthParams& p) {
     HEARTH_RETURN_IF_ERROR(
         add_random(w, p, "position_embd.weight", {E, p.n_ctx}, p.type, 0.5f, 0.0f));
   }
-  return add_norm(w, p, "token_embd_norm", E);
+  return add_norm(w, p, "token_embd_norm", E, true);
 }
 
 }  // namespace

@@ -34,6 +34,13 @@ TensorType fitting_type(TensorType wanted, int64_t n_cols);
 // A tensor of seeded values offset + scale * N(0, 1) (1-D tensors are F32).
 Status add_random(gguf::Writer& w, const SynthParams& p, const std::string& name,
                   std::vector<int64_t> ne, TensorType type, float scale, float offset);
+// A norm's `name`.weight (around 1) and, with `bias`, `name`.bias (around 0), [n] F32 each.
+Status add_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n,
+                bool bias);
+// A linear layer's `name`.weight [n_in, n_out] (the file's type where rows fit its blocks) scaled
+// by 1/sqrt(n_in) and, with `bias`, `name`.bias [n_out].
+Status add_matrix(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n_in,
+                  int64_t n_out, bool bias = true);
 // Copies the tokenizer.* keys of a vocabulary GGUF, `add_tokens` appended as CONTROL tokens;
 // n_vocab gets the token count.
 Status copy_tokenizer(gguf::Writer& w, const std::string& vocab_path, int32_t& n_vocab,

@@ -24,21 +24,6 @@
 namespace hearth::synth::detail {
 namespace {
 
-Status add_norm(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n,
-                bool bias) {
-  HEARTH_RETURN_IF_ERROR(add_random(w, p, name + ".weight", {n}, TensorType::kF32, 0.05f, 1.0f));
-  if (!bias) return Status::ok();
-  return add_random(w, p, name + ".bias", {n}, TensorType::kF32, 0.02f, 0.0f);
-}
-
-Status add_matrix(gguf::Writer& w, const SynthParams& p, const std::string& name, int64_t n_in,
-                  int64_t n_out) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(n_in));
-  HEARTH_RETURN_IF_ERROR(
-      add_random(w, p, name + ".weight", {n_in, n_out}, fitting_type(p.type, n_in), scale, 0.0f));
-  return add_random(w, p, name + ".bias", {n_out}, TensorType::kF32, 0.02f, 0.0f);
-}
-
 enum class Kind { kQwen2, kQwen25, kQwen3 };
 
 void write_keys(gguf::Writer& w, const SynthParams& p, Kind kind) {
